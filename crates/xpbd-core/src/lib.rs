@@ -1,0 +1,7 @@
+//! `xpbd-core`: the math of the workspace. Meshes, materials, constraints, the model, scenes and
+//! metrics. No threads and no GPU here; backends (`xpbd-cpu`, `xpbd-cuda`) drive these pieces.
+
+pub mod error;
+pub mod mesh;
+
+pub use error::{Error, Result};

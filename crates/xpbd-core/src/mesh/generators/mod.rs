@@ -1,0 +1,1 @@
+//! Procedural meshes: `box`, `sphere`, `torus` (voxelized signed distance) and `grid2d` (cloth).

@@ -1,0 +1,1 @@
+//! Boundary surface extraction for output.
