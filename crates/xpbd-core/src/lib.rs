@@ -5,3 +5,5 @@ pub mod error;
 pub mod mesh;
 
 pub use error::{Error, Result};
+pub mod constraint;
+pub mod material;

@@ -1,0 +1,16 @@
+//! Constraints (DESIGN.md §7): each concept in its own file, the shared XPBD block update in
+//! `projection`, and the per-element dispatch of tet material models in `tet_model`.
+
+pub mod arap;
+pub mod bending;
+pub mod block_solve;
+pub mod distance;
+pub mod neohookean;
+pub mod projection;
+pub mod stvk;
+pub mod tet;
+pub mod tet_model;
+pub mod volume;
+
+#[cfg(test)]
+mod tests;
