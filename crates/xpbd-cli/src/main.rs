@@ -1,1 +1,46 @@
-fn main() {}
+//! The `xpbd` command (DESIGN.md §5). User errors print one line on standard error and exit 1;
+//! usage errors exit 2; a panic (a bug) prints one line and exits 101, without a backtrace.
+
+mod info;
+mod run;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(name = "xpbd", version, about = "Soft-body simulation with XPBD and its accelerated solvers")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a scene and write summary.json, metrics.csv, probes.csv and frames into DIR.
+    Run(run::RunArgs),
+    /// Describe a mesh file or a scene.
+    Info {
+        /// A mesh (.node/.ele, .msh, .mesh, .vtk, .vtu, .obj) or a scene (.toml).
+        path: PathBuf,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn main() {
+    std::panic::set_hook(Box::new(|p| {
+        let msg = p.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.payload().downcast_ref::<String>().cloned()).unwrap_or_default();
+        let at = p.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        eprintln!("internal error (please report): {msg}{at}");
+    }));
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Info { path, json } => info::info(&path, json),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}

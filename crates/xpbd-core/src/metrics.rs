@@ -1,0 +1,90 @@
+//! Quantities reported per frame (DESIGN.md §5, §7): the XPBD residual r = C(x) + α̃λ over the
+//! elastic rows, elastic and kinetic energy, and volume ratios. Shared by every backend so that
+//! solvers compare.
+
+use crate::constraint::tet_model::{gather, tet_energy, tet_residual, volume_ratio};
+use crate::constraint::{bending, distance};
+use crate::mesh::Vec3;
+use crate::model::Model;
+
+/// ‖C(x) + α̃λ‖₂ over all elastic rows, with α̃ = α/h².
+pub fn residual_norm(model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
+    let inv_h2 = 1.0 / (h * h);
+    let mut sum = 0.0;
+    let mut rows = [0.0; 6];
+    for g in &model.tet_groups {
+        let p = g.params(h);
+        let k = g.model.rows();
+        for (e, t) in g.tets.iter().enumerate() {
+            let off = g.lambda_offset + e * k;
+            tet_residual(&p, &g.rest[e], &gather(x, t), &lambda[off..off + k], &mut rows[..k]);
+            sum += rows[..k].iter().map(|r| r * r).sum::<f64>();
+        }
+    }
+    for g in &model.cloth_groups {
+        for (i, e) in g.edges.iter().enumerate() {
+            let c = distance::distance(&[x[e[0] as usize], x[e[1] as usize]], g.rest_length[i]).0;
+            let r = c + g.stretch_compliance * inv_h2 * lambda[g.lambda_offset + i];
+            sum += r * r;
+        }
+        let off = g.lambda_offset + g.edges.len();
+        for (i, hinge) in g.hinges.iter().enumerate() {
+            let c = bending::bending(&gather(x, hinge), g.rest_angle[i]).0;
+            let r = c + g.bending_compliance * inv_h2 * lambda[off + i];
+            sum += r * r;
+        }
+    }
+    sum.sqrt()
+}
+
+/// Elastic energy: Σ V Ψ(F) over tets (zero at rest) plus ½ C²/α over compliant cloth rows.
+pub fn elastic_energy(model: &Model, x: &[Vec3]) -> f64 {
+    let mut e = 0.0;
+    for g in &model.tet_groups {
+        let p = g.params(1.0);
+        e += g.tets.iter().zip(&g.rest).map(|(t, r)| tet_energy(&p, r, &gather(x, t))).sum::<f64>();
+    }
+    for g in &model.cloth_groups {
+        if g.stretch_compliance > 0.0 {
+            e += g.edges.iter().zip(&g.rest_length).map(|(ed, &l)| distance::distance(&[x[ed[0] as usize], x[ed[1] as usize]], l).0.powi(2)).sum::<f64>() * 0.5 / g.stretch_compliance;
+        }
+        if g.bending_compliance > 0.0 {
+            e += g.hinges.iter().zip(&g.rest_angle).map(|(hi, &a)| bending::bending(&gather(x, hi), a).0.powi(2)).sum::<f64>() * 0.5 / g.bending_compliance;
+        }
+    }
+    e
+}
+
+/// ½ Σ m v².
+pub fn kinetic_energy(model: &Model, v: &[Vec3]) -> f64 {
+    0.5 * model.mass.iter().zip(v).map(|(m, v)| m * v.norm_squared()).sum::<f64>()
+}
+
+/// (min det F over all tets, number of tets with det F ≤ 0). (1, 0) when the scene has no tets.
+pub fn volume_stats(model: &Model, x: &[Vec3]) -> (f64, usize) {
+    let mut min = f64::INFINITY;
+    let mut inverted = 0;
+    for g in &model.tet_groups {
+        for (t, r) in g.tets.iter().zip(&g.rest) {
+            let j = volume_ratio(r, &gather(x, t));
+            min = min.min(j);
+            inverted += (j <= 0.0) as usize;
+        }
+    }
+    (if min.is_finite() { min } else { 1.0 }, inverted)
+}
+
+/// Total linear momentum Σ m v.
+pub fn linear_momentum(model: &Model, v: &[Vec3]) -> Vec3 {
+    model.mass.iter().zip(v).map(|(m, v)| v * *m).sum()
+}
+
+/// Total angular momentum about the origin, Σ m x × v.
+pub fn angular_momentum(model: &Model, x: &[Vec3], v: &[Vec3]) -> Vec3 {
+    model.mass.iter().zip(x.iter().zip(v)).map(|(m, (x, v))| x.cross(v) * *m).sum()
+}
+
+/// Current volume of a body's tetrahedra, Σ det F · V.
+pub fn body_volume(model: &Model, body: usize, x: &[Vec3]) -> f64 {
+    model.tet_groups.iter().filter(|g| g.body == body).flat_map(|g| g.tets.iter().zip(&g.rest)).map(|(t, r)| volume_ratio(r, &gather(x, t)) * r.volume).sum()
+}

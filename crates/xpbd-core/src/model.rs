@@ -1,0 +1,147 @@
+//! The simulation model: everything that does not change during a run, in flat arrays that map
+//! one-to-one onto GPU buffers. Built from a scene by `scene::build`. All bodies share one vertex
+//! array; element indices are global.
+
+use crate::collider::Collider;
+use crate::constraint::tet::TetRest;
+use crate::constraint::tet_model::{TetModel, TetParams};
+use crate::material::Lame;
+use crate::mesh::Vec3;
+use std::ops::Range;
+
+/// A body's place in the shared arrays.
+#[derive(Clone, Debug)]
+pub struct Body {
+    pub name: String,
+    pub vertices: Range<usize>,
+    /// Boundary triangles (global vertex indices), outward; for cloth, its triangles.
+    pub surface: Vec<[u32; 3]>,
+    /// Its tetrahedra (global indices); empty for cloth.
+    pub tets: Vec<[u32; 4]>,
+}
+
+/// All tetrahedra of one body: one material model and one set of parameters.
+#[derive(Clone, Debug)]
+pub struct TetGroup {
+    pub body: usize,
+    pub model: TetModel,
+    /// Constraint Lamé parameters (reparametrised for stable neo-Hookean).
+    pub lame: Lame,
+    /// XPBD damping β (s).
+    pub damping: f64,
+    pub tets: Vec<[u32; 4]>,
+    pub rest: Vec<TetRest>,
+    /// Index of this group's first multiplier in the state's multiplier array.
+    pub lambda_offset: usize,
+}
+
+impl TetGroup {
+    pub fn params(&self, h: f64) -> TetParams {
+        TetParams { model: self.model, lame: self.lame, damping: self.damping, h }
+    }
+    pub fn rows(&self) -> usize {
+        self.tets.len() * self.model.rows()
+    }
+}
+
+/// Cloth of one body: edge distance constraints and dihedral hinges.
+#[derive(Clone, Debug)]
+pub struct ClothGroup {
+    pub body: usize,
+    pub damping: f64,
+    pub edges: Vec<[u32; 2]>,
+    pub rest_length: Vec<f64>,
+    /// m/N.
+    pub stretch_compliance: f64,
+    /// (x0, x1; x2, x3): the shared edge, then the two opposite vertices.
+    pub hinges: Vec<[u32; 4]>,
+    pub rest_angle: Vec<f64>,
+    /// 1/(N·m).
+    pub bending_compliance: f64,
+    /// Multipliers: edges first, then hinges.
+    pub lambda_offset: usize,
+}
+
+impl ClothGroup {
+    pub fn rows(&self) -> usize {
+        self.edges.len() + self.hinges.len()
+    }
+}
+
+/// A vertex held on a prescribed path x(t) = origin + velocity·t: hard (inverse mass 0) when
+/// `compliance` is 0, else a soft attachment with that compliance (m/N) per axis.
+#[derive(Clone, Copy, Debug)]
+pub struct Attachment {
+    pub vertex: u32,
+    pub origin: Vec3,
+    pub velocity: Vec3,
+    pub compliance: f64,
+}
+
+/// A tracked vertex.
+#[derive(Clone, Debug)]
+pub struct Probe {
+    pub name: String,
+    pub vertex: u32,
+}
+
+/// Resolved solver settings (recorded in `summary.json`).
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct SolverSettings {
+    pub kind: String,
+    pub ordering: Ordering,
+    pub relaxation: f64,
+    pub cluster_size: usize,
+    pub dt: f64,
+    pub substeps: usize,
+    pub iterations: usize,
+    pub velocity_damping: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ordering {
+    /// Gauss-Seidel over all elements in index order (the reference).
+    Serial,
+    /// All elements from the same positions; corrections averaged per vertex and relaxed.
+    Jacobi,
+}
+
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub name: String,
+    pub gravity: Vec3,
+    pub solver: SolverSettings,
+    /// Rest positions of all vertices (world frame at t = 0).
+    pub rest: Vec<Vec3>,
+    pub initial_velocity: Vec<Vec3>,
+    /// Lumped masses (kg) before pinning.
+    pub mass: Vec<f64>,
+    /// Inverse masses, 0 for hard-pinned vertices.
+    pub inv_mass: Vec<f64>,
+    pub bodies: Vec<Body>,
+    pub tet_groups: Vec<TetGroup>,
+    pub cloth_groups: Vec<ClothGroup>,
+    /// Hard pins that move (inverse mass 0, velocity ≠ 0) and soft attachments.
+    pub attachments: Vec<Attachment>,
+    pub colliders: Vec<Collider>,
+    pub probes: Vec<Probe>,
+    /// Total number of elastic multipliers (rows).
+    pub rows: usize,
+}
+
+impl Model {
+    /// The substep h = dt / substeps.
+    pub fn h(&self) -> f64 {
+        self.solver.dt / self.solver.substeps as f64
+    }
+    pub fn vertex_count(&self) -> usize {
+        self.rest.len()
+    }
+    pub fn element_count(&self) -> usize {
+        self.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>() + self.bodies.iter().filter(|b| b.tets.is_empty()).map(|b| b.surface.len()).sum::<usize>()
+    }
+    pub fn body_of_vertex(&self, v: usize) -> usize {
+        self.bodies.iter().position(|b| b.vertices.contains(&v)).expect("vertex in a body")
+    }
+}

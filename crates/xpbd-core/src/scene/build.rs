@@ -1,0 +1,445 @@
+//! Scene → Model: resolves meshes, checks every field (errors name the field path, e.g.
+//! `body[0].material.poisson`), lumps masses, applies pins and initial velocities.
+
+use super::cloth_topology::edges_and_hinges;
+use super::schema::{self, Scene};
+use crate::collider::{Collider, Shape};
+use crate::constraint::bending::dihedral_angle;
+use crate::constraint::tet::TetRest;
+use crate::constraint::tet_model::{gather, TetModel};
+use crate::material::Lame;
+use crate::mesh::{generators, io, orientation, surface, Mesh, Vec3};
+use crate::model::{Attachment, Body, ClothGroup, Model, Ordering, Probe, SolverSettings, TetGroup};
+use crate::{Error, Result};
+use nalgebra::Rotation3;
+use std::path::Path;
+
+/// Builds the model. `base_dir` resolves relative mesh paths. Returns warnings (reoriented elements,
+/// dropped unreferenced vertices) for the caller to print.
+pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let solver = solver_settings(scene)?;
+    if scene.bodies.is_empty() {
+        return Err(Error::invalid("scene has no [[body]]"));
+    }
+    let mut m = Model {
+        name: scene.name.clone(),
+        gravity: finite3(scene.simulation.gravity, "simulation.gravity")?,
+        solver,
+        rest: vec![],
+        initial_velocity: vec![],
+        mass: vec![],
+        inv_mass: vec![],
+        bodies: vec![],
+        tet_groups: vec![],
+        cloth_groups: vec![],
+        attachments: vec![],
+        colliders: vec![],
+        probes: vec![],
+        rows: 0,
+    };
+    for (bi, spec) in scene.bodies.iter().enumerate() {
+        let what = format!("body[{bi}] '{}'", spec.name);
+        if scene.bodies[..bi].iter().any(|b| b.name == spec.name) {
+            return Err(Error::invalid(format!("{what}: body name used twice")));
+        }
+        let mesh = load_mesh(&spec.mesh, base_dir, &format!("body[{bi}].mesh"))?;
+        add_body(&mut m, bi, spec, mesh, &what, &mut warnings)?;
+    }
+    for (ci, c) in scene.colliders.iter().enumerate() {
+        m.colliders.push(collider(c, &format!("collider[{ci}]"))?);
+    }
+    for (pi, p) in scene.probes.iter().enumerate() {
+        let bi = scene.bodies.iter().position(|b| b.name == p.body).ok_or_else(|| {
+            Error::invalid(format!("probe[{pi}] '{}': no body named '{}'", p.name, p.body))
+        })?;
+        let target = finite3(p.point, &format!("probe[{pi}].point"))?;
+        let r = m.bodies[bi].vertices.clone();
+        let v = r.min_by(|&a, &b| (m.rest[a] - target).norm().total_cmp(&(m.rest[b] - target).norm())).unwrap();
+        m.probes.push(Probe { name: p.name.clone(), vertex: v as u32 });
+    }
+    Ok((m, warnings))
+}
+
+fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
+    let s = &scene.simulation;
+    if !(s.dt.is_finite() && s.dt > 0.0) {
+        return Err(Error::invalid(format!("simulation.dt: must be a positive number of seconds, got {}", s.dt)));
+    }
+    for (v, name) in [(s.substeps, "substeps"), (s.iterations, "iterations"), (s.frames, "frames")] {
+        if v == 0 {
+            return Err(Error::invalid(format!("simulation.{name}: must be at least 1")));
+        }
+    }
+    if !(s.velocity_damping.is_finite() && s.velocity_damping >= 0.0) {
+        return Err(Error::invalid(format!("simulation.velocity_damping: must be ≥ 0, got {}", s.velocity_damping)));
+    }
+    let k = &scene.solver;
+    match k.kind.as_str() {
+        "xpbd" => {}
+        "mgpbd" | "multilayer" | "adaptive" => {
+            return Err(Error::invalid(format!("solver.kind: '{}' is not implemented yet (available: xpbd)", k.kind)))
+        }
+        other => return Err(Error::invalid(format!("solver.kind: unknown solver '{other}' (expected xpbd, mgpbd, multilayer)"))),
+    }
+    let ordering = match k.ordering.as_str() {
+        "serial" => Ordering::Serial,
+        "jacobi" => Ordering::Jacobi,
+        "colored" | "clustered" => {
+            return Err(Error::invalid(format!("solver.ordering: '{}' is not implemented yet (available: serial, jacobi)", k.ordering)))
+        }
+        other => return Err(Error::invalid(format!("solver.ordering: unknown ordering '{other}' (expected serial, jacobi, colored, clustered)"))),
+    };
+    if !(k.relaxation > 0.0 && k.relaxation <= 2.0) {
+        return Err(Error::invalid(format!("solver.relaxation: must lie in (0, 2], got {}", k.relaxation)));
+    }
+    if k.cluster_size == 0 {
+        return Err(Error::invalid("solver.cluster_size: must be at least 1"));
+    }
+    Ok(SolverSettings {
+        kind: k.kind.clone(),
+        ordering,
+        relaxation: k.relaxation,
+        cluster_size: k.cluster_size,
+        dt: s.dt,
+        substeps: s.substeps,
+        iterations: s.iterations,
+        velocity_damping: s.velocity_damping,
+    })
+}
+
+fn finite3(v: [f64; 3], what: &str) -> Result<Vec3> {
+    if v.iter().all(|x| x.is_finite()) {
+        Ok(Vec3::from(v))
+    } else {
+        Err(Error::invalid(format!("{what}: must be finite, got {v:?}")))
+    }
+}
+
+/// Rejects fields that do not belong to the chosen generator or file source.
+fn only(src: &schema::MeshSource, allowed: &[&str], what: &str, kind: &str) -> Result<()> {
+    let present = [
+        ("scale", src.scale.is_some()),
+        ("size", src.size.is_some()),
+        ("cells", src.cells.is_some()),
+        ("split", src.split.is_some()),
+        ("radius", src.radius.is_some()),
+        ("major_radius", src.major_radius.is_some()),
+        ("minor_radius", src.minor_radius.is_some()),
+    ];
+    match present.iter().find(|(k, p)| *p && !allowed.contains(k)) {
+        Some((k, _)) => Err(Error::invalid(format!("{what}.{k}: not a field of {kind}"))),
+        None => Ok(()),
+    }
+}
+
+fn need<T: Clone>(v: &Option<T>, what: &str, field: &str, kind: &str) -> Result<T> {
+    v.clone().ok_or_else(|| Error::invalid(format!("{what}.{field}: required for {kind}")))
+}
+
+fn fixed<const N: usize, T: Copy + std::fmt::Debug>(v: Vec<T>, what: &str) -> Result<[T; N]> {
+    v.as_slice().try_into().map_err(|_| Error::invalid(format!("{what}: expected {N} values, got {v:?}")))
+}
+
+fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<Mesh> {
+    match (&src.generator, &src.file) {
+        (Some(_), Some(_)) => Err(Error::invalid(format!("{what}: give either `generator` or `file`, not both"))),
+        (None, None) => Err(Error::invalid(format!("{what}: needs `generator` or `file`"))),
+        (None, Some(file)) => {
+            only(src, &["scale"], what, "a mesh file")?;
+            let scale = src.scale.unwrap_or(1.0);
+            if !(scale.is_finite() && scale > 0.0) {
+                return Err(Error::invalid(format!("{what}.scale: must be positive, got {scale}")));
+            }
+            let mut mesh = io::read_mesh(&base_dir.join(file))?;
+            mesh.vertices_mut().iter_mut().for_each(|p| *p *= scale);
+            Ok(mesh)
+        }
+        (Some(g), None) => {
+            let kind = format!("generator '{g}'");
+            let split = src.split.unwrap_or(5);
+            match g.as_str() {
+                "box" => {
+                    only(src, &["size", "cells", "split"], what, &kind)?;
+                    let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
+                    let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    Ok(Mesh::Tet(generators::box_mesh(size, cells, split)?))
+                }
+                "sphere" => {
+                    only(src, &["radius", "cells", "split"], what, &kind)?;
+                    let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    Ok(Mesh::Tet(generators::sphere_mesh(need(&src.radius, what, "radius", &kind)?, cells[0], split)?))
+                }
+                "torus" => {
+                    only(src, &["major_radius", "minor_radius", "cells", "split"], what, &kind)?;
+                    let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    let (r0, r1) = (need(&src.major_radius, what, "major_radius", &kind)?, need(&src.minor_radius, what, "minor_radius", &kind)?);
+                    Ok(Mesh::Tet(generators::torus_mesh(r0, r1, cells[0], split)?))
+                }
+                "grid2d" => {
+                    only(src, &["size", "cells"], what, &kind)?;
+                    let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
+                    let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    Ok(Mesh::Tri(generators::grid2d_mesh(size, cells)?))
+                }
+                other => Err(Error::invalid(format!("{what}.generator: unknown generator '{other}' (expected box, sphere, torus, grid2d)"))),
+            }
+        }
+    }
+}
+
+/// Keeps only vertices that some element references; returns the number dropped.
+fn drop_unreferenced<const N: usize>(vertices: &mut Vec<Vec3>, elements: &mut [[u32; N]]) -> usize {
+    let mut new_index = vec![u32::MAX; vertices.len()];
+    let mut kept = Vec::with_capacity(vertices.len());
+    for e in elements.iter_mut() {
+        for i in e.iter_mut() {
+            let old = *i as usize;
+            if new_index[old] == u32::MAX {
+                new_index[old] = kept.len() as u32;
+                kept.push(vertices[old]);
+            }
+            *i = new_index[old];
+        }
+    }
+    let dropped = vertices.len() - kept.len();
+    *vertices = kept;
+    dropped
+}
+
+fn positive(v: Option<f64>, what: &str, field: &str, model: &str) -> Result<f64> {
+    let x = v.ok_or_else(|| Error::invalid(format!("{what}.{field}: required for model '{model}'")))?;
+    if x.is_finite() && x > 0.0 {
+        Ok(x)
+    } else {
+        Err(Error::invalid(format!("{what}.{field}: must be a positive number, got {x}")))
+    }
+}
+
+fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &str, warnings: &mut Vec<String>) -> Result<()> {
+    let mat = &spec.material;
+    let mwhat = format!("body[{bi}].material");
+    let rot = {
+        let r = finite3(spec.rotate, &format!("body[{bi}].rotate"))?.map(f64::to_radians);
+        Rotation3::from_axis_angle(&Vec3::z_axis(), r.z) * Rotation3::from_axis_angle(&Vec3::y_axis(), r.y) * Rotation3::from_axis_angle(&Vec3::x_axis(), r.x)
+    };
+    let shift = finite3(spec.translate, &format!("body[{bi}].translate"))?;
+    if !(spec.damping.is_finite() && spec.damping >= 0.0) {
+        return Err(Error::invalid(format!("body[{bi}].damping: must be ≥ 0, got {}", spec.damping)));
+    }
+    let base = m.rest.len();
+    let mut mass;
+    let body_surface: Vec<[u32; 3]>;
+    let mut body_tets = Vec::new();
+    let offset = |t: &[u32]| t.iter().map(|&i| i + base as u32).collect::<Vec<_>>();
+    match mesh {
+        Mesh::Tet(mut tm) => {
+            let model = match mat.model.as_str() {
+                "neohookean" => TetModel::NeoHookean,
+                "neohookean_block" => TetModel::NeoHookeanBlock,
+                "stvk" => TetModel::StVK,
+                "arap" => TetModel::Arap,
+                "cloth" => return Err(Error::invalid(format!("{mwhat}.model: 'cloth' needs a triangle mesh (grid2d or .obj), {what} is tetrahedral"))),
+                other => return Err(Error::invalid(format!("{mwhat}.model: unknown model '{other}' (expected neohookean, neohookean_block, stvk, arap, cloth)"))),
+            };
+            for (f, v) in [("areal_density", mat.areal_density), ("stretch_compliance", mat.stretch_compliance), ("bending_compliance", mat.bending_compliance)] {
+                if v.is_some() {
+                    return Err(Error::invalid(format!("{mwhat}.{f}: not a field of model '{}'", mat.model)));
+                }
+            }
+            let density = positive(mat.density, &mwhat, "density", &mat.model)?;
+            let youngs = mat.youngs.ok_or_else(|| Error::invalid(format!("{mwhat}.youngs: required for model '{}'", mat.model)))?;
+            let poisson = mat.poisson.ok_or_else(|| Error::invalid(format!("{mwhat}.poisson: required for model '{}'", mat.model)))?;
+            let lame = model.constraint_lame(Lame::from_youngs_poisson(youngs, poisson, &mwhat)?);
+            let flips = orientation::orient_and_validate(&mut tm, what)?;
+            if flips.flipped > 0 {
+                warnings.push(format!("{what}: reoriented {} of {} tetrahedra with negative rest volume", flips.flipped, tm.tets.len()));
+            }
+            let dropped = drop_unreferenced(&mut tm.vertices, &mut tm.tets);
+            if dropped > 0 {
+                warnings.push(format!("{what}: dropped {dropped} vertices that belong to no tetrahedron"));
+            }
+            let surf = surface::boundary_faces(&tm.tets);
+            transform(&mut tm.vertices, &rot, &shift);
+            mass = vec![0.0; tm.vertices.len()];
+            let mut rest = Vec::with_capacity(tm.tets.len());
+            for (e, t) in tm.tets.iter().enumerate() {
+                let r = TetRest::new(&gather(&tm.vertices, t))
+                    .ok_or_else(|| Error::invalid(format!("{what}: tetrahedron {e} is degenerate")))?;
+                for &i in t {
+                    mass[i as usize] += density * r.volume / 4.0;
+                }
+                rest.push(r);
+            }
+            body_tets = tm.tets.iter().map(|t| offset(t).try_into().unwrap()).collect();
+            body_surface = surf.iter().map(|t| offset(t).try_into().unwrap()).collect();
+            let group = TetGroup { body: bi, model, lame, damping: spec.damping, tets: body_tets.clone(), rest, lambda_offset: m.rows };
+            m.rows += group.rows();
+            m.tet_groups.push(group);
+            m.rest.extend(tm.vertices);
+        }
+        Mesh::Tri(mut cm) => {
+            if mat.model != "cloth" {
+                return Err(Error::invalid(format!("{mwhat}.model: {what} is a triangle mesh, which needs model 'cloth' (got '{}')", mat.model)));
+            }
+            for (f, v) in [("density", mat.density), ("youngs", mat.youngs), ("poisson", mat.poisson)] {
+                if v.is_some() {
+                    return Err(Error::invalid(format!("{mwhat}.{f}: not a field of model 'cloth' (cloth takes areal_density, stretch_compliance, bending_compliance)")));
+                }
+            }
+            let areal = positive(mat.areal_density, &mwhat, "areal_density", "cloth")?;
+            let stretch = mat.stretch_compliance.unwrap_or(0.0);
+            let bend = mat.bending_compliance.unwrap_or(1.0);
+            for (f, v) in [("stretch_compliance", stretch), ("bending_compliance", bend)] {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(Error::invalid(format!("{mwhat}.{f}: must be ≥ 0, got {v}")));
+                }
+            }
+            let n = cm.vertices.len();
+            if let Some((e, t)) = cm.tris.iter().enumerate().find(|(_, t)| t.iter().any(|&i| i as usize >= n)) {
+                return Err(Error::invalid(format!("{what}: triangle {e} {t:?} references a vertex beyond the {n} vertices")));
+            }
+            let dropped = drop_unreferenced(&mut cm.vertices, &mut cm.tris);
+            if dropped > 0 {
+                warnings.push(format!("{what}: dropped {dropped} vertices that belong to no triangle"));
+            }
+            transform(&mut cm.vertices, &rot, &shift);
+            mass = vec![0.0; cm.vertices.len()];
+            let mean_area = cm.tris.iter().map(|t| tri_area(&cm.vertices, t)).sum::<f64>() / cm.tris.len().max(1) as f64;
+            for (e, t) in cm.tris.iter().enumerate() {
+                let a = tri_area(&cm.vertices, t);
+                if !(a > 1e-12 * mean_area) {
+                    return Err(Error::invalid(format!("{what}: triangle {e} {t:?} has zero area")));
+                }
+                for &i in t {
+                    mass[i as usize] += areal * a / 3.0;
+                }
+            }
+            let (edges, hinges) = edges_and_hinges(&cm.tris);
+            let rest_length = edges.iter().map(|e| (cm.vertices[e[1] as usize] - cm.vertices[e[0] as usize]).norm()).collect();
+            let rest_angle = hinges.iter().map(|h| dihedral_angle(&gather(&cm.vertices, h))).collect();
+            let g = ClothGroup {
+                body: bi,
+                damping: spec.damping,
+                edges: edges.iter().map(|e| offset(e).try_into().unwrap()).collect(),
+                rest_length,
+                stretch_compliance: stretch,
+                hinges: hinges.iter().map(|h| offset(h).try_into().unwrap()).collect(),
+                rest_angle,
+                bending_compliance: bend,
+                lambda_offset: m.rows,
+            };
+            m.rows += g.rows();
+            m.cloth_groups.push(g);
+            body_surface = cm.tris.iter().map(|t| offset(t).try_into().unwrap()).collect();
+            m.rest.extend(cm.vertices);
+        }
+    }
+    let range = base..m.rest.len();
+    // Initial velocity: v + ω × (x − x_com).
+    let total: f64 = mass.iter().sum();
+    let com = range.clone().zip(&mass).map(|(i, &w)| m.rest[i] * w).sum::<Vec3>() / total;
+    let v0 = finite3(spec.velocity, &format!("body[{bi}].velocity"))?;
+    let w0 = finite3(spec.angular_velocity, &format!("body[{bi}].angular_velocity"))?;
+    m.initial_velocity.extend(range.clone().map(|i| v0 + w0.cross(&(m.rest[i] - com))));
+    let mut inv: Vec<f64> = mass.iter().map(|&w| 1.0 / w).collect();
+    for (pi, pin) in spec.pin.iter().enumerate() {
+        let pwhat = format!("body[{bi}].pin[{pi}]");
+        let mut selected: Vec<usize> = Vec::new();
+        if let Some(b) = &pin.region {
+            let (lo, hi) = (finite3(b.min, &format!("{pwhat}.box.min"))?, finite3(b.max, &format!("{pwhat}.box.max"))?);
+            selected.extend(range.clone().filter(|&i| (0..3).all(|k| m.rest[i][k] >= lo[k] && m.rest[i][k] <= hi[k])).map(|i| i - base));
+        }
+        if let Some(ix) = &pin.indices {
+            if let Some(bad) = ix.iter().find(|&&i| i as usize >= range.len()) {
+                return Err(Error::invalid(format!("{pwhat}.indices: vertex {bad} is beyond the body's {} vertices", range.len())));
+            }
+            selected.extend(ix.iter().map(|&i| i as usize));
+        }
+        if pin.region.is_none() && pin.indices.is_none() {
+            return Err(Error::invalid(format!("{pwhat}: needs `box` or `indices`")));
+        }
+        selected.sort_unstable();
+        selected.dedup();
+        if selected.is_empty() {
+            return Err(Error::invalid(format!("{pwhat}: selects no vertex of the body")));
+        }
+        let velocity = finite3(pin.velocity, &format!("{pwhat}.velocity"))?;
+        if !(pin.compliance.is_finite() && pin.compliance >= 0.0) {
+            return Err(Error::invalid(format!("{pwhat}.compliance: must be ≥ 0, got {}", pin.compliance)));
+        }
+        for local in selected {
+            let g = base + local;
+            let hard = pin.compliance == 0.0;
+            if hard {
+                inv[local] = 0.0;
+                m.initial_velocity[g] = velocity;
+            }
+            if !hard || velocity != Vec3::zeros() {
+                m.attachments.push(Attachment { vertex: g as u32, origin: m.rest[g], velocity, compliance: pin.compliance });
+            }
+        }
+    }
+    m.mass.extend(mass);
+    m.inv_mass.extend(inv);
+    m.bodies.push(Body { name: spec.name.clone(), vertices: range, surface: body_surface, tets: body_tets });
+    Ok(())
+}
+
+fn tri_area(v: &[Vec3], t: &[u32; 3]) -> f64 {
+    let [a, b, c] = t.map(|i| v[i as usize]);
+    0.5 * (b - a).cross(&(c - a)).norm()
+}
+
+fn transform(v: &mut [Vec3], rot: &Rotation3<f64>, shift: &Vec3) {
+    for p in v {
+        *p = rot * *p + shift;
+    }
+}
+
+fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
+    let check = |allowed: &[&str]| -> Result<()> {
+        let present = [("point", c.point.is_some()), ("normal", c.normal.is_some()), ("center", c.center.is_some()), ("radius", c.radius.is_some()), ("min", c.min.is_some()), ("max", c.max.is_some())];
+        match present.iter().find(|(k, p)| *p && !allowed.contains(k)) {
+            Some((k, _)) => Err(Error::invalid(format!("{what}.{k}: not a field of a {} collider", c.kind))),
+            None => Ok(()),
+        }
+    };
+    let req = |v: Option<[f64; 3]>, f: &str| -> Result<Vec3> {
+        finite3(v.ok_or_else(|| Error::invalid(format!("{what}.{f}: required for a {} collider", c.kind)))?, &format!("{what}.{f}"))
+    };
+    let shape = match c.kind.as_str() {
+        "plane" => {
+            check(&["point", "normal"])?;
+            let n = req(c.normal, "normal")?;
+            if n.norm() < 1e-12 {
+                return Err(Error::invalid(format!("{what}.normal: must not be zero")));
+            }
+            Shape::Plane { point: req(c.point, "point")?, normal: n.normalize() }
+        }
+        "sphere" => {
+            check(&["center", "radius"])?;
+            let r = c.radius.ok_or_else(|| Error::invalid(format!("{what}.radius: required for a sphere collider")))?;
+            if !(r.is_finite() && r > 0.0) {
+                return Err(Error::invalid(format!("{what}.radius: must be positive, got {r}")));
+            }
+            Shape::Sphere { center: req(c.center, "center")?, radius: r }
+        }
+        "box" => {
+            check(&["min", "max"])?;
+            let (lo, hi) = (req(c.min, "min")?, req(c.max, "max")?);
+            if (0..3).any(|k| lo[k] >= hi[k]) {
+                return Err(Error::invalid(format!("{what}: min must be below max on every axis")));
+            }
+            Shape::Box { min: lo, max: hi }
+        }
+        other => return Err(Error::invalid(format!("{what}.kind: unknown collider '{other}' (expected plane, sphere, box)"))),
+    };
+    if !(c.friction.is_finite() && c.friction >= 0.0) {
+        return Err(Error::invalid(format!("{what}.friction: must be ≥ 0, got {}", c.friction)));
+    }
+    if !(0.0..=1.0).contains(&c.restitution) {
+        return Err(Error::invalid(format!("{what}.restitution: must lie in [0, 1], got {}", c.restitution)));
+    }
+    Ok(Collider { shape, friction: c.friction, restitution: c.restitution })
+}

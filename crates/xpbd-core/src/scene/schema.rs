@@ -1,0 +1,183 @@
+//! The scene file's schema (DESIGN.md §6), as plain serde structs. Unknown keys are errors; every
+//! field has the default documented in `docs/scene-format.md`. Semantic checks live in `build`.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    pub name: String,
+    #[serde(default)]
+    pub simulation: Simulation,
+    #[serde(default)]
+    pub solver: Solver,
+    #[serde(default, rename = "body")]
+    pub bodies: Vec<Body>,
+    #[serde(default, rename = "collider")]
+    pub colliders: Vec<Collider>,
+    #[serde(default, rename = "probe")]
+    pub probes: Vec<Probe>,
+    #[serde(default)]
+    pub output: Output,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Simulation {
+    /// Frame step (s).
+    pub dt: f64,
+    pub frames: usize,
+    pub substeps: usize,
+    /// Solver iterations per substep.
+    pub iterations: usize,
+    pub gravity: [f64; 3],
+    /// 1/s: v ← v·exp(−c·h) each substep.
+    pub velocity_damping: f64,
+    /// auto | cpu | cuda | cuda:N
+    pub device: String,
+}
+
+impl Default for Simulation {
+    fn default() -> Self {
+        Simulation { dt: 0.01, frames: 100, substeps: 10, iterations: 1, gravity: [0.0, -9.81, 0.0], velocity_damping: 0.0, device: "auto".into() }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Solver {
+    /// xpbd | mgpbd | multilayer
+    pub kind: String,
+    /// serial | jacobi | colored | clustered
+    pub ordering: String,
+    pub cluster_size: usize,
+    /// Jacobi relaxation ω: x += ω Σ Δx / n_v (n_v = constraints touching the vertex).
+    pub relaxation: f64,
+}
+
+impl Default for Solver {
+    fn default() -> Self {
+        Solver { kind: "xpbd".into(), ordering: "serial".into(), cluster_size: 5, relaxation: 1.0 }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Body {
+    pub name: String,
+    pub mesh: MeshSource,
+    #[serde(default)]
+    pub translate: [f64; 3],
+    /// Degrees about x, then y, then z (about the mesh origin), applied before `translate`.
+    #[serde(default)]
+    pub rotate: [f64; 3],
+    /// Initial velocity (m/s).
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Initial angular velocity (rad/s) about the body's centre of mass.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    pub material: Material,
+    #[serde(default)]
+    pub pin: Vec<Pin>,
+    /// XPBD constraint damping β (s).
+    #[serde(default)]
+    pub damping: f64,
+}
+
+/// Either `generator = "box" | "sphere" | "torus" | "grid2d"` with its parameters, or `file`.
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeshSource {
+    pub generator: Option<String>,
+    pub file: Option<String>,
+    pub scale: Option<f64>,
+    pub size: Option<Vec<f64>>,
+    pub cells: Option<Vec<usize>>,
+    pub split: Option<u8>,
+    pub radius: Option<f64>,
+    pub major_radius: Option<f64>,
+    pub minor_radius: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Material {
+    /// neohookean | neohookean_block | stvk | arap | cloth
+    pub model: String,
+    pub youngs: Option<f64>,
+    pub poisson: Option<f64>,
+    /// kg/m³ (tetrahedral models).
+    pub density: Option<f64>,
+    /// kg/m² (cloth).
+    pub areal_density: Option<f64>,
+    /// m/N (cloth edges; 0 = inextensible).
+    pub stretch_compliance: Option<f64>,
+    /// 1/(N·m) (cloth hinges).
+    pub bending_compliance: Option<f64>,
+}
+
+/// Selects body vertices and holds them: fixed (`compliance = 0`, inverse mass 0), moving with a
+/// constant `velocity` (kinematic), or pulled by a soft attachment (`compliance > 0`, m/N).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pin {
+    #[serde(rename = "box")]
+    pub region: Option<Aabb>,
+    /// Vertex indices within the body's mesh.
+    pub indices: Option<Vec<u32>>,
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    #[serde(default)]
+    pub compliance: f64,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Aabb {
+    pub min: [f64; 3],
+    pub max: [f64; 3],
+}
+
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Collider {
+    /// plane | sphere | box
+    pub kind: String,
+    pub point: Option<[f64; 3]>,
+    pub normal: Option<[f64; 3]>,
+    pub center: Option<[f64; 3]>,
+    pub radius: Option<f64>,
+    pub min: Option<[f64; 3]>,
+    pub max: Option<[f64; 3]>,
+    /// Coulomb friction coefficient (static = kinetic).
+    #[serde(default)]
+    pub friction: f64,
+    /// Normal restitution in [0, 1].
+    #[serde(default)]
+    pub restitution: f64,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Probe {
+    pub name: String,
+    pub body: String,
+    /// The body vertex nearest to this world point at rest is tracked.
+    pub point: [f64; 3],
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Output {
+    /// Write a frame file every this many frames.
+    pub every: usize,
+    /// vtu | obj | ply | none
+    pub formats: Vec<String>,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output { every: 1, formats: vec!["vtu".into()] }
+    }
+}

@@ -1,0 +1,33 @@
+//! Time integration around the constraint solve (DESIGN.md §7): prediction
+//! x̃ = x + h v + h² M⁻¹ f_ext with velocity damping, and the velocity update v = (x − x_prev)/h.
+
+use xpbd_core::mesh::Vec3;
+use xpbd_core::model::Model;
+use xpbd_core::state::State;
+
+/// Saves x_prev, damps and accelerates free vertices, predicts positions, and places hard pins
+/// that move on their prescribed path at time `t_end`.
+pub fn predict(model: &Model, s: &mut State, x_prev: &mut [Vec3], h: f64, t_end: f64) {
+    let damp = (-model.solver.velocity_damping * h).exp();
+    let g = model.gravity * h;
+    for i in 0..s.x.len() {
+        x_prev[i] = s.x[i];
+        if model.inv_mass[i] > 0.0 {
+            s.v[i] = (s.v[i] + g) * damp;
+        }
+        s.x[i] += s.v[i] * h;
+    }
+    for a in &model.attachments {
+        if a.compliance == 0.0 {
+            s.x[a.vertex as usize] = a.origin + a.velocity * t_end;
+        }
+    }
+}
+
+/// v = (x − x_prev) / h.
+pub fn update_velocities(s: &mut State, x_prev: &[Vec3], h: f64) {
+    let inv_h = 1.0 / h;
+    for ((v, x), xp) in s.v.iter_mut().zip(&s.x).zip(x_prev) {
+        *v = (x - xp) * inv_h;
+    }
+}

@@ -1,0 +1,72 @@
+//! Helpers shared by the physics tests: scenes from TOML text, a model + state + CPU backend bundle.
+#![allow(dead_code)]
+
+use std::path::Path;
+use xpbd_core::backend::Backend;
+use xpbd_core::mesh::Vec3;
+use xpbd_core::model::Model;
+use xpbd_core::state::State;
+use xpbd_cpu::CpuBackend;
+
+/// Parses and builds a scene given as TOML text; panics with the error message on failure.
+pub fn model_from_toml(text: &str) -> Model {
+    let scene = xpbd_core::scene::parse(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("scene does not parse: {e}\n{text}"));
+    let (model, _warnings) = xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("scene does not build: {e}\n{text}"));
+    model
+}
+
+/// A model, its state and a CPU backend.
+pub struct Sim {
+    pub model: Model,
+    pub state: State,
+    pub backend: CpuBackend,
+}
+
+impl Sim {
+    pub fn new(text: &str) -> Self {
+        let model = model_from_toml(text);
+        let state = State::initial(&model);
+        let backend = CpuBackend::new(&model);
+        Sim { model, state, backend }
+    }
+
+    /// Advances `n` frames; panics on a non-finite state.
+    pub fn frames(&mut self, n: usize) {
+        for _ in 0..n {
+            self.frame();
+        }
+    }
+
+    pub fn frame(&mut self) {
+        self.backend.step_frame(&self.model, &mut self.state);
+        if let Some(v) = self.state.first_non_finite() {
+            panic!("vertex {v} not finite after frame {}", self.state.frame);
+        }
+    }
+
+    pub fn total_mass(&self) -> f64 {
+        self.model.mass.iter().sum()
+    }
+
+    /// Mass-weighted centre of the current positions.
+    pub fn centre_of_mass(&self) -> Vec3 {
+        self.model.mass.iter().zip(&self.state.x).map(|(m, x)| x * *m).sum::<Vec3>() / self.total_mass()
+    }
+
+    /// Largest |x − rest| over all vertices.
+    pub fn max_displacement(&self) -> f64 {
+        self.state.x.iter().zip(&self.model.rest).map(|(x, r)| (x - r).norm()).fold(0.0, f64::max)
+    }
+}
+
+/// The `[simulation]` and `[solver]` tables.
+pub fn sim_header(dt: f64, substeps: usize, iterations: usize, gravity: [f64; 3], damping: f64, ordering: &str) -> String {
+    format!(
+        "name = \"test\"\n[simulation]\ndt = {dt:e}\nframes = 1\nsubsteps = {substeps}\niterations = {iterations}\n\
+         gravity = [{:e}, {:e}, {:e}]\nvelocity_damping = {damping:e}\n[solver]\nordering = \"{ordering}\"\n[output]\nformats = [\"none\"]\n",
+        gravity[0], gravity[1], gravity[2]
+    )
+}
+
+/// The tet material models.
+pub const TET_MODELS: [&str; 4] = ["neohookean_block", "neohookean", "stvk", "arap"];
