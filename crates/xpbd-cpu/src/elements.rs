@@ -13,7 +13,9 @@ use xpbd_core::model::ClothGroup;
 pub fn tet(p: &TetParams, rest: &TetRest, t: &[u32; 4], x: &[Vec3], x_prev: &[Vec3], inv_mass: &[f64], l: &mut [f64]) -> [Vec3; 4] {
     let old = gather(x, t);
     let mut xs = old;
-    project_tet(p, rest, &gather(inv_mass, t), &mut xs, &gather(x_prev, t), l);
+    // x_prev is only read by damping: skip the four scattered loads without it.
+    let xp = if p.damping > 0.0 { gather(x_prev, t) } else { old };
+    project_tet(p, rest, &gather(inv_mass, t), &mut xs, &xp, l);
     [xs[0] - old[0], xs[1] - old[1], xs[2] - old[2], xs[3] - old[3]]
 }
 

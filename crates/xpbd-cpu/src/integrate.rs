@@ -13,7 +13,9 @@ pub fn predict(model: &Model, s: &mut State, x_prev: &mut [Vec3], h: f64, t_end:
     for i in 0..s.x.len() {
         x_prev[i] = s.x[i];
         if model.inv_mass[i] > 0.0 {
-            s.v[i] = (s.v[i] + g) * damp;
+            // Damp the velocity, then add gravity: at rest (v = 0) the prediction is undamped, so
+            // static equilibria do not depend on the damping.
+            s.v[i] = s.v[i] * damp + g;
         }
         s.x[i] += s.v[i] * h;
     }

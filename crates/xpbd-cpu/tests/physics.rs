@@ -7,6 +7,7 @@ use common::{sim_header, Sim, TET_MODELS};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics;
 
+#[allow(clippy::too_many_arguments)]
 fn tet_body(size: [f64; 3], cells: [usize; 3], model: &str, youngs: f64, poisson: f64, velocity: [f64; 3], omega: [f64; 3], extra: &str) -> String {
     format!(
         "[[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [{:e}, {:e}, {:e}], cells = [{}, {}, {}], split = 5 }}\n\
@@ -53,13 +54,18 @@ fn free_fall_matches_symplectic_euler_jacobi() {
 }
 
 #[test]
-fn free_fall_other_models() {
-    for m in ["neohookean", "stvk", "arap"] {
+fn free_fall_stvk_and_arap() {
+    for m in ["stvk", "arap"] {
         for o in ["serial", "jacobi"] {
             free_fall(m, o);
         }
     }
 }
+
+// The decoupled stable neo-Hookean pair is left out of the free-fall test on purpose: it is not at rest
+// in its rest state (C_H = 1 − γ ≠ 0 and C_D = √3 ≠ 0 there; only their combined correction vanishes),
+// so a free undeformed body breathes while it falls — the weakness the block paper's coupled 2×2 solve
+// removes. What does hold for it is `neohookean_rest_drift_vanishes_with_substeps` below.
 
 // ---------------------------------------------------------------------------------------------
 // 2. Linear momentum without gravity, pins or colliders.
@@ -102,16 +108,14 @@ fn linear_momentum_is_conserved_serial() {
     }
 }
 
-/// Jacobi divides each vertex's summed corrections by its constraint count. A constraint's
-/// corrections m_v Δx_v sum to zero, but after dividing by different counts they no longer do, so
-/// Jacobi with averaging does not conserve momentum exactly on meshes with varying valence. This test
-/// records the size of the drift and asserts only what holds: the drift is bounded and the motion
-/// stays finite and uninverted.
+/// Jacobi scales each constraint's corrections by one factor (ω / the largest constraint count among
+/// its vertices), so every constraint's Σ m Δx stays zero and momentum is conserved like Gauss-Seidel.
+/// (Per-vertex averaging, the first version, drifted by about 2e-3 of M·v here.)
 #[test]
-fn linear_momentum_jacobi_drift_is_measured() {
+fn linear_momentum_is_conserved_jacobi() {
     for m in TET_MODELS {
         let d = momentum_drift(m, "jacobi");
-        assert!(d.is_finite() && d < 0.1, "{m} jacobi: relative momentum drift {d:e}");
+        assert!(d <= 1e-10, "{m} jacobi: relative momentum drift {d:e}");
     }
 }
 
@@ -179,27 +183,68 @@ fn cloth_stretch_falls_with_iterations() {
 // ---------------------------------------------------------------------------------------------
 // 6. The discrete rest state is an equilibrium of every tet model.
 
-fn rest_drift(model_name: &str, ordering: &str) -> f64 {
+fn rest_drift(model_name: &str, ordering: &str, substeps: usize, iterations: usize) -> f64 {
     let pin = "pin = [{ box = { min = [0.29, 0.0, -1.0], max = [0.31, 3.0, 1.0] } }]";
-    let text = sim_header(0.01, 10, 2, [0.0; 3], 0.0, ordering) + &tet_body([1.0, 0.5, 0.5], [4, 2, 2], model_name, 1e6, 0.45, [0.0; 3], [0.0; 3], pin);
+    let text = sim_header(0.01, substeps, iterations, [0.0; 3], 0.0, ordering) + &tet_body([1.0, 0.5, 0.5], [4, 2, 2], model_name, 1e6, 0.45, [0.0; 3], [0.0; 3], pin);
     let mut sim = Sim::new(&text);
-    assert!(sim.model.inv_mass.iter().any(|&w| w == 0.0));
+    assert!(sim.model.inv_mass.contains(&0.0));
     sim.frames(20);
     let d = sim.max_displacement();
-    println!("rest state {model_name:16} {ordering:6}: max |x − X| after 20 frames = {d:.3e} m");
+    println!("rest state {model_name:16} {ordering:6} ({substeps} substeps, {iterations} iterations): max |x − X| after 20 frames = {d:.3e} m");
     d
 }
 
 #[test]
 fn rest_state_is_an_equilibrium() {
-    let mut failures = Vec::new();
-    for m in TET_MODELS {
+    for m in ["neohookean_block", "stvk", "arap"] {
         for o in ["serial", "jacobi"] {
-            let d = rest_drift(m, o);
-            if !(d <= 1e-12) {
-                failures.push(format!("{m} {o}: {d:e} m"));
-            }
+            let d = rest_drift(m, o, 10, 2);
+            assert!(d <= 1e-12, "{m} {o}: the rest state moved by {d:e} m");
         }
     }
-    assert!(failures.is_empty(), "rest state moved: {failures:?}");
+}
+
+/// What does hold for the decoupled pair: the rest-state drift is an O(h²) error of the substep
+/// (more iterations do not remove it; smaller substeps do).
+#[test]
+fn neohookean_rest_drift_vanishes_with_substeps() {
+    let by_iterations: Vec<f64> = [2, 8, 32].iter().map(|&it| rest_drift("neohookean", "serial", 10, it)).collect();
+    let by_substeps: Vec<f64> = [10, 40, 160].iter().map(|&n| rest_drift("neohookean", "serial", n, 2)).collect();
+    let fmt = |v: &[f64]| v.iter().map(|d| format!("{d:.3e}")).collect::<Vec<_>>().join(", ");
+    println!("neohookean rest drift, 10 substeps, 2/8/32 iterations: {}", fmt(&by_iterations));
+    println!("neohookean rest drift, 2 iterations, 10/40/160 substeps: {}", fmt(&by_substeps));
+    for w in by_substeps.windows(2) {
+        // Four times the substeps: O(h²) would divide the drift by 16; ask for at least 8.
+        assert!(w[1] < w[0] / 8.0, "rest drift does not fall like h²: {}", fmt(&by_substeps));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Velocity damping (DESIGN.md §6: "does not change static equilibria").
+
+/// Settled mean sag of the free end of a small clamped beam under gravity with velocity damping `c`.
+fn settled_sag(c: f64) -> (f64, f64) {
+    let text = sim_header(0.01, 100, 1, [0.0, -9.81, 0.0], c, "serial")
+        + "[[body]]\nname = \"b\"\nmesh = { generator = \"box\", size = [0.4, 0.1, 0.1], cells = [4, 1, 1], split = 5 }\n\
+           material = { model = \"neohookean_block\", youngs = 1e7, poisson = 0.3, density = 1000.0 }\n\
+           pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] } }]\n";
+    let mut sim = Sim::new(&text);
+    sim.frames(300);
+    let tip: Vec<usize> = (0..sim.model.vertex_count()).filter(|&i| (sim.model.rest[i].x - 0.4).abs() < 1e-9).collect();
+    let sag = tip.iter().map(|&i| sim.state.x[i].y - sim.model.rest[i].y).sum::<f64>() / tip.len() as f64;
+    let vmax = sim.state.v.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    (sag, vmax)
+}
+
+/// The static equilibrium must not depend on the velocity damping. Damping applied after gravity,
+/// v ← (v + h g)·exp(−c h), would scale the load of every substep by exp(−c h) and the settled sag
+/// with it: this compares c = 100/s with c = 1000/s at h = 1e-4 s, where that factor would differ by
+/// exp(−0.01)/exp(−0.1) ≈ 1.094 (the first version's bug, found by this test).
+#[test]
+fn velocity_damping_does_not_change_the_static_equilibrium() {
+    let (a, va) = settled_sag(100.0);
+    let (b, vb) = settled_sag(1000.0);
+    println!("settled sag with c = 100/s: {a:.6e} m (max |v| {va:.1e}); with c = 1000/s: {b:.6e} m (max |v| {vb:.1e}); ratio {:.5}", a / b);
+    assert!(va < 1e-9 && vb < 1e-9, "not settled");
+    assert!((a / b - 1.0).abs() < 1e-3, "the settled sag depends on the velocity damping: ratio {}", a / b);
 }

@@ -22,20 +22,24 @@ impl<const K: usize> BlockParams<K> {
     /// From a compliance matrix α (inverse stiffness), damping β and substep h.
     pub fn new(alpha: [[f64; K]; K], beta: f64, h: f64) -> Self {
         let inv_h2 = 1.0 / (h * h);
-        BlockParams {
-            alpha_tilde: alpha.map(|row| row.map(|a| a * inv_h2)),
-            gamma: alpha.map(|row| row.map(|a| a * beta / h)),
-            damped: beta > 0.0,
-        }
+        Self::from_tilde(alpha.map(|row| row.map(|a| a * inv_h2)), beta * h)
+    }
+
+    /// From α̃ = α/h² and β·h (so that γ = α β / h = α̃ β h); no division, for per-element use.
+    #[inline(always)]
+    pub fn from_tilde(alpha_tilde: [[f64; K]; K], beta_h: f64) -> Self {
+        BlockParams { alpha_tilde, gamma: alpha_tilde.map(|row| row.map(|a| a * beta_h)), damped: beta_h > 0.0 }
     }
 
     /// Diagonal compliance.
     pub fn diagonal(alpha: [f64; K], beta: f64, h: f64) -> Self {
-        let mut m = [[0.0; K]; K];
-        for i in 0..K {
-            m[i][i] = alpha[i];
-        }
-        Self::new(m, beta, h)
+        Self::new(diagonal(alpha), beta, h)
+    }
+
+    /// Diagonal α̃ (see [`BlockParams::from_tilde`]).
+    #[inline(always)]
+    pub fn diagonal_tilde(alpha_tilde: [f64; K], beta_h: f64) -> Self {
+        Self::from_tilde(diagonal(alpha_tilde), beta_h)
     }
 
     /// r = C + α̃ λ, the XPBD residual rows of this block.
@@ -49,6 +53,15 @@ impl<const K: usize> BlockParams<K> {
         }
         r
     }
+}
+
+#[inline(always)]
+fn diagonal<const K: usize>(d: [f64; K]) -> [[f64; K]; K] {
+    let mut m = [[0.0; K]; K];
+    for i in 0..K {
+        m[i][i] = d[i];
+    }
+    m
 }
 
 /// Computes Δλ for one block, adds it to `lambda` and returns Δx for its N vertices.

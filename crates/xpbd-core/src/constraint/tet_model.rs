@@ -62,6 +62,14 @@ pub struct TetParams {
     pub h: f64,
 }
 
+impl TetParams {
+    /// Per-element compliance scaling α̃ = c / (V h²) for a row of stiffness 1/c per unit volume.
+    #[inline(always)]
+    fn tilde(&self, rest: &TetRest) -> f64 {
+        1.0 / (rest.volume * self.h * self.h)
+    }
+}
+
 /// Visits one element once: updates `x` in place and its multipliers `lambda` (length `model.rows()`).
 /// `x_prev` are the positions at the start of the substep (for damping).
 #[inline(always)]
@@ -71,19 +79,20 @@ pub fn project_tet(p: &TetParams, rest: &TetRest, w: &[f64; 4], x: &mut [Vec3; 4
             let f = deformation_gradient(x, &rest.dm_inv);
             let (ch, ph) = neohookean::hydrostatic(&f, neohookean::gamma(&p.lame));
             let (cd, pd) = neohookean::deviatoric(&f);
-            let bp = BlockParams::diagonal(neohookean::compliances(&p.lame, rest.volume), p.damping, p.h);
+            let s = p.tilde(rest);
+            let bp = BlockParams::diagonal_tilde([s / p.lame.lambda, s / p.lame.mu], p.damping * p.h);
             let grads = [node_gradients(&ph, &rest.dm_inv), node_gradients(&pd, &rest.dm_inv)];
             apply(&[ch, cd], &grads, w, &bp, x, x_prev, &mut lambda[0..2]);
         }
         TetModel::NeoHookean => {
-            let [ah, ad] = neohookean::compliances(&p.lame, rest.volume);
+            let s = p.tilde(rest);
             let f = deformation_gradient(x, &rest.dm_inv);
             let (ch, ph) = neohookean::hydrostatic(&f, neohookean::gamma(&p.lame));
-            let bp = BlockParams::diagonal([ah], p.damping, p.h);
+            let bp = BlockParams::diagonal_tilde([s / p.lame.lambda], p.damping * p.h);
             apply(&[ch], &[node_gradients(&ph, &rest.dm_inv)], w, &bp, x, x_prev, &mut lambda[0..1]);
             let f = deformation_gradient(x, &rest.dm_inv);
             let (cd, pd) = neohookean::deviatoric(&f);
-            let bp = BlockParams::diagonal([ad], p.damping, p.h);
+            let bp = BlockParams::diagonal_tilde([s / p.lame.mu], p.damping * p.h);
             apply(&[cd], &[node_gradients(&pd, &rest.dm_inv)], w, &bp, x, x_prev, &mut lambda[1..2]);
         }
         TetModel::StVK => {

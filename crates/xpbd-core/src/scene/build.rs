@@ -151,7 +151,7 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<Me
             if !(scale.is_finite() && scale > 0.0) {
                 return Err(Error::invalid(format!("{what}.scale: must be positive, got {scale}")));
             }
-            let mut mesh = io::read_mesh(&base_dir.join(file))?;
+            let mut mesh = io::read_mesh(&base_dir.join(file)).map_err(|e| Error::invalid(format!("{what}.file: {e}")))?;
             mesh.vertices_mut().iter_mut().for_each(|p| *p *= scale);
             Ok(mesh)
         }

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The one test command (README): installs what it needs, builds everything, runs every test in
+# release mode (the physics tests need it), and assembles the PTX for sm_90.
+# Needs only the Rust toolchain, Python (for the pip-installed nvcc) and gcc.
+set -euo pipefail
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "CUDA toolchain (nvcc from PyPI into .toolchain/, cached per user)"
+bash scripts/install-cuda-toolchain.sh
+
+step "build (release, all targets)"
+cargo build --release --workspace --all-targets --locked
+
+step "tests (release)"
+cargo test --release --workspace --locked
+
+step "PTX assembled with ptxas -arch=sm_90"
+bash scripts/check-ptx.sh
