@@ -13,3 +13,4 @@ pub mod scene;
 pub mod backend;
 pub mod metrics;
 pub mod state;
+pub mod graph;

@@ -37,7 +37,7 @@ pub struct TetGroup {
 
 impl TetGroup {
     pub fn params(&self, h: f64) -> TetParams {
-        TetParams { model: self.model, lame: self.lame, damping: self.damping, h }
+        TetParams::new(self.model, self.lame, self.damping, h)
     }
     pub fn rows(&self) -> usize {
         self.tets.len() * self.model.rows()

@@ -24,7 +24,7 @@ pub fn arap(f: &Matrix3<f64>) -> (f64, Matrix3<f64>) {
     if c < 1e-6 {
         (c, Matrix3::zeros())
     } else {
-        (c, d / c)
+        (c, d * (1.0 / c))
     }
 }
 

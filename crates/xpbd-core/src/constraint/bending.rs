@@ -26,13 +26,14 @@ pub fn bending(x: &[Vec3; 4], rest_angle: f64) -> (f64, [Vec3; 4]) {
     if le < 1e-15 || a1 < 1e-30 || a2 < 1e-30 {
         return (theta - rest_angle, [Vec3::zeros(); 4]);
     }
-    let (u1, u2) = (n1 / a1, n2 / a2);
+    let (u1, u2) = (n1 * (1.0 / a1), n2 * (1.0 / a2));
     let g2 = -u1 * le;
     let g3 = -u2 * le;
-    let s2 = (x[2] - x[1]).dot(&e) / le;
-    let s3 = (x[3] - x[1]).dot(&e) / le;
-    let t2 = (x[2] - x[0]).dot(&e) / le;
-    let t3 = (x[3] - x[0]).dot(&e) / le;
+    let inv_le = 1.0 / le;
+    let s2 = (x[2] - x[1]).dot(&e) * inv_le;
+    let s3 = (x[3] - x[1]).dot(&e) * inv_le;
+    let t2 = (x[2] - x[0]).dot(&e) * inv_le;
+    let t3 = (x[3] - x[0]).dot(&e) * inv_le;
     let g0 = -(u1 * s2 + u2 * s3);
     let g1 = u1 * t2 + u2 * t3;
     (theta - rest_angle, [g0, g1, g2, g3])

@@ -5,6 +5,7 @@
 /// in which case `b` is left unspecified and the caller must skip the update.
 #[inline(always)]
 pub fn solve_in_place<const K: usize>(a: &mut [[f64; K]; K], b: &mut [f64; K]) -> bool {
+    let mut inv_pivot = [0.0; K];
     for col in 0..K {
         let mut piv = col;
         for r in col + 1..K {
@@ -20,6 +21,7 @@ pub fn solve_in_place<const K: usize>(a: &mut [[f64; K]; K], b: &mut [f64; K]) -
             b.swap(piv, col);
         }
         let inv = 1.0 / a[col][col];
+        inv_pivot[col] = inv;
         for r in col + 1..K {
             let f = a[r][col] * inv;
             if f != 0.0 {
@@ -35,7 +37,7 @@ pub fn solve_in_place<const K: usize>(a: &mut [[f64; K]; K], b: &mut [f64; K]) -
         for c in col + 1..K {
             s -= a[col][c] * b[c];
         }
-        b[col] = s / a[col][col];
+        b[col] = s * inv_pivot[col];
     }
     true
 }

@@ -7,6 +7,6 @@ use crate::mesh::Vec3;
 pub fn distance(x: &[Vec3; 2], rest_length: f64) -> (f64, [Vec3; 2]) {
     let d = x[1] - x[0];
     let len = d.norm();
-    let n = if len > 1e-15 { d / len } else { Vec3::zeros() };
+    let n = if len > 1e-15 { d * (1.0 / len) } else { Vec3::zeros() };
     (len - rest_length, [-n, n])
 }

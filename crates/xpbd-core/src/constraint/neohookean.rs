@@ -22,7 +22,7 @@ pub fn hydrostatic(f: &Matrix3<f64>, gamma: f64) -> (f64, Matrix3<f64>) {
 #[inline(always)]
 pub fn deviatoric(f: &Matrix3<f64>) -> (f64, Matrix3<f64>) {
     let c = f.norm();
-    let g = if c > 1e-12 { f / c } else { Matrix3::zeros() };
+    let g = if c > 1e-12 { f * (1.0 / c) } else { Matrix3::zeros() };
     (c, g)
 }
 

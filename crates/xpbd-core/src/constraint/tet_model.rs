@@ -60,10 +60,17 @@ pub struct TetParams {
     pub damping: f64,
     /// Substep h.
     pub h: f64,
+    /// 1/μ and 1/λ, so that per-element compliances need no division.
+    inv_mu: f64,
+    inv_lambda: f64,
 }
 
 impl TetParams {
-    /// Per-element compliance scaling α̃ = c / (V h²) for a row of stiffness 1/c per unit volume.
+    pub fn new(model: TetModel, lame: Lame, damping: f64, h: f64) -> Self {
+        TetParams { model, lame, damping, h, inv_mu: 1.0 / lame.mu, inv_lambda: 1.0 / lame.lambda }
+    }
+
+    /// 1 / (V h²): α̃ of a row with compliance 1/(k V) is this times 1/k.
     #[inline(always)]
     fn tilde(&self, rest: &TetRest) -> f64 {
         1.0 / (rest.volume * self.h * self.h)
@@ -80,7 +87,7 @@ pub fn project_tet(p: &TetParams, rest: &TetRest, w: &[f64; 4], x: &mut [Vec3; 4
             let (ch, ph) = neohookean::hydrostatic(&f, neohookean::gamma(&p.lame));
             let (cd, pd) = neohookean::deviatoric(&f);
             let s = p.tilde(rest);
-            let bp = BlockParams::diagonal_tilde([s / p.lame.lambda, s / p.lame.mu], p.damping * p.h);
+            let bp = BlockParams::diagonal_tilde([s * p.inv_lambda, s * p.inv_mu], p.damping * p.h);
             let grads = [node_gradients(&ph, &rest.dm_inv), node_gradients(&pd, &rest.dm_inv)];
             apply(&[ch, cd], &grads, w, &bp, x, x_prev, &mut lambda[0..2]);
         }
@@ -88,11 +95,11 @@ pub fn project_tet(p: &TetParams, rest: &TetRest, w: &[f64; 4], x: &mut [Vec3; 4
             let s = p.tilde(rest);
             let f = deformation_gradient(x, &rest.dm_inv);
             let (ch, ph) = neohookean::hydrostatic(&f, neohookean::gamma(&p.lame));
-            let bp = BlockParams::diagonal_tilde([s / p.lame.lambda], p.damping * p.h);
+            let bp = BlockParams::diagonal_tilde([s * p.inv_lambda], p.damping * p.h);
             apply(&[ch], &[node_gradients(&ph, &rest.dm_inv)], w, &bp, x, x_prev, &mut lambda[0..1]);
             let f = deformation_gradient(x, &rest.dm_inv);
             let (cd, pd) = neohookean::deviatoric(&f);
-            let bp = BlockParams::diagonal_tilde([s / p.lame.mu], p.damping * p.h);
+            let bp = BlockParams::diagonal_tilde([s * p.inv_mu], p.damping * p.h);
             apply(&[cd], &[node_gradients(&pd, &rest.dm_inv)], w, &bp, x, x_prev, &mut lambda[1..2]);
         }
         TetModel::StVK => {
