@@ -14,3 +14,4 @@ pub mod backend;
 pub mod metrics;
 pub mod state;
 pub mod graph;
+pub mod stability;

@@ -58,6 +58,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
         let v = r.min_by(|&a, &b| (m.rest[a] - target).norm().total_cmp(&(m.rest[b] - target).norm())).unwrap();
         m.probes.push(Probe { name: p.name.clone(), vertex: v as u32 });
     }
+    warnings.extend(crate::stability::warnings(&m));
     Ok((m, warnings))
 }
 

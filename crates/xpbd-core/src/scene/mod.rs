@@ -38,6 +38,22 @@ mod tests {
     }
 
     #[test]
+    fn too_large_a_substep_for_stable_neohookean_is_warned() {
+        let scene = |substeps: usize, model: &str| {
+            let text = format!(
+                "name = \"a\"\n[simulation]\nsubsteps = {substeps}\n[[body]]\nname = \"b\"\n\
+                 mesh = {{ generator = \"box\", size = [0.1, 0.1, 0.1], cells = [4, 4, 4] }}\n\
+                 material = {{ model = \"{model}\", youngs = 1e7, poisson = 0.4, density = 1000.0 }}\n"
+            );
+            build(&parse(&text, Path::new("s.toml")).unwrap(), Path::new(".")).unwrap().1
+        };
+        let w = scene(2, "neohookean_block");
+        assert!(w.len() == 1 && w[0].contains("body 'b'") && w[0].contains("stability estimate"), "{w:?}");
+        assert!(scene(2000, "neohookean_block").is_empty());
+        assert!(scene(2, "stvk").is_empty(), "StVK rows vanish at rest: no limit");
+    }
+
+    #[test]
     fn wrong_type_names_line() {
         let err = parse("name = \"a\"\n[simulation]\nframes = \"ten\"\n", Path::new("s.toml")).unwrap_err().to_string();
         assert!(err.starts_with("s.toml:3:"), "{err}");
