@@ -34,13 +34,14 @@ fn projection(c: &mut Criterion) {
         let x_prev: Vec<Vec3> = m.rest.clone();
         let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
         let h = m.h();
+        let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(&m, xpbd_cpu::gauss_seidel::ScheduleKind::Serial);
         group.bench_function(format!("{model}/{order}"), |b| {
             let mut x = x0.clone();
             let mut lambda = vec![0.0; m.rows];
             b.iter(|| {
                 x.copy_from_slice(&x0);
                 lambda.fill(0.0);
-                xpbd_cpu::gauss_seidel::iterate(&m, &mut x, &x_prev, &mut lambda, h);
+                sweep.iterate(&m, &mut x, &x_prev, &mut lambda, h);
             })
         });
         }
@@ -48,11 +49,11 @@ fn projection(c: &mut Criterion) {
     group.finish();
 }
 
-/// The same model with its tets permuted into greedy-color order: consecutive elements share no
+/// The same model with its tets permuted into smallest-last greedy color order: consecutive elements share no
 /// vertex, so the processor can overlap their projections instead of waiting on the previous stores.
 fn in_color_order(mut m: xpbd_core::model::Model) -> xpbd_core::model::Model {
     let g = &mut m.tet_groups[0];
-    let c = xpbd_core::graph::coloring::greedy(&g.tets, m.rest.len());
+    let c = xpbd_core::graph::partition::partitions(&g.tets, m.rest.len(), 1).colored.clone();
     g.tets = c.order.iter().map(|&e| g.tets[e as usize]).collect();
     g.rest = c.order.iter().map(|&e| g.rest[e as usize]).collect();
     m
