@@ -1,8 +1,11 @@
-//! `xpbd info MESH_OR_SCENE [--json]`: sizes, valence, volume and bounds of a mesh or of every body
-//! of a scene.
+//! `xpbd info MESH_OR_SCENE [--json]`: sizes, volume and bounds of a mesh or of every body of a scene,
+//! and the partitions of its element graph (block paper §3–4): colors of plain greedy, smallest-last
+//! and clustered (K_s from the scene, else 5) colorings, and the cluster-size histogram.
 
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
+use xpbd_core::graph::partition::partitions;
 use xpbd_core::mesh::{io, orientation, surface, Mesh, Vec3};
 use xpbd_core::scene;
 use xpbd_core::Result;
@@ -13,8 +16,19 @@ struct MeshInfo {
     kind: &'static str,
     vertices: usize,
     elements: usize,
-    /// Most elements sharing one vertex (a lower bound on the colors of the element graph).
+    /// Most elements sharing one vertex.
     max_valence: usize,
+    /// Lower bound on the colors of the element graph (Eq. 12 with one graph node per element): the
+    /// elements around the busiest vertex form a clique.
+    lower_bound: usize,
+    colors_greedy: usize,
+    colors_smallest_last: usize,
+    colors_clustered: usize,
+    /// colors_clustered / colors_smallest_last.
+    reduction_ratio: f64,
+    cluster_size_limit: usize,
+    /// Number of clusters of each size.
+    cluster_sizes: BTreeMap<usize, usize>,
     boundary_faces: usize,
     /// Total volume (tets) or area (triangles).
     measure: f64,
@@ -25,8 +39,10 @@ struct MeshInfo {
 }
 
 pub fn info(path: &Path, json: bool) -> Result<()> {
+    let mut k_s = 5;
     let items = if path.extension().is_some_and(|e| e == "toml") {
         let sc = scene::load(path)?;
+        k_s = sc.solver.cluster_size;
         let (model, _) = scene::build(&sc, path.parent().unwrap_or(Path::new(".")))?;
         model
             .bodies
@@ -39,29 +55,32 @@ pub fn info(path: &Path, json: bool) -> Result<()> {
                 } else {
                     Mesh::Tet(xpbd_core::mesh::TetMesh { vertices: verts, tets: b.tets.iter().map(|t| t.map(local)).collect() })
                 };
-                describe(&b.name, mesh)
+                describe(&b.name, mesh, k_s)
             })
             .collect::<Result<Vec<_>>>()?
     } else {
-        vec![describe(&path.display().to_string(), io::read_mesh(path)?)?]
+        vec![describe(&path.display().to_string(), io::read_mesh(path)?, k_s)?]
     };
     if json {
         let v = if items.len() == 1 { serde_json::to_value(&items[0]) } else { serde_json::to_value(&items) };
         println!("{}", serde_json::to_string_pretty(&v.expect("info serialises")).expect("json"));
     } else {
         for i in &items {
-            println!("{} ({}): {} vertices, {} elements, max valence {}, {} boundary faces, {} {:.6e}, bbox [{:.4}, {:.4}, {:.4}]–[{:.4}, {:.4}, {:.4}]{}",
-                i.name, i.kind, i.vertices, i.elements, i.max_valence, i.boundary_faces,
+            println!("{} ({}): {} vertices, {} elements, {} boundary faces, {} {:.6e}, bbox [{:.4}, {:.4}, {:.4}]–[{:.4}, {:.4}, {:.4}]{}",
+                i.name, i.kind, i.vertices, i.elements, i.boundary_faces,
                 if i.kind == "tet" { "volume" } else { "area" }, i.measure,
                 i.bbox_min[0], i.bbox_min[1], i.bbox_min[2], i.bbox_max[0], i.bbox_max[1], i.bbox_max[2],
                 if i.reoriented > 0 { format!(", {} tets reoriented", i.reoriented) } else { String::new() });
+            let sizes: Vec<String> = i.cluster_sizes.iter().map(|(s, n)| format!("{s}: {n}")).collect();
+            println!("  element graph: max valence {} (lower bound on colors), colors greedy {}, smallest-last {}, clustered (K_s = {}) {}, ratio {:.3}; cluster sizes {{{}}}",
+                i.max_valence, i.colors_greedy, i.colors_smallest_last, i.cluster_size_limit, i.colors_clustered, i.reduction_ratio, sizes.join(", "));
         }
     }
     Ok(())
 }
 
-fn describe(name: &str, mesh: Mesh) -> Result<MeshInfo> {
-    let (kind, vertices, elements, valence, faces, measure, reoriented) = match mesh {
+fn describe(name: &str, mesh: Mesh, k_s: usize) -> Result<MeshInfo> {
+    let (kind, vertices, elements, parts, faces, measure, reoriented) = match mesh {
         Mesh::Tet(mut m) => {
             let r = orientation::orient_and_validate(&mut m, name)?;
             let vol = m.tets.iter().map(|t| {
@@ -69,14 +88,16 @@ fn describe(name: &str, mesh: Mesh) -> Result<MeshInfo> {
                 xpbd_core::mesh::signed_tet_volume(&a, &b, &c, &d)
             }).sum();
             let faces = surface::boundary_faces(&m.tets).len();
-            ("tet", m.vertices, m.tets.len(), valence(m.tets.iter().flatten()), faces, vol, r.flipped)
+            let parts = partitions(&m.tets, m.vertices.len(), k_s);
+            ("tet", m.vertices, m.tets.len(), parts, faces, vol, r.flipped)
         }
         Mesh::Tri(m) => {
             let area = m.tris.iter().map(|t| {
                 let [a, b, c] = t.map(|i| m.vertices[i as usize]);
                 0.5 * (b - a).cross(&(c - a)).norm()
             }).sum();
-            ("tri", m.vertices, m.tris.len(), valence(m.tris.iter().flatten()), m.tris.len(), area, 0)
+            let parts = partitions(&m.tris, m.vertices.len(), k_s);
+            ("tri", m.vertices, m.tris.len(), parts, m.tris.len(), area, 0)
         }
     };
     let lo = vertices.iter().fold(Vec3::repeat(f64::INFINITY), |a, p| a.inf(p));
@@ -86,19 +107,18 @@ fn describe(name: &str, mesh: Mesh) -> Result<MeshInfo> {
         kind,
         vertices: vertices.len(),
         elements,
-        max_valence: valence,
+        max_valence: parts.max_valence,
+        lower_bound: parts.max_valence,
+        colors_greedy: parts.colors_greedy,
+        colors_smallest_last: parts.colored.colors(),
+        colors_clustered: parts.cluster_colors.colors(),
+        reduction_ratio: parts.cluster_colors.colors() as f64 / parts.colored.colors() as f64,
+        cluster_size_limit: k_s,
+        cluster_sizes: parts.clustering.size_histogram().iter().enumerate().filter(|(_, &n)| n > 0).map(|(s, &n)| (s, n)).collect(),
         boundary_faces: faces,
         measure,
         bbox_min: lo.into(),
         bbox_max: hi.into(),
         reoriented,
     })
-}
-
-fn valence<'a>(indices: impl Iterator<Item = &'a u32>) -> usize {
-    let mut count = std::collections::HashMap::<u32, usize>::new();
-    for &i in indices {
-        *count.entry(i).or_default() += 1;
-    }
-    count.values().copied().max().unwrap_or(0)
 }

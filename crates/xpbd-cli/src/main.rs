@@ -1,6 +1,7 @@
 //! The `xpbd` command (DESIGN.md §5). User errors print one line on standard error and exit 1;
 //! usage errors exit 2; a panic (a bug) prints one line and exits 101, without a backtrace.
 
+mod converge;
 mod info;
 mod run;
 
@@ -18,6 +19,9 @@ struct Cli {
 enum Command {
     /// Run a scene and write summary.json, metrics.csv, probes.csv and frames into DIR.
     Run(run::RunArgs),
+    /// Run a scene to frame F, then solve the next substep with each solver from that state and
+    /// write converge.csv (residual and elastic energy per iteration) and converge.svg into DIR.
+    Converge(converge::ConvergeArgs),
     /// Describe a mesh file or a scene.
     Info {
         /// A mesh (.node/.ele, .msh, .mesh, .vtk, .vtu, .obj) or a scene (.toml).
@@ -37,6 +41,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => run::run(args),
+        Command::Converge(args) => converge::converge(args),
         Command::Info { path, json } => info::info(&path, json),
     };
     if let Err(e) = result {

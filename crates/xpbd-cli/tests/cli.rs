@@ -151,4 +151,13 @@ fn info_describes_a_generated_scene() {
     assert_eq!(v["vertices"], 20);
     assert_eq!(v["elements"], 20);
     assert!((v["measure"].as_f64().unwrap() - 0.0625).abs() < 1e-12);
+    // The element graph's partitions (issue 3's keys).
+    for key in ["max_valence", "lower_bound", "colors_greedy", "colors_smallest_last", "colors_clustered", "cluster_sizes"] {
+        assert!(v.get(key).is_some(), "info --json lacks {key}");
+    }
+    let clustered = v["colors_clustered"].as_u64().unwrap();
+    assert!(clustered >= 1 && clustered <= v["colors_smallest_last"].as_u64().unwrap());
+    assert!(v["colors_smallest_last"].as_u64().unwrap() >= v["lower_bound"].as_u64().unwrap());
+    let covered: u64 = v["cluster_sizes"].as_object().unwrap().iter().map(|(size, n)| size.parse::<u64>().unwrap() * n.as_u64().unwrap()).sum();
+    assert_eq!(covered, 20, "every element in exactly one cluster");
 }

@@ -103,8 +103,13 @@ pub struct SolverSettings {
 pub enum Ordering {
     /// Gauss-Seidel over all elements in index order (the reference).
     Serial,
-    /// All elements from the same positions; corrections averaged per vertex and relaxed.
+    /// All elements from the same positions in parallel; corrections scaled and summed per vertex.
     Jacobi,
+    /// Gauss-Seidel by colors of the element graph, each color in parallel (block paper, Algorithm 2).
+    Colored,
+    /// Gauss-Seidel by colors of the supernodal graph of clusters, clusters in parallel, their
+    /// elements in sequence (block paper, Algorithms 3 and 4).
+    Clustered,
 }
 
 #[derive(Clone, Debug)]

@@ -1,61 +1,77 @@
-//! One visit of one constraint element, returning its position corrections without applying them.
-//! Gauss-Seidel applies them at once; Jacobi accumulates them per vertex.
+//! Constraint families and one visit of one element. A family is a homogeneous element array (one
+//! body's tets, a cloth's edges, a cloth's hinges) with its projection; the sweep loops (Gauss-Seidel in
+//! any schedule, Jacobi) iterate families through [`for_each_family`] and apply or accumulate the
+//! corrections a visit returns.
 
 use xpbd_core::constraint::projection::{project_block, BlockParams};
-use xpbd_core::constraint::tet::TetRest;
-use xpbd_core::constraint::tet_model::{gather, project_tet, TetParams};
+use xpbd_core::constraint::tet_model::project_tet;
 use xpbd_core::constraint::{bending, distance};
 use xpbd_core::mesh::Vec3;
-use xpbd_core::model::ClothGroup;
+use xpbd_core::model::Model;
 
-/// Corrections of one tetrahedron (its multipliers `l` are updated).
-#[inline(always)]
-pub fn tet(p: &TetParams, rest: &TetRest, t: &[u32; 4], x: &[Vec3], x_prev: &[Vec3], inv_mass: &[f64], l: &mut [f64]) -> [Vec3; 4] {
-    let old = gather(x, t);
-    let mut xs = old;
-    // x_prev is only read by damping: skip the four scattered loads without it.
-    let xp = if p.damping > 0.0 { gather(x_prev, t) } else { old };
-    project_tet(p, rest, &gather(inv_mass, t), &mut xs, &xp, l);
-    [xs[0] - old[0], xs[1] - old[1], xs[2] - old[2], xs[3] - old[3]]
+/// The gathered inputs of one element visit. `xp` (positions at the start of the substep) is only
+/// read by damping; without damping it holds `x`.
+pub struct Local<const N: usize> {
+    pub x: [Vec3; N],
+    pub xp: [Vec3; N],
+    pub w: [f64; N],
 }
 
-/// Corrections of cloth edge `i`.
-#[inline(always)]
-pub fn edge(g: &ClothGroup, bp: &BlockParams<1>, i: usize, x: &[Vec3], x_prev: &[Vec3], inv_mass: &[f64], l: &mut f64) -> [Vec3; 2] {
-    let e = g.edges[i];
-    let (a, b) = (e[0] as usize, e[1] as usize);
-    let xs = [x[a], x[b]];
-    let (c, grad) = distance::distance(&xs, g.rest_length[i]);
-    let disp = [xs[0] - x_prev[a], xs[1] - x_prev[b]];
-    let mut lam = [*l];
-    match project_block(&[c], &[grad], &[inv_mass[a], inv_mass[b]], bp, &disp, &mut lam) {
-        Some(dx) => {
-            *l = lam[0];
-            dx
-        }
-        None => [Vec3::zeros(); 2],
+/// What a sweep does with each family.
+pub trait FamilyVisitor {
+    /// `family` numbers the families in model order; element `e` owns multipliers
+    /// `lambda_offset + e*rows ..+rows`; `project(e, local, lambda)` returns the corrections.
+    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P)
+    where
+        P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync;
+}
+
+/// Calls `v.visit` for every family of `model` at substep `h`, numbering them 0, 1, ... in the order
+/// tet groups, then per cloth group its edges and its hinges.
+pub fn for_each_family(model: &Model, h: f64, v: &mut impl FamilyVisitor) {
+    let mut family = 0;
+    for g in &model.tet_groups {
+        let p = g.params(h);
+        v.visit(family, &g.tets, g.damping > 0.0, g.model.rows(), g.lambda_offset, |e, l: &Local<4>, lam| {
+            let mut x = l.x;
+            project_tet(&p, &g.rest[e], &l.w, &mut x, &l.xp, lam);
+            [x[0] - l.x[0], x[1] - l.x[1], x[2] - l.x[2], x[3] - l.x[3]]
+        });
+        family += 1;
+    }
+    for g in &model.cloth_groups {
+        let stretch = BlockParams::diagonal([g.stretch_compliance], g.damping, h);
+        let bend = BlockParams::diagonal([g.bending_compliance], g.damping, h);
+        let damped = g.damping > 0.0;
+        v.visit(family, &g.edges, damped, 1, g.lambda_offset, |i, l: &Local<2>, lam| {
+            let (c, grad) = distance::distance(&l.x, g.rest_length[i]);
+            scalar_row(c, grad, l, &stretch, lam)
+        });
+        v.visit(family + 1, &g.hinges, damped, 1, g.lambda_offset + g.edges.len(), |i, l: &Local<4>, lam| {
+            let (c, grad) = bending::bending(&l.x, g.rest_angle[i]);
+            scalar_row(c, grad, l, &bend, lam)
+        });
+        family += 2;
     }
 }
 
-/// Corrections of cloth hinge `i`.
 #[inline(always)]
-pub fn hinge(g: &ClothGroup, bp: &BlockParams<1>, i: usize, x: &[Vec3], x_prev: &[Vec3], inv_mass: &[f64], l: &mut f64) -> [Vec3; 4] {
-    let hi = &g.hinges[i];
-    let xs = gather(x, hi);
-    let (c, grad) = bending::bending(&xs, g.rest_angle[i]);
-    let xp = gather(x_prev, hi);
-    let disp = [xs[0] - xp[0], xs[1] - xp[1], xs[2] - xp[2], xs[3] - xp[3]];
-    let mut lam = [*l];
-    match project_block(&[c], &[grad], &gather(inv_mass, hi), bp, &disp, &mut lam) {
+fn scalar_row<const N: usize>(c: f64, grad: [Vec3; N], l: &Local<N>, bp: &BlockParams<1>, lam: &mut [f64]) -> [Vec3; N] {
+    let disp = std::array::from_fn(|n| l.x[n] - l.xp[n]);
+    let mut m = [lam[0]];
+    match project_block(&[c], &[grad], &l.w, bp, &disp, &mut m) {
         Some(dx) => {
-            *l = lam[0];
+            lam[0] = m[0];
             dx
         }
-        None => [Vec3::zeros(); 4],
+        None => [Vec3::zeros(); N],
     }
 }
 
-/// Compliance parameters of a cloth group's edges and hinges for substep h.
-pub fn cloth_params(g: &ClothGroup, h: f64) -> (BlockParams<1>, BlockParams<1>) {
-    (BlockParams::diagonal([g.stretch_compliance], g.damping, h), BlockParams::diagonal([g.bending_compliance], g.damping, h))
+/// Gathers an element's inputs with `load` (x) from its indices.
+#[inline(always)]
+pub fn gather<const N: usize>(idx: &[u32; N], load: impl Fn(usize) -> Vec3, x_prev: &[Vec3], w: &[f64], damped: bool) -> Local<N> {
+    let x = idx.map(|i| load(i as usize));
+    let xp = if damped { idx.map(|i| x_prev[i as usize]) } else { x };
+    Local { x, xp, w: idx.map(|i| w[i as usize]) }
 }

@@ -1,35 +1,171 @@
-//! The serial Gauss-Seidel reference loop (XPBD Algorithm 1): every element in index order, each
-//! update seen by the next.
+//! Gauss-Seidel sweeps over every elastic constraint in a [`Schedule`]: serial (XPBD Algorithm 1),
+//! colored (block paper, Algorithm 2) or clustered (Algorithm 3). Batches run in sequence; the items
+//! of a batch in parallel with rayon; the elements of an item in sequence, each update seen by the next.
 
-use crate::elements;
+use crate::elements::{for_each_family, gather, FamilyVisitor, Local};
+use crate::schedule::Schedule;
+use crate::shared::SharedMut;
+use rayon::prelude::*;
+use xpbd_core::graph::partition::partitions;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 
-/// One iteration over every elastic constraint.
-pub fn iterate(model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
-    let w = &model.inv_mass;
-    for g in &model.tet_groups {
-        let p = g.params(h);
-        let lambda = &mut lambda[g.lambda_offset..g.lambda_offset + g.rows()];
-        for ((t, rest), l) in g.tets.iter().zip(&g.rest).zip(lambda.chunks_exact_mut(g.model.rows())) {
-            scatter(x, t, elements::tet(&p, rest, t, x, x_prev, w, l));
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScheduleKind {
+    Serial,
+    Colored,
+    Clustered { cluster_size: usize },
+}
+
+/// One schedule per family (see `elements::for_each_family` for the numbering). For colored and
+/// clustered schedules the sweep runs on its own copy of the model whose elements are permuted into
+/// execution order, so that element data streams through the cache as in the serial sweep; the
+/// multipliers are mapped back to model order after each sweep.
+pub struct GaussSeidel {
+    pub schedules: Vec<Schedule>,
+    permuted: Option<Permuted>,
+}
+
+struct Permuted {
+    model: Model,
+    /// `lambda_of[i]`: the model-order multiplier of permuted multiplier `i`.
+    lambda_of: Vec<u32>,
+    lambda: Vec<f64>,
+}
+
+impl GaussSeidel {
+    /// Schedules for every family of `model`: index order, greedy colors, or clusters of up to
+    /// `cluster_size` elements colored on the supernodal graph. Partitions come from the per-topology
+    /// cache of `xpbd_core::graph::partition`.
+    pub fn new(model: &Model, kind: ScheduleKind) -> Self {
+        let mut planner = Planner { kind, vertex_count: model.vertex_count(), schedules: Vec::new() };
+        for_each_family(model, model.h(), &mut planner);
+        if kind == ScheduleKind::Serial {
+            return GaussSeidel { schedules: planner.schedules, permuted: None };
         }
+        let orders: Vec<Vec<u32>> = planner.schedules.iter().map(Schedule::execution_order).collect();
+        let (permuted_model, lambda_of) = permute(model, &orders);
+        let schedules = planner.schedules.iter().map(Schedule::in_execution_order).collect();
+        GaussSeidel { schedules, permuted: Some(Permuted { model: permuted_model, lambda_of, lambda: vec![0.0; model.rows] }) }
     }
-    for g in &model.cloth_groups {
-        let (stretch, bend) = elements::cloth_params(g, h);
-        let (le, lh) = lambda[g.lambda_offset..g.lambda_offset + g.rows()].split_at_mut(g.edges.len());
-        for (i, l) in le.iter_mut().enumerate() {
-            scatter(x, &g.edges[i], elements::edge(g, &stretch, i, x, x_prev, w, l));
-        }
-        for (i, l) in lh.iter_mut().enumerate() {
-            scatter(x, &g.hinges[i], elements::hinge(g, &bend, i, x, x_prev, w, l));
+
+    /// One sweep.
+    pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
+        match &mut self.permuted {
+            None => sweep(&self.schedules, model, x, x_prev, lambda, h),
+            Some(p) => {
+                for (l, &i) in p.lambda.iter_mut().zip(&p.lambda_of) {
+                    *l = lambda[i as usize];
+                }
+                sweep(&self.schedules, &p.model, x, x_prev, &mut p.lambda, h);
+                for (&l, &i) in p.lambda.iter().zip(&p.lambda_of) {
+                    lambda[i as usize] = l;
+                }
+            }
         }
     }
 }
 
-#[inline(always)]
-fn scatter<const N: usize>(x: &mut [Vec3], idx: &[u32; N], dx: [Vec3; N]) {
-    for n in 0..N {
-        x[idx[n] as usize] += dx[n];
+fn sweep(schedules: &[Schedule], model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
+    let mut sweep = Sweep { schedules, x: SharedMut::new(x), x_prev, w: &model.inv_mass, lambda: SharedMut::new(lambda) };
+    for_each_family(model, h, &mut sweep);
+}
+
+struct Sweep<'a> {
+    schedules: &'a [Schedule],
+    x: SharedMut<'a, Vec3>,
+    x_prev: &'a [Vec3],
+    w: &'a [f64],
+    lambda: SharedMut<'a, f64>,
+}
+
+/// Items per rayon task: enough elements to amortise scheduling.
+const GRAIN: usize = 64;
+
+impl FamilyVisitor for Sweep<'_> {
+    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P)
+    where
+        P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
+    {
+        let (x, lambda, x_prev, w) = (&self.x, &self.lambda, self.x_prev, self.w);
+        let s = &self.schedules[family];
+        let item = |i: usize| {
+            for &e in s.item(i) {
+                let e = e as usize;
+                let idx = &elements[e];
+                // SAFETY: within a batch, items share no vertex and no element (schedule validity),
+                // and the elements of one item run in sequence on one thread.
+                unsafe {
+                    let local = gather(idx, |v| x.get(v), x_prev, w, damped);
+                    let dx = project(e, &local, lambda.slice(lambda_offset + e * rows, rows));
+                    for n in 0..N {
+                        x.add(idx[n] as usize, |p| *p += dx[n]);
+                    }
+                }
+            }
+        };
+        for b in 0..s.batches() {
+            let items = s.batch(b);
+            if items.len() == 1 {
+                item(items.start);
+            } else {
+                items.into_par_iter().with_min_len(GRAIN).for_each(item);
+            }
+        }
     }
+}
+
+struct Planner {
+    kind: ScheduleKind,
+    vertex_count: usize,
+    schedules: Vec<Schedule>,
+}
+
+impl FamilyVisitor for Planner {
+    fn visit<const N: usize, P>(&mut self, _family: usize, elements: &[[u32; N]], _damped: bool, _rows: usize, _lambda_offset: usize, _project: P)
+    where
+        P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
+    {
+        self.schedules.push(match self.kind {
+            ScheduleKind::Serial => Schedule::serial(elements.len()),
+            ScheduleKind::Colored => Schedule::colored(&partitions(elements, self.vertex_count, 1).colored),
+            ScheduleKind::Clustered { cluster_size } => {
+                let p = partitions(elements, self.vertex_count, cluster_size);
+                Schedule::clustered(&p.clustering, &p.cluster_colors)
+            }
+        });
+    }
+}
+
+/// A copy of `model` whose families list their elements in `orders[family]` (with their rest data), and
+/// the model-order index of every permuted multiplier.
+fn permute(model: &Model, orders: &[Vec<u32>]) -> (Model, Vec<u32>) {
+    fn take<T: Clone>(v: &[T], order: &[u32]) -> Vec<T> {
+        order.iter().map(|&e| v[e as usize].clone()).collect()
+    }
+    let mut m = model.clone();
+    let mut lambda_of: Vec<u32> = (0..model.rows as u32).collect();
+    let mut remap = |offset: usize, rows: usize, order: &[u32]| {
+        for (new, &old) in order.iter().enumerate() {
+            for k in 0..rows {
+                lambda_of[offset + new * rows + k] = (offset + old as usize * rows + k) as u32;
+            }
+        }
+    };
+    let mut family = 0;
+    for g in &mut m.tet_groups {
+        let o = &orders[family];
+        (g.tets, g.rest) = (take(&g.tets, o), take(&g.rest, o));
+        remap(g.lambda_offset, g.model.rows(), o);
+        family += 1;
+    }
+    for g in &mut m.cloth_groups {
+        let (oe, oh) = (&orders[family], &orders[family + 1]);
+        (g.edges, g.rest_length) = (take(&g.edges, oe), take(&g.rest_length, oe));
+        (g.hinges, g.rest_angle) = (take(&g.hinges, oh), take(&g.rest_angle, oh));
+        remap(g.lambda_offset, 1, oe);
+        remap(g.lambda_offset + g.edges.len(), 1, oh);
+        family += 2;
+    }
+    (m, lambda_of)
 }

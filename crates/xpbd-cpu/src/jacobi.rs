@@ -5,101 +5,116 @@
 //! Σ m Δx = 0, so linear momentum is conserved (per-vertex averaging would break that), and scaling
 //! Δλ alike keeps the multipliers consistent with the motion. Deterministic: no atomics.
 
-use crate::elements;
+use crate::elements::{for_each_family, gather, FamilyVisitor, Local};
 use rayon::prelude::*;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 
 /// Slot layout, per-element scales and vertex → slot adjacency, built once per model.
 pub struct Jacobi {
-    /// Correction slots: 4 per tet, 2 per edge, 4 per hinge, in model order.
+    /// Correction slots: N per element of every family, in family order.
     slots: Vec<Vec3>,
-    /// 1 / n_max per element, in the same order as the slots' elements.
+    /// First slot of each family.
+    family_slot: Vec<usize>,
+    /// 1 / n_max per element, indexed like the slots' elements (first slot / N).
     inv_count: Vec<f64>,
+    /// First element (in `inv_count`) of each family.
+    family_element: Vec<usize>,
     /// CSR: slots of vertex v are `adj[start[v]..start[v+1]]`.
     start: Vec<usize>,
     adj: Vec<u32>,
 }
 
+/// Collects every family's vertex indices in slot order.
+struct Layout {
+    owners: Vec<u32>,
+    family_slot: Vec<usize>,
+    element_sizes: Vec<(usize, usize)>,
+}
+
+impl FamilyVisitor for Layout {
+    fn visit<const N: usize, P>(&mut self, _f: usize, elements: &[[u32; N]], _d: bool, _r: usize, _o: usize, _p: P)
+    where
+        P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
+    {
+        self.family_slot.push(self.owners.len());
+        self.element_sizes.push((elements.len(), N));
+        self.owners.extend(elements.iter().flatten());
+    }
+}
+
 impl Jacobi {
     pub fn new(model: &Model) -> Self {
-        let mut elements: Vec<&[u32]> = Vec::new();
-        for g in &model.tet_groups {
-            elements.extend(g.tets.iter().map(|t| &t[..]));
-        }
-        for g in &model.cloth_groups {
-            elements.extend(g.edges.iter().map(|e| &e[..]));
-            elements.extend(g.hinges.iter().map(|h| &h[..]));
-        }
+        let mut l = Layout { owners: vec![], family_slot: vec![], element_sizes: vec![] };
+        for_each_family(model, model.h(), &mut l);
         let n = model.vertex_count();
         let mut start = vec![0usize; n + 1];
-        for &v in elements.iter().copied().flatten() {
+        for &v in &l.owners {
             start[v as usize + 1] += 1;
         }
-        let inv_count = elements.iter().map(|e| 1.0 / e.iter().map(|&v| start[v as usize + 1]).max().unwrap_or(1) as f64).collect();
+        let mut inv_count = Vec::new();
+        let mut family_element = Vec::new();
+        for (&(count, size), &first) in l.element_sizes.iter().zip(&l.family_slot) {
+            family_element.push(inv_count.len());
+            inv_count.extend((0..count).map(|e| {
+                let verts = &l.owners[first + e * size..first + (e + 1) * size];
+                1.0 / verts.iter().map(|&v| start[v as usize + 1]).max().unwrap_or(1) as f64
+            }));
+        }
         for i in 0..n {
             start[i + 1] += start[i];
         }
         let mut fill = start.clone();
-        let mut adj = vec![0u32; start[n]];
-        for (slot, &v) in elements.iter().copied().flatten().enumerate() {
+        let mut adj = vec![0u32; l.owners.len()];
+        for (slot, &v) in l.owners.iter().enumerate() {
             adj[fill[v as usize]] = slot as u32;
             fill[v as usize] += 1;
         }
-        Jacobi { slots: vec![Vec3::zeros(); start[n]], inv_count, start, adj }
+        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, inv_count, family_element, start, adj }
     }
 
     /// One Jacobi iteration over every elastic constraint.
     pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64, omega: f64) {
-        let w = &model.inv_mass;
-        let xr: &[Vec3] = x;
-        let mut slots: &mut [Vec3] = &mut self.slots;
-        let mut scales: &[f64] = &self.inv_count;
-        // Stores one element's scaled corrections and scales its multiplier increments.
-        fn store<const N: usize>(s: &mut [Vec3], l: &mut [f64], l_old: &[f64], dx: [Vec3; N], scale: f64) {
-            for (slot, d) in s.iter_mut().zip(dx) {
-                *slot = d * scale;
-            }
-            for (l, o) in l.iter_mut().zip(l_old) {
-                *l = o + (*l - o) * scale;
-            }
-        }
-        for g in &model.tet_groups {
-            let p = g.params(h);
-            let k = g.model.rows();
-            let (mine, rest) = slots.split_at_mut(4 * g.tets.len());
-            let (sc, rest_sc) = scales.split_at(g.tets.len());
-            (slots, scales) = (rest, rest_sc);
-            let lam = &mut lambda[g.lambda_offset..g.lambda_offset + g.rows()];
-            mine.par_chunks_exact_mut(4).zip(lam.par_chunks_exact_mut(k)).enumerate().for_each(|(e, (s, l))| {
-                let mut old = [0.0; 6];
-                old[..k].copy_from_slice(l);
-                let dx = elements::tet(&p, &g.rest[e], &g.tets[e], xr, x_prev, w, l);
-                store(s, l, &old[..k], dx, omega * sc[e]);
-            });
-        }
-        for g in &model.cloth_groups {
-            let (stretch, bend) = elements::cloth_params(g, h);
-            let (se, rest) = slots.split_at_mut(2 * g.edges.len());
-            let (sh, rest) = rest.split_at_mut(4 * g.hinges.len());
-            let (sce, rest_sc) = scales.split_at(g.edges.len());
-            let (sch, rest_sc) = rest_sc.split_at(g.hinges.len());
-            (slots, scales) = (rest, rest_sc);
-            let (le, lh) = lambda[g.lambda_offset..g.lambda_offset + g.rows()].split_at_mut(g.edges.len());
-            se.par_chunks_exact_mut(2).zip(le.par_iter_mut()).enumerate().for_each(|(i, (s, l))| {
-                let old = *l;
-                let dx = elements::edge(g, &stretch, i, xr, x_prev, w, l);
-                store(s, std::slice::from_mut(l), &[old], dx, omega * sce[i]);
-            });
-            sh.par_chunks_exact_mut(4).zip(lh.par_iter_mut()).enumerate().for_each(|(i, (s, l))| {
-                let old = *l;
-                let dx = elements::hinge(g, &bend, i, xr, x_prev, w, l);
-                store(s, std::slice::from_mut(l), &[old], dx, omega * sch[i]);
-            });
-        }
+        let mut pass = Pass { jacobi: self, x, x_prev, w: &model.inv_mass, lambda, omega };
+        for_each_family(model, h, &mut pass);
         let (start, adj, slots) = (&self.start, &self.adj, &self.slots);
         x.par_iter_mut().enumerate().for_each(|(v, xv)| {
             *xv += adj[start[v]..start[v + 1]].iter().map(|&s| slots[s as usize]).sum::<Vec3>();
+        });
+    }
+}
+
+struct Pass<'a> {
+    jacobi: &'a mut Jacobi,
+    x: &'a [Vec3],
+    x_prev: &'a [Vec3],
+    w: &'a [f64],
+    lambda: &'a mut [f64],
+    omega: f64,
+}
+
+impl FamilyVisitor for Pass<'_> {
+    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P)
+    where
+        P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
+    {
+        let first = self.jacobi.family_slot[family];
+        let slots = &mut self.jacobi.slots[first..first + N * elements.len()];
+        let first_e = self.jacobi.family_element[family];
+        let scale = &self.jacobi.inv_count[first_e..first_e + elements.len()];
+        let lam = &mut self.lambda[lambda_offset..lambda_offset + rows * elements.len()];
+        let (x, x_prev, w, omega) = (self.x, self.x_prev, self.w, self.omega);
+        slots.par_chunks_exact_mut(N).zip(lam.par_chunks_exact_mut(rows)).enumerate().for_each(|(e, (s, l))| {
+            let mut old = [0.0; 6];
+            old[..rows].copy_from_slice(l);
+            let dx = project(e, &gather(&elements[e], |v| x[v], x_prev, w, damped), l);
+            let k = omega * scale[e];
+            for (slot, d) in s.iter_mut().zip(dx) {
+                *slot = d * k;
+            }
+            for (l, o) in l.iter_mut().zip(&old) {
+                *l = o + (*l - o) * k;
+            }
         });
     }
 }

@@ -1,6 +1,6 @@
 //! `xpbd-cpu`: the CPU backend and the reference for every GPU path. Substep loop of DESIGN.md §7:
-//! predict, reset multipliers, iterate the constraints (serial Gauss-Seidel or rayon Jacobi),
-//! attachments, contacts, velocity update, restitution.
+//! predict, reset multipliers, iterate the constraints (Gauss-Seidel in serial, colored or clustered
+//! order, or Jacobi), attachments, contacts, velocity update, restitution.
 
 mod attachments;
 mod contacts;
@@ -8,6 +8,11 @@ mod elements;
 pub mod gauss_seidel;
 pub mod integrate;
 pub mod jacobi;
+pub mod schedule;
+mod shared;
+
+use gauss_seidel::{GaussSeidel, ScheduleKind};
+use jacobi::Jacobi;
 
 use std::time::Instant;
 use xpbd_core::backend::{Backend, FrameStats};
@@ -21,7 +26,13 @@ pub struct CpuBackend {
     v_before: Vec<Vec3>,
     attach_lambda: Vec<Vec3>,
     contacts: Vec<contacts::Contact>,
-    jacobi: Option<jacobi::Jacobi>,
+    sweep: Sweep,
+}
+
+/// The constraint loop of the scene's `solver.ordering`.
+enum Sweep {
+    GaussSeidel(GaussSeidel),
+    Jacobi(Jacobi),
 }
 
 impl CpuBackend {
@@ -32,48 +43,72 @@ impl CpuBackend {
             v_before: vec![Vec3::zeros(); n],
             attach_lambda: vec![Vec3::zeros(); model.attachments.len()],
             contacts: Vec::new(),
-            jacobi: (model.solver.ordering == Ordering::Jacobi).then(|| jacobi::Jacobi::new(model)),
+            sweep: match model.solver.ordering {
+                Ordering::Serial => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Serial)),
+                Ordering::Colored => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Colored)),
+                Ordering::Clustered => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Clustered { cluster_size: model.solver.cluster_size })),
+                Ordering::Jacobi => Sweep::Jacobi(Jacobi::new(model)),
+            },
         }
     }
 
     /// One substep ending at time `t_end`. With `report`, returns (‖r₀‖, ‖r‖) of DESIGN.md §7 and the
     /// seconds spent on that evaluation (to exclude from timing).
     pub fn substep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64, report: bool) -> Option<(f64, f64, f64)> {
+        self.begin_substep(model, s, h, t_end);
+        let mut excluded = 0.0;
+        let r0 = report.then(|| timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h)));
+        for _ in 0..model.solver.iterations {
+            self.iterate(model, s, h, t_end);
+        }
+        self.end_substep(model, s, h, t_end);
+        r0.map(|r0| {
+            let r = timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h));
+            (r0, r, excluded)
+        })
+    }
+
+    /// Prediction and multiplier reset: the start of a substep ending at `t_end`.
+    pub fn begin_substep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
         self.v_before.copy_from_slice(&s.v);
         integrate::predict(model, s, &mut self.x_prev, h, t_end);
         s.lambda.fill(0.0);
         self.attach_lambda.fill(Vec3::zeros());
-        let mut excluded = 0.0;
-        let r0 = report.then(|| {
-            let t = Instant::now();
-            let r = residual_norm(model, &s.x, &s.lambda, h);
-            excluded += t.elapsed().as_secs_f64();
-            r
-        });
-        for _ in 0..model.solver.iterations {
-            match &mut self.jacobi {
-                None => gauss_seidel::iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h),
-                Some(j) => j.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h, model.solver.relaxation),
-            }
-            attachments::iterate(model, &mut s.x, &mut self.attach_lambda, h, t_end);
+    }
+
+    /// One solver iteration: every elastic constraint once, then the soft attachments.
+    pub fn iterate(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
+        match &mut self.sweep {
+            Sweep::GaussSeidel(g) => g.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h),
+            Sweep::Jacobi(j) => j.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h, model.solver.relaxation),
         }
+        attachments::iterate(model, &mut s.x, &mut self.attach_lambda, h, t_end);
+    }
+
+    /// Contacts, velocity update and restitution: the end of a substep.
+    pub fn end_substep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
         contacts::project(model, &mut s.x, &self.x_prev, &mut self.contacts);
         integrate::update_velocities(s, &self.x_prev, h);
         contacts::restitute(&self.contacts, &mut s.v, &self.v_before, model.gravity.norm(), h);
         s.time = t_end;
-        r0.map(|r0| {
-            let t = Instant::now();
-            let r = residual_norm(model, &s.x, &s.lambda, h);
-            (r0, r, excluded + t.elapsed().as_secs_f64())
-        })
     }
+}
+
+/// Runs `f`, adding its wall time to `acc`.
+fn timed<T>(acc: &mut f64, f: impl FnOnce() -> T) -> T {
+    let t = Instant::now();
+    let r = f();
+    *acc += t.elapsed().as_secs_f64();
+    r
 }
 
 impl Backend for CpuBackend {
     fn describe(&self) -> String {
-        match self.jacobi {
-            None => "cpu: serial Gauss-Seidel".into(),
-            Some(_) => format!("cpu: Jacobi, {} rayon threads", rayon::current_num_threads()),
+        let threads = rayon::current_num_threads();
+        match &self.sweep {
+            Sweep::GaussSeidel(g) if g.schedules.iter().all(|s| s.batches() == 1) => "cpu: serial Gauss-Seidel".into(),
+            Sweep::GaussSeidel(g) => format!("cpu: parallel Gauss-Seidel, {} batches per sweep, {threads} rayon threads", g.schedules.iter().map(|s| s.batches()).sum::<usize>()),
+            Sweep::Jacobi(_) => format!("cpu: Jacobi, {threads} rayon threads"),
         }
     }
 

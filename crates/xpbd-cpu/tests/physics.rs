@@ -54,6 +54,12 @@ fn free_fall_matches_symplectic_euler_jacobi() {
 }
 
 #[test]
+fn free_fall_matches_symplectic_euler_colored_and_clustered() {
+    free_fall("neohookean_block", "colored");
+    free_fall("neohookean_block", "clustered");
+}
+
+#[test]
 fn free_fall_stvk_and_arap() {
     for m in ["stvk", "arap"] {
         for o in ["serial", "jacobi"] {
@@ -105,6 +111,17 @@ fn linear_momentum_is_conserved_serial() {
     for m in TET_MODELS {
         let d = momentum_drift(m, "serial");
         assert!(d <= 1e-10, "{m} serial: relative momentum drift {d:e}");
+    }
+}
+
+/// Any Gauss-Seidel order conserves momentum: each projection's Σ m Δx is zero.
+#[test]
+fn linear_momentum_is_conserved_colored_and_clustered() {
+    for o in ["colored", "clustered"] {
+        for m in ["neohookean_block", "stvk"] {
+            let d = momentum_drift(m, o);
+            assert!(d <= 1e-10, "{m} {o}: relative momentum drift {d:e}");
+        }
     }
 }
 
@@ -197,7 +214,7 @@ fn rest_drift(model_name: &str, ordering: &str, substeps: usize, iterations: usi
 #[test]
 fn rest_state_is_an_equilibrium() {
     for m in ["neohookean_block", "stvk", "arap"] {
-        for o in ["serial", "jacobi"] {
+        for o in ["serial", "jacobi", "colored", "clustered"] {
             let d = rest_drift(m, o, 10, 2);
             assert!(d <= 1e-12, "{m} {o}: the rest state moved by {d:e} m");
         }

@@ -86,9 +86,8 @@ fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
     let ordering = match k.ordering.as_str() {
         "serial" => Ordering::Serial,
         "jacobi" => Ordering::Jacobi,
-        "colored" | "clustered" => {
-            return Err(Error::invalid(format!("solver.ordering: '{}' is not implemented yet (available: serial, jacobi)", k.ordering)))
-        }
+        "colored" => Ordering::Colored,
+        "clustered" => Ordering::Clustered,
         other => return Err(Error::invalid(format!("solver.ordering: unknown ordering '{other}' (expected serial, jacobi, colored, clustered)"))),
     };
     if !(k.relaxation > 0.0 && k.relaxation <= 2.0) {

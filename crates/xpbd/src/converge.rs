@@ -1,0 +1,263 @@
+//! Convergence of one substep under several solvers (DESIGN.md §5, `xpbd converge`): run a scene on
+//! the CPU up to frame F, then, from that same state, start frame F+1's first substep with each
+//! solver (prediction and multiplier reset) and record after every iteration the residual
+//! ‖C(x) + α̃λ‖ of DESIGN.md §7, its ratio to the residual right after the prediction, and the
+//! elastic energy. Output: `converge.csv` and the plot `converge.svg`.
+
+use crate::device::Device;
+use crate::plot::{panels_svg, Panel, Series};
+use crate::simulation::Simulation;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+use xpbd_core::backend::Backend;
+use xpbd_core::constraint::tet_model::TetModel;
+use xpbd_core::mesh::io::write_atomic;
+use xpbd_core::metrics::{elastic_energy, residual_norm};
+use xpbd_core::model::{Model, Ordering};
+use xpbd_core::state::State;
+use xpbd_core::{Error, Result};
+use xpbd_cpu::CpuBackend;
+
+/// The solvers compared when `--solvers` is not given (with the scene's material model).
+pub const DEFAULT_SOLVERS: &str = "serial,colored,clustered,jacobi";
+
+/// Header of `converge.csv`.
+pub const CSV_HEADER: &str = "solver,iteration,wall_ms,residual,relative_residual,energy";
+
+/// One item of `--solvers`: `ORDERING` or `MODEL/ORDERING`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SolverSpec {
+    /// The item as written (trimmed): the `solver` column and the legend entry.
+    pub label: String,
+    /// Material model that replaces every tet group's model (only between the two neo-Hookean forms).
+    pub model: Option<TetModel>,
+    pub ordering: Ordering,
+}
+
+const ORDERINGS: &str = "serial, jacobi, colored, clustered";
+const MODELS: &str = "neohookean, neohookean_block";
+
+fn parse_ordering(s: &str) -> Option<Ordering> {
+    match s {
+        "serial" => Some(Ordering::Serial),
+        "jacobi" => Some(Ordering::Jacobi),
+        "colored" => Some(Ordering::Colored),
+        "clustered" => Some(Ordering::Clustered),
+        _ => None,
+    }
+}
+
+fn parse_model(s: &str) -> Option<TetModel> {
+    match s {
+        "neohookean" => Some(TetModel::NeoHookean),
+        "neohookean_block" => Some(TetModel::NeoHookeanBlock),
+        _ => None,
+    }
+}
+
+/// Parses a comma-separated `--solvers` list. Errors name the offending item.
+pub fn parse_solvers(list: &str) -> Result<Vec<SolverSpec>> {
+    let mut out: Vec<SolverSpec> = Vec::new();
+    for item in list.split(',').map(str::trim) {
+        if item.is_empty() {
+            return Err(Error::invalid(format!("--solvers: empty item in '{list}'")));
+        }
+        let spec = match item.split_once('/') {
+            None => parse_ordering(item).map(|ordering| SolverSpec { label: item.into(), model: None, ordering }),
+            Some((m, o)) => match (parse_model(m.trim()), parse_ordering(o.trim())) {
+                (Some(model), Some(ordering)) => Some(SolverSpec { label: item.into(), model: Some(model), ordering }),
+                _ => None,
+            },
+        };
+        let spec = spec.ok_or_else(|| {
+            Error::invalid(format!(
+                "--solvers: unknown solver '{item}' (expected ORDERING or MODEL/ORDERING with ORDERING one of {ORDERINGS} and MODEL one of {MODELS})"
+            ))
+        })?;
+        if out.iter().any(|s| s.label == spec.label) {
+            return Err(Error::invalid(format!("--solvers: solver '{item}' is listed twice")));
+        }
+        out.push(spec);
+    }
+    Ok(out)
+}
+
+/// The model `spec` solves with: a clone of `base` with its ordering and, when given, its material
+/// model replaced in every tet group. The override is only allowed between `neohookean` and
+/// `neohookean_block`, which share their constraints, Lamé parameters and multiplier layout.
+pub fn solver_model(base: &Model, spec: &SolverSpec) -> Result<Model> {
+    let mut model = base.clone();
+    model.solver.ordering = spec.ordering;
+    if let Some(m) = spec.model {
+        if model.tet_groups.is_empty() {
+            return Err(Error::invalid(format!("--solvers: solver '{}' overrides the material model, but the scene has no tetrahedral body", spec.label)));
+        }
+        for g in &mut model.tet_groups {
+            if !matches!(g.model, TetModel::NeoHookean | TetModel::NeoHookeanBlock) {
+                return Err(Error::invalid(format!(
+                    "--solvers: solver '{}' overrides the material model, which works only between {MODELS}, but body '{}' is {}",
+                    spec.label,
+                    base.bodies[g.body].name,
+                    g.model.name()
+                )));
+            }
+            g.model = m;
+        }
+    }
+    Ok(model)
+}
+
+/// The record after one iteration (iteration 0: right after the prediction).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    pub iteration: usize,
+    /// Cumulative solver time of iterations 1..=iteration (the evaluation excluded), ms.
+    pub wall_ms: f64,
+    pub residual: f64,
+    /// residual / residual at iteration 0 (0 when that is 0).
+    pub relative_residual: f64,
+    pub energy: f64,
+}
+
+/// One solver's convergence history.
+#[derive(Clone, Debug)]
+pub struct Curve {
+    pub solver: String,
+    /// What the backend reports about its loop (e.g. the number of parallel batches).
+    pub backend: String,
+    pub samples: Vec<Sample>,
+}
+
+/// Advances `sim` (whose backend is the scene's own) to frame `frame`, failing on a non-finite state.
+pub fn run_up(sim: &mut Simulation, frame: usize) -> Result<()> {
+    while sim.state.frame < frame {
+        let stats = sim.selection.backend.step_frame(&sim.model, &mut sim.state);
+        if let Some(v) = sim.state.first_non_finite() {
+            let body = &sim.model.bodies[sim.model.body_of_vertex(v)];
+            return Err(Error::invalid(format!(
+                "simulation failed at frame {} before the requested frame {frame}: non-finite position or velocity at vertex {} of body '{}'",
+                sim.state.frame,
+                v - body.vertices.start,
+                body.name
+            )));
+        }
+        if !stats.residual.is_finite() {
+            return Err(Error::invalid(format!(
+                "simulation failed at frame {} before the requested frame {frame}: non-finite constraint residual",
+                sim.state.frame
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Runs the first substep after `start` with `model`'s solver for `iterations` iterations on a
+/// fresh CPU backend, recording a sample at iteration 0 and after each iteration.
+pub fn substep_history(model: &Model, start: &State, iterations: usize, label: &str) -> Curve {
+    let mut backend = CpuBackend::new(model);
+    let mut s = start.clone();
+    let h = model.h();
+    let t_end = s.time + model.solver.dt / model.solver.substeps as f64;
+    backend.begin_substep(model, &mut s, h, t_end);
+    let r0 = residual_norm(model, &s.x, &s.lambda, h);
+    let sample = |iteration: usize, wall_s: f64, s: &State| {
+        let residual = residual_norm(model, &s.x, &s.lambda, h);
+        Sample {
+            iteration,
+            wall_ms: wall_s * 1e3,
+            residual,
+            relative_residual: if r0 > 0.0 { residual / r0 } else { 0.0 },
+            energy: elastic_energy(model, &s.x),
+        }
+    };
+    let mut samples = Vec::with_capacity(iterations + 1);
+    samples.push(sample(0, 0.0, &s));
+    let mut wall_s = 0.0;
+    for k in 1..=iterations {
+        let t = Instant::now();
+        backend.iterate(model, &mut s, h, t_end);
+        wall_s += t.elapsed().as_secs_f64();
+        samples.push(sample(k, wall_s, &s));
+    }
+    Curve { solver: label.into(), backend: backend.describe(), samples }
+}
+
+/// Loads `scene` for the CPU, runs it to frame `frame` and records every solver's history from there.
+pub fn converge(scene: &Path, frame: usize, iterations: usize, solvers: &[SolverSpec]) -> Result<(Simulation, Vec<Curve>)> {
+    if iterations == 0 {
+        return Err(Error::invalid("--iterations: must be at least 1"));
+    }
+    let mut sim = Simulation::load(scene, Some(Device::Cpu))?;
+    // Check every solver against the scene before spending time on the run-up.
+    let models = solvers.iter().map(|s| solver_model(&sim.model, s)).collect::<Result<Vec<_>>>()?;
+    run_up(&mut sim, frame)?;
+    let curves = solvers.iter().zip(&models).map(|(s, m)| substep_history(m, &sim.state, iterations, &s.label)).collect();
+    Ok((sim, curves))
+}
+
+/// The text of `converge.csv`.
+pub fn csv(curves: &[Curve]) -> String {
+    let mut out = String::from(CSV_HEADER);
+    out.push('\n');
+    for c in curves {
+        for s in &c.samples {
+            let _ = writeln!(out, "{},{},{},{},{},{}", c.solver, s.iteration, s.wall_ms, s.residual, s.relative_residual, s.energy);
+        }
+    }
+    out
+}
+
+/// The three panels of `converge.svg`: relative residual and elastic energy against iteration, and
+/// relative residual against solver wall time, all on a logarithmic y axis.
+pub fn svg(title: &str, curves: &[Curve]) -> Result<String> {
+    let series =
+        |f: fn(&Sample) -> (f64, f64)| curves.iter().map(|c| Series { name: c.solver.clone(), points: c.samples.iter().map(f).collect() }).collect::<Vec<_>>();
+    let panel = |title: &str, x: &str, y: &str, series| Panel { title: title.into(), x_label: x.into(), y_label: y.into(), log_y: true, series };
+    panels_svg(
+        title,
+        &[
+            panel("relative residual", "iteration", "‖r‖ / ‖r₀‖", series(|s| (s.iteration as f64, s.relative_residual))),
+            panel("elastic energy", "iteration", "energy (J)", series(|s| (s.iteration as f64, s.energy))),
+            panel("relative residual against time", "solver wall time (ms)", "‖r‖ / ‖r₀‖", series(|s| (s.wall_ms, s.relative_residual))),
+        ],
+    )
+}
+
+/// Writes `converge.csv` and `converge.svg` into `dir` (created when missing).
+pub fn write_outputs(dir: &Path, title: &str, curves: &[Curve]) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    write_atomic(&dir.join("converge.csv"), csv(curves).as_bytes())?;
+    write_atomic(&dir.join("converge.svg"), svg(title, curves)?.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_solver_lists() {
+        let s = parse_solvers("serial, neohookean_block/clustered,neohookean/jacobi").unwrap();
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[0], SolverSpec { label: "serial".into(), model: None, ordering: Ordering::Serial });
+        assert_eq!(s[1].model, Some(TetModel::NeoHookeanBlock));
+        assert_eq!(s[1].ordering, Ordering::Clustered);
+        assert_eq!(s[2].label, "neohookean/jacobi");
+        assert_eq!(parse_solvers(DEFAULT_SOLVERS).unwrap().len(), 4);
+        for bad in ["gauss", "stvk/serial", "neohookean/", "serial,,jacobi", "neohookean/serial/x", "serial,serial"] {
+            let e = parse_solvers(bad).unwrap_err().to_string();
+            assert!(e.starts_with("--solvers: "), "{bad}: {e}");
+        }
+        assert!(parse_solvers("serial,stvk/colored").unwrap_err().to_string().contains("'stvk/colored'"));
+    }
+
+    #[test]
+    fn csv_has_one_row_per_sample() {
+        let c = Curve {
+            solver: "serial".into(),
+            backend: String::new(),
+            samples: vec![Sample { iteration: 0, wall_ms: 0.0, residual: 2.0, relative_residual: 1.0, energy: 3.5 }],
+        };
+        assert_eq!(csv(&[c]), format!("{CSV_HEADER}\nserial,0,0,2,1,3.5\n"));
+    }
+}

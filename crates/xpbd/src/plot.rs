@@ -1,0 +1,240 @@
+//! Line plots as SVG, for the report files of the command line (`converge.svg`). Drawn with
+//! `plotters` built without font support: SVG text is written as `<text>` elements that the viewer
+//! lays out, so no font file is needed on the machine that draws the plot.
+
+use plotters::coord::cartesian::Cartesian2d;
+use plotters::coord::ranged1d::Ranged;
+use plotters::coord::types::RangedCoordf64;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use xpbd_core::{Error, Result};
+
+/// One line of a panel. Lines with the same name have the same color in every panel and share
+/// one entry of the legend.
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub name: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// One chart: lines over a linear x axis starting at 0 and a linear or logarithmic y axis.
+#[derive(Clone, Debug)]
+pub struct Panel {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub log_y: bool,
+    pub series: Vec<Series>,
+}
+
+/// Line colors (Tableau 10), cycled.
+const COLORS: [RGBColor; 10] = [
+    RGBColor(31, 119, 180),
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+];
+
+/// Width and height of one panel in pixels.
+const PANEL: (u32, u32) = (560, 420);
+/// Height of the title strip and of one row of the legend.
+const TITLE_H: u32 = 36;
+const LEGEND_ROW_H: u32 = 24;
+/// Legend entry width: the line sample plus ~7.5 px per character (a guess at a 13 px sans-serif
+/// font; the viewer lays the text out).
+fn entry_width(name: &str) -> u32 {
+    40 + (7.5 * name.chars().count() as f64).ceil() as u32 + 24
+}
+
+/// Draws `panels` side by side under `title`, with one legend for all of them below, and returns
+/// the SVG text. On a logarithmic axis, points with y ≤ 0 are left out (the line breaks there), as
+/// are non-finite points on either axis.
+pub fn panels_svg(title: &str, panels: &[Panel]) -> Result<String> {
+    let mut names: Vec<&str> = Vec::new();
+    for s in panels.iter().flat_map(|p| &p.series) {
+        if !names.contains(&s.name.as_str()) {
+            names.push(&s.name);
+        }
+    }
+    let width = PANEL.0 * panels.len().max(1) as u32;
+    let rows = legend_rows(&names, width - 40);
+    let height = TITLE_H + PANEL.1 + LEGEND_ROW_H * rows.len() as u32 + 12;
+    let color = |name: &str| COLORS[names.iter().position(|n| *n == name).unwrap_or(0) % COLORS.len()];
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
+        root.fill(&WHITE).map_err(plot_error)?;
+        let (top, rest) = root.split_vertically(TITLE_H);
+        let (charts, legend) = rest.split_vertically(PANEL.1);
+        top.draw_text(title, &TextStyle::from(("sans-serif", 20)).pos(Pos::new(HPos::Center, VPos::Center)), (width as i32 / 2, TITLE_H as i32 / 2))
+            .map_err(plot_error)?;
+        for (area, panel) in charts.split_evenly((1, panels.len().max(1))).iter().zip(panels) {
+            draw_panel(area, panel, &color)?;
+        }
+        for (r, row) in rows.iter().enumerate() {
+            let row_w: u32 = row.iter().map(|n| entry_width(n)).sum();
+            let mut x = (width.saturating_sub(row_w) / 2) as i32;
+            let y = (LEGEND_ROW_H * r as u32 + LEGEND_ROW_H / 2) as i32;
+            for name in row {
+                let style = ShapeStyle::from(&color(name)).stroke_width(3);
+                legend.draw(&PathElement::new([(x, y), (x + 30, y)], style)).map_err(plot_error)?;
+                legend.draw_text(name, &TextStyle::from(("sans-serif", 14)).pos(Pos::new(HPos::Left, VPos::Center)), (x + 38, y)).map_err(plot_error)?;
+                x += entry_width(name) as i32;
+            }
+        }
+        root.present().map_err(plot_error)?;
+    }
+    Ok(svg)
+}
+
+/// Splits the legend entries into rows no wider than `width`.
+fn legend_rows<'a>(names: &[&'a str], width: u32) -> Vec<Vec<&'a str>> {
+    let mut rows: Vec<Vec<&str>> = Vec::new();
+    let mut used = 0;
+    for &n in names {
+        let w = entry_width(n);
+        match rows.last_mut() {
+            Some(row) if used + w <= width => row.push(n),
+            _ => {
+                rows.push(vec![n]);
+                used = 0;
+            }
+        }
+        used += w;
+    }
+    rows
+}
+
+fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, p: &Panel, color: &dyn Fn(&str) -> RGBColor) -> Result<()> {
+    let usable = |q: &(f64, f64)| q.0.is_finite() && q.1.is_finite() && (!p.log_y || q.1 > 0.0);
+    let points = || p.series.iter().flat_map(|s| s.points.iter()).filter(|q| usable(q));
+    let x_max = points().map(|q| q.0).fold(0.0f64, f64::max);
+    let x_range = 0.0..if x_max > 0.0 { x_max } else { 1.0 };
+    let (lo, hi) = points().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), q| (lo.min(q.1), hi.max(q.1)));
+    let mut chart = ChartBuilder::on(area);
+    chart.caption(&p.title, ("sans-serif", 16)).margin(12).x_label_area_size(40).y_label_area_size(70);
+    let grid = RGBColor(235, 235, 235);
+    if p.log_y {
+        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.1, 10.0) };
+        // At least one decade, with a little room above and below.
+        let (lo, hi) = if hi / lo < 10.0 { (lo / 3.0, hi * 3.0) } else { (lo / 1.5, hi * 1.5) };
+        let mut c = chart.build_cartesian_2d(x_range, (lo..hi).log_scale()).map_err(plot_error)?;
+        c.configure_mesh()
+            .x_desc(&p.x_label)
+            .y_desc(&p.y_label)
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| format!("{v:.0e}"))
+            .light_line_style(grid)
+            .draw()
+            .map_err(plot_error)?;
+        draw_lines(&mut c, p, usable, color)
+    } else {
+        let (lo, hi) = if lo.is_finite() { (lo, hi) } else { (0.0, 1.0) };
+        let pad = if hi > lo { 0.05 * (hi - lo) } else { 0.5 * lo.abs().max(1.0) };
+        let mut c = chart.build_cartesian_2d(x_range, (lo - pad)..(hi + pad)).map_err(plot_error)?;
+        c.configure_mesh()
+            .x_desc(&p.x_label)
+            .y_desc(&p.y_label)
+            .x_label_formatter(&|v| tick(*v))
+            .y_label_formatter(&|v| tick(*v))
+            .light_line_style(grid)
+            .draw()
+            .map_err(plot_error)?;
+        draw_lines(&mut c, p, usable, color)
+    }
+}
+
+/// The lines of `p`, broken where a point is not usable.
+fn draw_lines<'a, Y: Ranged<ValueType = f64>>(
+    c: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>,
+    p: &Panel,
+    usable: impl Fn(&(f64, f64)) -> bool + Copy,
+    color: &dyn Fn(&str) -> RGBColor,
+) -> Result<()> {
+    for s in &p.series {
+        let style = ShapeStyle::from(&color(&s.name)).stroke_width(2);
+        for run in runs(&s.points, usable) {
+            c.draw_series(LineSeries::new(run.iter().copied(), style)).map_err(plot_error)?;
+        }
+    }
+    Ok(())
+}
+
+/// A linear-axis tick label: at most four decimals, without trailing zeros ("20", "0.25").
+fn tick(v: f64) -> String {
+    let s = format!("{v:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
+
+/// The maximal runs of consecutive usable points, as slices of `points`.
+fn runs(points: &[(f64, f64)], usable: impl Fn(&(f64, f64)) -> bool) -> Vec<&[(f64, f64)]> {
+    points.split(|q| !usable(q)).filter(|r| !r.is_empty()).collect()
+}
+
+fn plot_error<E: std::error::Error>(e: E) -> Error {
+    Error::invalid(format!("drawing the plot: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn draws_log_and_linear_panels_with_one_legend() {
+        let line = |name: &str, f: fn(f64) -> f64| Series { name: name.into(), points: (0..=20).map(|i| (i as f64, f(i as f64))).collect() };
+        let log = Panel {
+            title: "decay".into(),
+            x_label: "iteration".into(),
+            y_label: "value".into(),
+            log_y: true,
+            series: vec![line("fast", |x| (-x).exp()), line("with a zero", |x| if x == 5.0 { 0.0 } else { 1.0 / (1.0 + x) })],
+        };
+        let lin = Panel { log_y: false, title: "linear".into(), ..log.clone() };
+        let svg = panels_svg("test", &[log, lin]).unwrap();
+        assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(100)]);
+        assert!(svg.trim_end().ends_with("</svg>"));
+        assert_eq!(svg.matches("fast\n</text>").count(), 1, "one legend entry per name");
+        assert_eq!(svg.matches("with a zero\n</text>").count(), 1);
+        // Per name: its line in each panel (the zero breaks the log panel's second line in two)
+        // plus the legend sample.
+        let lines = |color: &str| svg.matches(&format!("<polyline fill=\"none\" opacity=\"1\" stroke=\"{color}\"")).count();
+        assert_eq!(lines("#1F77B4"), 3);
+        assert_eq!(lines("#FF7F0E"), 4);
+    }
+
+    #[test]
+    fn legend_rows_wrap() {
+        let names = ["a", "bb", "ccc"];
+        assert_eq!(legend_rows(&names, 1000).len(), 1);
+        assert_eq!(legend_rows(&names, entry_width("a") + entry_width("bb")).len(), 2);
+        assert_eq!(legend_rows(&names, 1).len(), 3);
+    }
+
+    #[test]
+    fn tick_labels_drop_trailing_zeros() {
+        assert_eq!(tick(20.0), "20");
+        assert_eq!(tick(0.25), "0.25");
+        assert_eq!(tick(-0.0), "0");
+        assert_eq!(tick(1e-6), "0");
+    }
+
+    #[test]
+    fn runs_split_at_unusable_points() {
+        let p = [(0.0, 1.0), (1.0, 0.0), (2.0, 2.0), (3.0, 3.0), (4.0, f64::NAN)];
+        let r = runs(&p, |q| q.1 > 0.0);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[1], &p[2..4]);
+    }
+}
