@@ -50,17 +50,29 @@ impl GaussSeidel {
     }
 
     /// One sweep.
+    /// Zeroes the multipliers at the start of a substep: `lambda` (model order) and, for permuted
+    /// schedules, the sweep's own copy.
+    pub fn reset(&mut self, lambda: &mut [f64]) {
+        lambda.fill(0.0);
+        if let Some(p) = &mut self.permuted {
+            p.lambda.fill(0.0);
+        }
+    }
+
+    /// One sweep. With a permuted (colored or clustered) schedule the multipliers live in the sweep's
+    /// own copy and `lambda` is left as it was: call [`GaussSeidel::export`] before reading them.
     pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
         match &mut self.permuted {
             None => sweep(&self.schedules, model, x, x_prev, lambda, h),
-            Some(p) => {
-                for (l, &i) in p.lambda.iter_mut().zip(&p.lambda_of) {
-                    *l = lambda[i as usize];
-                }
-                sweep(&self.schedules, &p.model, x, x_prev, &mut p.lambda, h);
-                for (&l, &i) in p.lambda.iter().zip(&p.lambda_of) {
-                    lambda[i as usize] = l;
-                }
+            Some(p) => sweep(&self.schedules, &p.model, x, x_prev, &mut p.lambda, h),
+        }
+    }
+
+    /// Copies the multipliers into `lambda` in model order (nothing to do for the serial schedule).
+    pub fn export(&self, lambda: &mut [f64]) {
+        if let Some(p) = &self.permuted {
+            for (&l, &i) in p.lambda.iter().zip(&p.lambda_of) {
+                lambda[i as usize] = l;
             }
         }
     }

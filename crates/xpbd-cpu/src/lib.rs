@@ -59,11 +59,14 @@ impl CpuBackend {
         let mut excluded = 0.0;
         let r0 = report.then(|| timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h)));
         for _ in 0..model.solver.iterations {
-            self.iterate(model, s, h, t_end);
+            self.sweep(model, s, h, t_end);
         }
         self.end_substep(model, s, h, t_end);
         r0.map(|r0| {
-            let r = timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h));
+            let r = timed(&mut excluded, || {
+                self.export_multipliers(s);
+                residual_norm(model, &s.x, &s.lambda, h)
+            });
             (r0, r, excluded)
         })
     }
@@ -72,17 +75,33 @@ impl CpuBackend {
     pub fn begin_substep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
         self.v_before.copy_from_slice(&s.v);
         integrate::predict(model, s, &mut self.x_prev, h, t_end);
-        s.lambda.fill(0.0);
+        match &mut self.sweep {
+            Sweep::GaussSeidel(g) => g.reset(&mut s.lambda),
+            Sweep::Jacobi(_) => s.lambda.fill(0.0),
+        }
         self.attach_lambda.fill(Vec3::zeros());
     }
 
-    /// One solver iteration: every elastic constraint once, then the soft attachments.
+    /// One solver iteration (every elastic constraint once, then the soft attachments), leaving the
+    /// state's multipliers up to date.
     pub fn iterate(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
+        self.sweep(model, s, h, t_end);
+        self.export_multipliers(s);
+    }
+
+    /// One iteration; a colored or clustered sweep keeps its multipliers to itself until exported.
+    fn sweep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
         match &mut self.sweep {
             Sweep::GaussSeidel(g) => g.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h),
             Sweep::Jacobi(j) => j.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h, model.solver.relaxation),
         }
         attachments::iterate(model, &mut s.x, &mut self.attach_lambda, h, t_end);
+    }
+
+    fn export_multipliers(&self, s: &mut State) {
+        if let Sweep::GaussSeidel(g) = &self.sweep {
+            g.export(&mut s.lambda);
+        }
     }
 
     /// Contacts, velocity update and restitution: the end of a substep.
