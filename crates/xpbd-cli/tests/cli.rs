@@ -1,19 +1,11 @@
 //! The command line through the binary: the output contract of DESIGN.md §5 and one-line errors
 //! for bad input (never a panic).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn xpbd(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xpbd")).args(args).output().expect("run xpbd");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
+use common::*;
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+
 
 const SMALL: &str = r#"
 name = "small"

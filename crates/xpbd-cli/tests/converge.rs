@@ -1,19 +1,12 @@
 //! `xpbd converge` through the binary (DESIGN.md §5): the CSV contract, a shared start state, a
 //! converging serial solve, the plot, and one-line errors.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
 
-fn xpbd_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xpbd")).current_dir(dir).args(args).output().expect("run xpbd");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
-}
+use common::*;
+use std::path::Path;
 
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p
-}
+
 
 /// A small clamped beam, stiff enough to bend visibly in a few frames.
 const BEAM: &str = r#"
