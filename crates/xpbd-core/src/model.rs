@@ -98,6 +98,21 @@ pub struct SolverSettings {
     pub velocity_damping: f64,
 }
 
+impl Ordering {
+    /// The scene's names: serial, jacobi, colored, clustered.
+    pub const NAMES: &'static str = "serial, jacobi, colored, clustered";
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "serial" => Some(Ordering::Serial),
+            "jacobi" => Some(Ordering::Jacobi),
+            "colored" => Some(Ordering::Colored),
+            "clustered" => Some(Ordering::Clustered),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Ordering {

@@ -35,25 +35,11 @@ pub struct SolverSpec {
     pub ordering: Ordering,
 }
 
-const ORDERINGS: &str = "serial, jacobi, colored, clustered";
 const MODELS: &str = "neohookean, neohookean_block";
 
-fn parse_ordering(s: &str) -> Option<Ordering> {
-    match s {
-        "serial" => Some(Ordering::Serial),
-        "jacobi" => Some(Ordering::Jacobi),
-        "colored" => Some(Ordering::Colored),
-        "clustered" => Some(Ordering::Clustered),
-        _ => None,
-    }
-}
-
+/// Only the two neo-Hookean forms may replace each other: they share Lamé parameters.
 fn parse_model(s: &str) -> Option<TetModel> {
-    match s {
-        "neohookean" => Some(TetModel::NeoHookean),
-        "neohookean_block" => Some(TetModel::NeoHookeanBlock),
-        _ => None,
-    }
+    TetModel::from_name(s).filter(|m| matches!(m, TetModel::NeoHookean | TetModel::NeoHookeanBlock))
 }
 
 /// Parses a comma-separated `--solvers` list. Errors name the offending item.
@@ -64,15 +50,16 @@ pub fn parse_solvers(list: &str) -> Result<Vec<SolverSpec>> {
             return Err(Error::invalid(format!("--solvers: empty item in '{list}'")));
         }
         let spec = match item.split_once('/') {
-            None => parse_ordering(item).map(|ordering| SolverSpec { label: item.into(), model: None, ordering }),
-            Some((m, o)) => match (parse_model(m.trim()), parse_ordering(o.trim())) {
+            None => Ordering::from_name(item).map(|ordering| SolverSpec { label: item.into(), model: None, ordering }),
+            Some((m, o)) => match (parse_model(m.trim()), Ordering::from_name(o.trim())) {
                 (Some(model), Some(ordering)) => Some(SolverSpec { label: item.into(), model: Some(model), ordering }),
                 _ => None,
             },
         };
         let spec = spec.ok_or_else(|| {
             Error::invalid(format!(
-                "--solvers: unknown solver '{item}' (expected ORDERING or MODEL/ORDERING with ORDERING one of {ORDERINGS} and MODEL one of {MODELS})"
+                "--solvers: unknown solver '{item}' (expected ORDERING or MODEL/ORDERING with ORDERING one of {} and MODEL one of {MODELS})",
+                Ordering::NAMES
             ))
         })?;
         if out.iter().any(|s| s.label == spec.label) {

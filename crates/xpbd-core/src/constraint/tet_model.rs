@@ -32,6 +32,11 @@ impl TetModel {
         }
     }
 
+    /// The scene's material model names, tetrahedral ones only (`cloth` is not a tet model).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [TetModel::NeoHookean, TetModel::NeoHookeanBlock, TetModel::StVK, TetModel::Arap].into_iter().find(|m| m.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             TetModel::NeoHookean => "neohookean",

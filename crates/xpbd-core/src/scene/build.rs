@@ -83,13 +83,8 @@ fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
         }
         other => return Err(Error::invalid(format!("solver.kind: unknown solver '{other}' (expected xpbd, mgpbd, multilayer)"))),
     }
-    let ordering = match k.ordering.as_str() {
-        "serial" => Ordering::Serial,
-        "jacobi" => Ordering::Jacobi,
-        "colored" => Ordering::Colored,
-        "clustered" => Ordering::Clustered,
-        other => return Err(Error::invalid(format!("solver.ordering: unknown ordering '{other}' (expected serial, jacobi, colored, clustered)"))),
-    };
+    let ordering = Ordering::from_name(&k.ordering)
+        .ok_or_else(|| Error::invalid(format!("solver.ordering: unknown ordering '{}' (expected {})", k.ordering, Ordering::NAMES)))?;
     if !(k.relaxation > 0.0 && k.relaxation <= 2.0) {
         return Err(Error::invalid(format!("solver.relaxation: must lie in (0, 2], got {}", k.relaxation)));
     }
@@ -234,13 +229,10 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
     let offset = |t: &[u32]| t.iter().map(|&i| i + base as u32).collect::<Vec<_>>();
     match mesh {
         Mesh::Tet(mut tm) => {
-            let model = match mat.model.as_str() {
-                "neohookean" => TetModel::NeoHookean,
-                "neohookean_block" => TetModel::NeoHookeanBlock,
-                "stvk" => TetModel::StVK,
-                "arap" => TetModel::Arap,
-                "cloth" => return Err(Error::invalid(format!("{mwhat}.model: 'cloth' needs a triangle mesh (grid2d or .obj), {what} is tetrahedral"))),
-                other => return Err(Error::invalid(format!("{mwhat}.model: unknown model '{other}' (expected neohookean, neohookean_block, stvk, arap, cloth)"))),
+            let model = match TetModel::from_name(&mat.model) {
+                Some(m) => m,
+                None if mat.model == "cloth" => return Err(Error::invalid(format!("{mwhat}.model: 'cloth' needs a triangle mesh (grid2d or .obj), {what} is tetrahedral"))),
+                None => return Err(Error::invalid(format!("{mwhat}.model: unknown model '{}' (expected neohookean, neohookean_block, stvk, arap, cloth)", mat.model))),
             };
             for (f, v) in [("areal_density", mat.areal_density), ("stretch_compliance", mat.stretch_compliance), ("bending_compliance", mat.bending_compliance)] {
                 if v.is_some() {
