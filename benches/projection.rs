@@ -3,6 +3,9 @@
 //! tet model side by side.
 //!
 //! Run: `cargo bench -p xpbd-benches --bench projection`
+//!
+//! Also the colored sweep run on a one-thread pool, which projects four same-color elements per call
+//! of the four-lane kernel (`xpbd_core::constraint::lanes`).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::path::Path;
@@ -29,7 +32,7 @@ fn projection(c: &mut Criterion) {
         let (index_order, _) = build(&parse(&box_scene(model), Path::new("bench.toml")).unwrap(), Path::new(".")).unwrap();
         let n_tets = index_order.tet_groups[0].tets.len();
         group.throughput(Throughput::Elements(n_tets as u64));
-        for (order, m) in [("index_order", index_order.clone()), ("color_order", in_color_order(index_order))] {
+        for (order, m) in [("index_order", index_order.clone()), ("color_order", in_color_order(index_order.clone()))] {
         // A sagged, non-rest state so every projection does real work.
         let x_prev: Vec<Vec3> = m.rest.clone();
         let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
@@ -44,6 +47,26 @@ fn projection(c: &mut Criterion) {
                 sweep.iterate(&m, &mut x, &x_prev, &mut lambda, h);
             })
         });
+        }
+        if model == "neohookean_block" {
+            // The colored sweep on one thread: four elements of a color per call of the four-lane kernel.
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+            let m = &index_order;
+            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(m, xpbd_cpu::gauss_seidel::ScheduleKind::Colored);
+            let x_prev: Vec<Vec3> = m.rest.clone();
+            let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
+            let h = m.h();
+            group.bench_function(format!("{model}/colored_4_lanes_1_thread"), |b| {
+                let mut x = x0.clone();
+                let mut lambda = vec![0.0; m.rows];
+                b.iter(|| {
+                    x.copy_from_slice(&x0);
+                    pool.install(|| {
+                        sweep.reset(&mut lambda);
+                        sweep.iterate(m, &mut x, &x_prev, &mut lambda, h)
+                    });
+                })
+            });
         }
     }
     group.finish();

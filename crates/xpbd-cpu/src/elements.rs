@@ -3,8 +3,10 @@
 //! any schedule, Jacobi) iterate families through [`for_each_family`] and apply or accumulate the
 //! corrections a visit returns.
 
+use xpbd_core::constraint::lanes::BlockMaterial;
 use xpbd_core::constraint::projection::{project_block, BlockParams};
-use xpbd_core::constraint::tet_model::project_tet;
+use xpbd_core::constraint::tet::TetRest;
+use xpbd_core::constraint::tet_model::{project_tet, TetModel};
 use xpbd_core::constraint::{bending, distance};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
@@ -17,11 +19,21 @@ pub struct Local<const N: usize> {
     pub w: [f64; N],
 }
 
+/// A family that the four-lane kernel (`xpbd_core::constraint::lanes`) can project: undamped block
+/// neo-Hookean tetrahedra.
+pub struct Lanes<'a> {
+    pub material: BlockMaterial,
+    pub tets: &'a [[u32; 4]],
+    pub rest: &'a [TetRest],
+}
+
 /// What a sweep does with each family.
 pub trait FamilyVisitor {
     /// `family` numbers the families in model order; element `e` owns multipliers
-    /// `lambda_offset + e*rows ..+rows`; `project(e, local, lambda)` returns the corrections.
-    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P)
+    /// `lambda_offset + e*rows ..+rows`; `project(e, local, lambda)` returns the corrections;
+    /// `lanes` is given when the four-lane kernel applies.
+    #[allow(clippy::too_many_arguments)]
+    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P, lanes: Option<Lanes>)
     where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync;
 }
@@ -32,11 +44,17 @@ pub fn for_each_family(model: &Model, h: f64, v: &mut impl FamilyVisitor) {
     let mut family = 0;
     for g in &model.tet_groups {
         let p = g.params(h);
-        v.visit(family, &g.tets, g.damping > 0.0, g.model.rows(), g.lambda_offset, |e, l: &Local<4>, lam| {
+        let lanes = (g.model == TetModel::NeoHookeanBlock && g.damping == 0.0).then(|| Lanes {
+            material: BlockMaterial { mu: g.lame.mu, lambda: g.lame.lambda, gamma: xpbd_core::constraint::neohookean::gamma(&g.lame), h },
+            tets: &g.tets,
+            rest: &g.rest,
+        });
+        let project = |e, l: &Local<4>, lam: &mut [f64]| {
             let mut x = l.x;
             project_tet(&p, &g.rest[e], &l.w, &mut x, &l.xp, lam);
             [x[0] - l.x[0], x[1] - l.x[1], x[2] - l.x[2], x[3] - l.x[3]]
-        });
+        };
+        v.visit(family, &g.tets, g.damping > 0.0, g.model.rows(), g.lambda_offset, project, lanes);
         family += 1;
     }
     for g in &model.cloth_groups {
@@ -46,11 +64,11 @@ pub fn for_each_family(model: &Model, h: f64, v: &mut impl FamilyVisitor) {
         v.visit(family, &g.edges, damped, 1, g.lambda_offset, |i, l: &Local<2>, lam| {
             let (c, grad) = distance::distance(&l.x, g.rest_length[i]);
             scalar_row(c, grad, l, &stretch, lam)
-        });
+        }, None);
         v.visit(family + 1, &g.hinges, damped, 1, g.lambda_offset + g.edges.len(), |i, l: &Local<4>, lam| {
             let (c, grad) = bending::bending(&l.x, g.rest_angle[i]);
             scalar_row(c, grad, l, &bend, lam)
-        });
+        }, None);
         family += 2;
     }
 }

@@ -2,7 +2,8 @@
 //! colored (block paper, Algorithm 2) or clustered (Algorithm 3). Batches run in sequence; the items
 //! of a batch in parallel with rayon; the elements of an item in sequence, each update seen by the next.
 
-use crate::elements::{for_each_family, gather, FamilyVisitor, Local};
+use crate::elements::{for_each_family, gather, FamilyVisitor, Lanes, Local};
+use xpbd_core::constraint::lanes::{project_block_neohookean_x4, Block4};
 use crate::schedule::Schedule;
 use crate::shared::SharedMut;
 use rayon::prelude::*;
@@ -95,7 +96,7 @@ struct Sweep<'a> {
 const GRAIN: usize = 64;
 
 impl FamilyVisitor for Sweep<'_> {
-    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P)
+    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P, lanes: Option<Lanes>)
     where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
@@ -118,11 +119,64 @@ impl FamilyVisitor for Sweep<'_> {
         };
         for b in 0..s.batches() {
             let items = s.batch(b);
-            if items.len() == 1 {
-                item(items.start);
-            } else {
-                items.into_par_iter().with_min_len(GRAIN).for_each(item);
+            match &lanes {
+                _ if items.len() == 1 => item(items.start),
+                None => items.into_par_iter().with_min_len(GRAIN).for_each(item),
+                Some(lanes) => {
+                    let quads = (items.len() + 3) / 4;
+                    (0..quads).into_par_iter().with_min_len(GRAIN / 4).for_each(|q| {
+                        let first = items.start + 4 * q;
+                        // SAFETY: as above; the (up to) four items of a quad are items of one batch.
+                        unsafe { four_items(s, first..(first + 4).min(items.end), lanes, x, lambda, w, lambda_offset) }
+                    });
+                }
             }
+        }
+    }
+}
+
+/// Projects up to four items of one batch in lockstep with the four-lane kernel: step k takes the k-th
+/// element of each item, so every item's elements still run in their order.
+///
+/// # Safety
+/// The items must belong to one batch of a valid schedule.
+unsafe fn four_items(s: &Schedule, items: std::ops::Range<usize>, lanes: &Lanes, x: &SharedMut<Vec3>, lambda: &SharedMut<f64>, w: &[f64], lambda_offset: usize) {
+    let mut members: [&[u32]; 4] = [&[]; 4];
+    for (l, i) in items.enumerate() {
+        members[l] = s.item(i);
+    }
+    let steps = members.iter().map(|m| m.len()).max().unwrap_or(0);
+    let r0 = &lanes.rest[0];
+    let mut b = Block4 { rest: [r0; 4], w: [[0.0; 4]; 4], x: [[Vec3::zeros(); 4]; 4], lambda: [[0.0; 2]; 4], active: [false; 4] };
+    let mut e = [0usize; 4];
+    for k in 0..steps {
+        for l in 0..4 {
+            b.active[l] = k < members[l].len();
+            if !b.active[l] {
+                continue;
+            }
+            e[l] = members[l][k] as usize;
+            let tet = &lanes.tets[e[l]];
+            b.rest[l] = &lanes.rest[e[l]];
+            for n in 0..4 {
+                b.w[l][n] = w[tet[n] as usize];
+                b.x[l][n] = x.get(tet[n] as usize);
+            }
+            let off = lambda_offset + 2 * e[l];
+            b.lambda[l] = [lambda.get(off), lambda.get(off + 1)];
+        }
+        project_block_neohookean_x4(&lanes.material, &mut b);
+        for l in 0..4 {
+            if !b.active[l] {
+                continue;
+            }
+            let tet = &lanes.tets[e[l]];
+            for n in 0..4 {
+                x.add(tet[n] as usize, |p| *p = b.x[l][n]);
+            }
+            let off = lambda_offset + 2 * e[l];
+            lambda.add(off, |v| *v = b.lambda[l][0]);
+            lambda.add(off + 1, |v| *v = b.lambda[l][1]);
         }
     }
 }
@@ -134,7 +188,7 @@ struct Planner {
 }
 
 impl FamilyVisitor for Planner {
-    fn visit<const N: usize, P>(&mut self, _family: usize, elements: &[[u32; N]], _damped: bool, _rows: usize, _lambda_offset: usize, _project: P)
+    fn visit<const N: usize, P>(&mut self, _family: usize, elements: &[[u32; N]], _damped: bool, _rows: usize, _lambda_offset: usize, _project: P, _lanes: Option<Lanes>)
     where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {

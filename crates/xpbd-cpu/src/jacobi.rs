@@ -5,7 +5,7 @@
 //! Σ m Δx = 0, so linear momentum is conserved (per-vertex averaging would break that), and scaling
 //! Δλ alike keeps the multipliers consistent with the motion. Deterministic: no atomics.
 
-use crate::elements::{for_each_family, gather, FamilyVisitor, Local};
+use crate::elements::{for_each_family, gather, FamilyVisitor, Lanes, Local};
 use rayon::prelude::*;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
@@ -33,7 +33,7 @@ struct Layout {
 }
 
 impl FamilyVisitor for Layout {
-    fn visit<const N: usize, P>(&mut self, _f: usize, elements: &[[u32; N]], _d: bool, _r: usize, _o: usize, _p: P)
+    fn visit<const N: usize, P>(&mut self, _f: usize, elements: &[[u32; N]], _d: bool, _r: usize, _o: usize, _p: P, _l: Option<Lanes>)
     where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
@@ -94,7 +94,7 @@ struct Pass<'a> {
 }
 
 impl FamilyVisitor for Pass<'_> {
-    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P)
+    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P, _lanes: Option<Lanes>)
     where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {

@@ -5,6 +5,7 @@ pub mod arap;
 pub mod bending;
 pub mod block_solve;
 pub mod distance;
+pub mod lanes;
 pub mod neohookean;
 pub mod projection;
 pub mod stvk;
