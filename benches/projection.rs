@@ -33,20 +33,20 @@ fn projection(c: &mut Criterion) {
         let n_tets = index_order.tet_groups[0].tets.len();
         group.throughput(Throughput::Elements(n_tets as u64));
         for (order, m) in [("index_order", index_order.clone()), ("color_order", in_color_order(index_order.clone()))] {
-        // A sagged, non-rest state so every projection does real work.
-        let x_prev: Vec<Vec3> = m.rest.clone();
-        let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
-        let h = m.h();
-        let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(&m, xpbd_cpu::gauss_seidel::ScheduleKind::Serial);
-        group.bench_function(format!("{model}/{order}"), |b| {
-            let mut x = x0.clone();
-            let mut lambda = vec![0.0; m.rows];
-            b.iter(|| {
-                x.copy_from_slice(&x0);
-                lambda.fill(0.0);
-                sweep.iterate(&m, &mut x, &x_prev, &mut lambda, h);
-            })
-        });
+            // A sagged, non-rest state so every projection does real work.
+            let x_prev: Vec<Vec3> = m.rest.clone();
+            let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
+            let h = m.h();
+            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(&m, xpbd_cpu::gauss_seidel::ScheduleKind::Serial);
+            group.bench_function(format!("{model}/{order}"), |b| {
+                let mut x = x0.clone();
+                let mut lambda = vec![0.0; m.rows];
+                b.iter(|| {
+                    x.copy_from_slice(&x0);
+                    lambda.fill(0.0);
+                    sweep.iterate(&m, &mut x, &x_prev, &mut lambda, h);
+                })
+            });
         }
         if model == "neohookean_block" {
             // The colored sweep on one thread: four elements of a color per call of the four-lane kernel.

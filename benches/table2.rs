@@ -62,9 +62,19 @@ fn main() {
     let armadillo = root.join("scenes/meshes/armadillo_4k.node");
     let bunny = root.join("../shared/meshes/bunny_31k.node");
     let mut meshes = vec![
-        Mesh { name: "beam", source: r#"{ generator = "box", size = [4.0, 1.0, 1.0], cells = [30, 5, 5], split = 5 }"#.into(), youngs: 1e7, substeps: (200, 30) },
+        Mesh {
+            name: "beam",
+            source: r#"{ generator = "box", size = [4.0, 1.0, 1.0], cells = [30, 5, 5], split = 5 }"#.into(),
+            youngs: 1e7,
+            substeps: (200, 30),
+        },
         Mesh { name: "armadillo", source: format!(r#"{{ file = "{}" }}"#, armadillo.display()), youngs: 1e6, substeps: (250, 50) },
-        Mesh { name: "box_51k", source: r#"{ generator = "box", size = [4.0, 1.6, 1.6], cells = [40, 16, 16], split = 5 }"#.into(), youngs: 1e7, substeps: (250, 50) },
+        Mesh {
+            name: "box_51k",
+            source: r#"{ generator = "box", size = [4.0, 1.6, 1.6], cells = [40, 16, 16], split = 5 }"#.into(),
+            youngs: 1e7,
+            substeps: (250, 50),
+        },
     ];
     if bunny.exists() {
         meshes.push(Mesh { name: "bunny_31k", source: format!(r#"{{ file = "{}" }}"#, bunny.display()), youngs: 1e6, substeps: (250, 50) });

@@ -50,9 +50,7 @@ fn main() {
         println!("cargo::rerun-if-env-changed={var}");
     }
 
-    let manifest_dir = PathBuf::from(
-        env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set by cargo"),
-    );
+    let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR is set by cargo"));
     let workspace = manifest_dir.join("..").join("..");
     let workspace = workspace.canonicalize().unwrap_or(workspace);
     let kernels_dir = workspace.join("kernels");
@@ -66,12 +64,7 @@ fn main() {
 
     if env::var_os("XPBD_NO_NVCC").is_some_and(|v| !v.is_empty() && v != "0") {
         println!("cargo::warning=XPBD_NO_NVCC is set: building xpbd-cuda without kernels (the CUDA backend is off)");
-        write_generated(
-            &out_dir,
-            &[],
-            None,
-            "built without kernels: XPBD_NO_NVCC was set at build time",
-        );
+        write_generated(&out_dir, &[], None, "built without kernels: XPBD_NO_NVCC was set at build time");
         return;
     }
 
@@ -87,45 +80,24 @@ fn main() {
              building xpbd-cuda without kernels, so the CUDA backend is off. \
              Run scripts/install-cuda-toolchain.sh to get one."
         );
-        write_generated(
-            &out_dir,
-            &[],
-            None,
-            "built without kernels: nvcc was not found at build time",
-        );
+        write_generated(&out_dir, &[], None, "built without kernels: nvcc was not found at build time");
         return;
     };
     println!("cargo::rerun-if-changed={}", nvcc.path.display());
 
     let release = nvcc_release(&nvcc);
     if sources.is_empty() {
-        println!(
-            "cargo::warning=no kernels/*.cu found in {}: building without kernels",
-            kernels_dir.display()
-        );
-        write_generated(
-            &out_dir,
-            &[],
-            Some((&nvcc, &release)),
-            "built without kernels: there are no kernels/*.cu",
-        );
+        println!("cargo::warning=no kernels/*.cu found in {}: building without kernels", kernels_dir.display());
+        write_generated(&out_dir, &[], Some((&nvcc, &release)), "built without kernels: there are no kernels/*.cu");
         return;
     }
 
     let modules: Vec<Module> = sources
         .iter()
         .map(|source| {
-            let name = source
-                .file_stem()
-                .expect("a .cu file has a stem")
-                .to_string_lossy()
-                .into_owned();
+            let name = source.file_stem().expect("a .cu file has a stem").to_string_lossy().into_owned();
             let ptx = out_dir.join(format!("{name}.ptx"));
-            Module {
-                name,
-                source: source.clone(),
-                ptx,
-            }
+            Module { name, source: source.clone(), ptx }
         })
         .collect();
     compile_all(&nvcc, &kernels_dir, &out_dir, &modules);
@@ -177,11 +149,7 @@ fn nvcc_file_name() -> &'static str {
 
 /// Looks for nvcc in `$NVCC`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, `PATH`, then `<workspace>/.toolchain/cuda/bin`.
 fn find_nvcc(workspace: &Path) -> Option<Nvcc> {
-    let search_path = |name: &OsString| -> Option<PathBuf> {
-        env::split_paths(&env::var_os("PATH")?)
-            .map(|dir| dir.join(name))
-            .find(|p| is_executable(p))
-    };
+    let search_path = |name: &OsString| -> Option<PathBuf> { env::split_paths(&env::var_os("PATH")?).map(|dir| dir.join(name)).find(|p| is_executable(p)) };
 
     if let Some(value) = env::var_os("NVCC").filter(|v| !v.is_empty()) {
         let path = PathBuf::from(&value);
@@ -192,58 +160,32 @@ fn find_nvcc(workspace: &Path) -> Option<Nvcc> {
             Some(path.clone())
         };
         match found.filter(|p| is_executable(p)) {
-            Some(path) => {
-                return Some(Nvcc {
-                    path,
-                    origin: "$NVCC".into(),
-                })
-            }
-            None => println!(
-                "cargo::warning=NVCC={} is not an executable file; looking for nvcc elsewhere",
-                path.display()
-            ),
+            Some(path) => return Some(Nvcc { path, origin: "$NVCC".into() }),
+            None => println!("cargo::warning=NVCC={} is not an executable file; looking for nvcc elsewhere", path.display()),
         }
     }
     for var in ["CUDA_HOME", "CUDA_PATH"] {
         if let Some(root) = env::var_os(var).filter(|v| !v.is_empty()) {
             let path = PathBuf::from(root).join("bin").join(nvcc_file_name());
             if is_executable(&path) {
-                return Some(Nvcc {
-                    path,
-                    origin: format!("${var}/bin"),
-                });
+                return Some(Nvcc { path, origin: format!("${var}/bin") });
             }
         }
     }
     // From here on the answer depends on PATH.
     println!("cargo::rerun-if-env-changed=PATH");
     if let Some(path) = search_path(&OsString::from(nvcc_file_name())) {
-        return Some(Nvcc {
-            path,
-            origin: "PATH".into(),
-        });
+        return Some(Nvcc { path, origin: "PATH".into() });
     }
-    let path = workspace
-        .join(".toolchain")
-        .join("cuda")
-        .join("bin")
-        .join(nvcc_file_name());
+    let path = workspace.join(".toolchain").join("cuda").join("bin").join(nvcc_file_name());
     if is_executable(&path) {
-        return Some(Nvcc {
-            path,
-            origin: ".toolchain/cuda/bin".into(),
-        });
+        return Some(Nvcc { path, origin: ".toolchain/cuda/bin".into() });
     }
     None
 }
 
 fn describe_failure(what: &str, output: &Output) -> String {
-    format!(
-        "{what} failed ({}):\n{}{}",
-        output.status,
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
+    format!("{what} failed ({}):\n{}{}", output.status, String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
 fn fail(message: &str) -> ! {
@@ -256,71 +198,36 @@ fn nvcc_release(nvcc: &Nvcc) -> String {
     let output = Command::new(&nvcc.path)
         .arg("--version")
         .output()
-        .unwrap_or_else(|e| {
-            fail(&format!(
-                "could not run nvcc {} (found in {}): {e}",
-                nvcc.path.display(),
-                nvcc.origin
-            ))
-        });
+        .unwrap_or_else(|e| fail(&format!("could not run nvcc {} (found in {}): {e}", nvcc.path.display(), nvcc.origin)));
     if !output.status.success() {
-        fail(&describe_failure(
-            &format!("{} --version", nvcc.path.display()),
-            &output,
-        ));
+        fail(&describe_failure(&format!("{} --version", nvcc.path.display()), &output));
     }
     let text = String::from_utf8_lossy(&output.stdout);
     text.split("release ")
         .nth(1)
         .and_then(|rest| rest.split(|c: char| c == ',' || c.is_whitespace()).next())
         .map(str::to_owned)
-        .unwrap_or_else(|| {
-            fail(&format!(
-                "could not read the release from `{} --version`:\n{text}",
-                nvcc.path.display()
-            ))
-        })
+        .unwrap_or_else(|| fail(&format!("could not read the release from `{} --version`:\n{text}", nvcc.path.display())))
 }
 
 fn extra_flags() -> Vec<String> {
-    env::var("XPBD_NVCC_FLAGS")
-        .map(|s| s.split_whitespace().map(str::to_owned).collect())
-        .unwrap_or_default()
+    env::var("XPBD_NVCC_FLAGS").map(|s| s.split_whitespace().map(str::to_owned).collect()).unwrap_or_default()
 }
 
-fn run_nvcc(
-    nvcc: &Nvcc,
-    kernels_dir: &Path,
-    out_dir: &Path,
-    module: &Module,
-    allow_unsupported: bool,
-) -> Output {
+fn run_nvcc(nvcc: &Nvcc, kernels_dir: &Path, out_dir: &Path, module: &Module, allow_unsupported: bool) -> Output {
     let mut cmd = Command::new(&nvcc.path);
-    cmd.args(NVCC_FLAGS)
-        .arg("-I")
-        .arg(kernels_dir)
-        .args(extra_flags());
+    cmd.args(NVCC_FLAGS).arg("-I").arg(kernels_dir).args(extra_flags());
     if allow_unsupported {
         cmd.arg("-allow-unsupported-compiler");
     }
-    cmd.arg(&module.source)
-        .arg("-o")
-        .arg(&module.ptx)
-        .current_dir(out_dir);
-    cmd.output()
-        .unwrap_or_else(|e| fail(&format!("could not run {}: {e}", nvcc.path.display())))
+    cmd.arg(&module.source).arg("-o").arg(&module.ptx).current_dir(out_dir);
+    cmd.output().unwrap_or_else(|e| fail(&format!("could not run {}: {e}", nvcc.path.display())))
 }
 
 /// Compiles one module; retries with `-allow-unsupported-compiler` when nvcc refuses the host compiler's version.
 /// Returns a warning to print, or the failure message.
-fn compile(
-    nvcc: &Nvcc,
-    kernels_dir: &Path,
-    out_dir: &Path,
-    module: &Module,
-) -> Result<Option<String>, String> {
-    let what =
-        |output: &Output| describe_failure(&format!("nvcc on kernels/{}.cu", module.name), output);
+fn compile(nvcc: &Nvcc, kernels_dir: &Path, out_dir: &Path, module: &Module) -> Result<Option<String>, String> {
+    let what = |output: &Output| describe_failure(&format!("nvcc on kernels/{}.cu", module.name), output);
     let output = run_nvcc(nvcc, kernels_dir, out_dir, module, false);
     if output.status.success() {
         return Ok(None);
@@ -394,58 +301,31 @@ fn compile_all(nvcc: &Nvcc, kernels_dir: &Path, out_dir: &Path, modules: &[Modul
 
 /// The `.version X.Y` line of a PTX file.
 fn ptx_isa(ptx: &str) -> Option<&str> {
-    ptx.lines()
-        .find_map(|line| line.trim().strip_prefix(".version "))
-        .map(str::trim)
+    ptx.lines().find_map(|line| line.trim().strip_prefix(".version ")).map(str::trim)
 }
 
-fn write_generated(
-    out_dir: &Path,
-    modules: &[Module],
-    nvcc: Option<(&Nvcc, &String)>,
-    no_kernels_reason: &str,
-) {
+fn write_generated(out_dir: &Path, modules: &[Module], nvcc: Option<(&Nvcc, &String)>, no_kernels_reason: &str) {
     let mut code = String::from("// Generated by crates/xpbd-cuda/build.rs. Do not edit.\n\n");
-    code.push_str(
-        "/// (module name = kernels/<name>.cu, PTX text), sorted by name; empty without nvcc.\n",
-    );
+    code.push_str("/// (module name = kernels/<name>.cu, PTX text), sorted by name; empty without nvcc.\n");
     code.push_str("pub const PTX: &[(&str, &str)] = &[\n");
     let mut isa = None;
     for module in modules {
-        let text = fs::read_to_string(&module.ptx)
-            .unwrap_or_else(|e| fail(&format!("nvcc did not write {}: {e}", module.ptx.display())));
+        let text = fs::read_to_string(&module.ptx).unwrap_or_else(|e| fail(&format!("nvcc did not write {}: {e}", module.ptx.display())));
         isa = isa.or_else(|| ptx_isa(&text).map(str::to_owned));
-        code.push_str(&format!(
-            "    ({:?}, include_str!({:?})),\n",
-            module.name,
-            module.ptx.display().to_string()
-        ));
+        code.push_str(&format!("    ({:?}, include_str!({:?})),\n", module.name, module.ptx.display().to_string()));
     }
     code.push_str("];\n\n");
     let (path, origin, release) = match nvcc {
-        Some((nvcc, release)) => (
-            Some(nvcc.path.display().to_string()),
-            Some(nvcc.origin.clone()),
-            Some(release.clone()),
-        ),
+        Some((nvcc, release)) => (Some(nvcc.path.display().to_string()), Some(nvcc.origin.clone()), Some(release.clone())),
         None => (None, None, None),
     };
-    code.push_str(&format!(
-        "/// The nvcc that compiled the kernels.\npub const NVCC_PATH: Option<&str> = {path:?};\n"
-    ));
-    code.push_str(&format!(
-        "/// Where build.rs found nvcc.\npub const NVCC_ORIGIN: Option<&str> = {origin:?};\n"
-    ));
-    code.push_str(&format!(
-        "/// nvcc's release, \"X.Y\".\npub const NVCC_RELEASE: Option<&str> = {release:?};\n"
-    ));
+    code.push_str(&format!("/// The nvcc that compiled the kernels.\npub const NVCC_PATH: Option<&str> = {path:?};\n"));
+    code.push_str(&format!("/// Where build.rs found nvcc.\npub const NVCC_ORIGIN: Option<&str> = {origin:?};\n"));
+    code.push_str(&format!("/// nvcc's release, \"X.Y\".\npub const NVCC_RELEASE: Option<&str> = {release:?};\n"));
     code.push_str(&format!("/// The PTX ISA version of the modules, \"X.Y\".\npub const PTX_ISA: Option<&str> = {isa:?};\n"));
-    code.push_str(&format!(
-        "/// Why there are no kernels (empty when there are).\npub const NO_KERNELS_REASON: &str = {no_kernels_reason:?};\n"
-    ));
+    code.push_str(&format!("/// Why there are no kernels (empty when there are).\npub const NO_KERNELS_REASON: &str = {no_kernels_reason:?};\n"));
     let path = out_dir.join("kernels.rs");
     if fs::read_to_string(&path).ok().as_deref() != Some(code.as_str()) {
-        fs::write(&path, code)
-            .unwrap_or_else(|e| fail(&format!("could not write {}: {e}", path.display())));
+        fs::write(&path, code).unwrap_or_else(|e| fail(&format!("could not write {}: {e}", path.display())));
     }
 }

@@ -66,11 +66,23 @@ pub fn info(path: &Path, json: bool) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&v.expect("info serialises")).expect("json"));
     } else {
         for i in &items {
-            println!("{} ({}): {} vertices, {} elements, {} boundary faces, {} {:.6e}, bbox [{:.4}, {:.4}, {:.4}]–[{:.4}, {:.4}, {:.4}]{}",
-                i.name, i.kind, i.vertices, i.elements, i.boundary_faces,
-                if i.kind == "tet" { "volume" } else { "area" }, i.measure,
-                i.bbox_min[0], i.bbox_min[1], i.bbox_min[2], i.bbox_max[0], i.bbox_max[1], i.bbox_max[2],
-                if i.reoriented > 0 { format!(", {} tets reoriented", i.reoriented) } else { String::new() });
+            println!(
+                "{} ({}): {} vertices, {} elements, {} boundary faces, {} {:.6e}, bbox [{:.4}, {:.4}, {:.4}]–[{:.4}, {:.4}, {:.4}]{}",
+                i.name,
+                i.kind,
+                i.vertices,
+                i.elements,
+                i.boundary_faces,
+                if i.kind == "tet" { "volume" } else { "area" },
+                i.measure,
+                i.bbox_min[0],
+                i.bbox_min[1],
+                i.bbox_min[2],
+                i.bbox_max[0],
+                i.bbox_max[1],
+                i.bbox_max[2],
+                if i.reoriented > 0 { format!(", {} tets reoriented", i.reoriented) } else { String::new() }
+            );
             let sizes: Vec<String> = i.cluster_sizes.iter().map(|(s, n)| format!("{s}: {n}")).collect();
             println!("  element graph: max valence {} (lower bound on colors), colors greedy {}, smallest-last {}, clustered (K_s = {}) {}, ratio {:.3}; cluster sizes {{{}}}",
                 i.max_valence, i.colors_greedy, i.colors_smallest_last, i.cluster_size_limit, i.colors_clustered, i.reduction_ratio, sizes.join(", "));
@@ -83,19 +95,27 @@ fn describe(name: &str, mesh: Mesh, k_s: usize) -> Result<MeshInfo> {
     let (kind, vertices, elements, parts, faces, measure, reoriented) = match mesh {
         Mesh::Tet(mut m) => {
             let r = orientation::orient_and_validate(&mut m, name)?;
-            let vol = m.tets.iter().map(|t| {
-                let [a, b, c, d] = t.map(|i| m.vertices[i as usize]);
-                xpbd_core::mesh::signed_tet_volume(&a, &b, &c, &d)
-            }).sum();
+            let vol = m
+                .tets
+                .iter()
+                .map(|t| {
+                    let [a, b, c, d] = t.map(|i| m.vertices[i as usize]);
+                    xpbd_core::mesh::signed_tet_volume(&a, &b, &c, &d)
+                })
+                .sum();
             let faces = surface::boundary_faces(&m.tets).len();
             let parts = partitions(&m.tets, m.vertices.len(), k_s);
             ("tet", m.vertices, m.tets.len(), parts, faces, vol, r.flipped)
         }
         Mesh::Tri(m) => {
-            let area = m.tris.iter().map(|t| {
-                let [a, b, c] = t.map(|i| m.vertices[i as usize]);
-                0.5 * (b - a).cross(&(c - a)).norm()
-            }).sum();
+            let area = m
+                .tris
+                .iter()
+                .map(|t| {
+                    let [a, b, c] = t.map(|i| m.vertices[i as usize]);
+                    0.5 * (b - a).cross(&(c - a)).norm()
+                })
+                .sum();
             let parts = partitions(&m.tris, m.vertices.len(), k_s);
             ("tri", m.vertices, m.tris.len(), parts, m.tris.len(), area, 0)
         }

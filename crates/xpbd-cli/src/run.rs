@@ -64,7 +64,14 @@ pub fn run(a: RunArgs) -> Result<()> {
     if !a.quiet {
         println!(
             "{}: {} frames on {} in {:.2} s ({:.3} ms/frame solve); final relative residual {:.3e}, min det F {:.4}; output in {}",
-            s.scene, s.frames, s.device, s.wall_time_s, s.ms_per_frame, s.last.relative_residual, s.last.min_volume_ratio, out.display()
+            s.scene,
+            s.frames,
+            s.device,
+            s.wall_time_s,
+            s.ms_per_frame,
+            s.last.relative_residual,
+            s.last.min_volume_ratio,
+            out.display()
         );
     }
     Ok(())

@@ -5,8 +5,6 @@ mod common;
 
 use common::*;
 
-
-
 const SMALL: &str = r#"
 name = "small"
 [simulation]
@@ -103,7 +101,11 @@ fn bad_scenes_give_one_line_errors() {
     case("incompressible.toml", SMALL.replace("poisson = 0.3", "poisson = 0.5"), &["body[0].material.poisson"]);
     case("probe.toml", SMALL.replace("body = \"beam\"", "body = \"bean\""), &["probe[0]", "'bean'"]);
     case("solver.toml", format!("{SMALL}\n[solver]\nkind = \"magic\"\n"), &["solver.kind", "magic"]);
-    case("missing_mesh.toml", SMALL.replace("{ generator = \"box\", size = [1.0, 0.25, 0.25], cells = [4, 1, 1], split = 5 }", "{ file = \"nope.msh\" }"), &["nope.msh"]);
+    case(
+        "missing_mesh.toml",
+        SMALL.replace("{ generator = \"box\", size = [1.0, 0.25, 0.25], cells = [4, 1, 1], split = 5 }", "{ file = \"nope.msh\" }"),
+        &["nope.msh"],
+    );
     case("pin.toml", SMALL.replace("min = [-0.01", "min = [5.0").replace("max = [0.01", "max = [6.0"), &["pin[0]", "selects no vertex"]);
     expect_error(&["run", d.join("absent.toml").to_str().unwrap()], &["absent.toml"]);
     expect_error(&["run", write(d, "dev.toml", SMALL).to_str().unwrap(), "--device", "gpu"], &["'gpu'"]);

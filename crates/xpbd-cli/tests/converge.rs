@@ -6,8 +6,6 @@ mod common;
 use common::*;
 use std::path::Path;
 
-
-
 /// A small clamped beam, stiff enough to bend visibly in a few frames.
 const BEAM: &str = r#"
 name = "tiny"

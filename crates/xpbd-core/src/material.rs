@@ -20,10 +20,7 @@ impl Lame {
         if !(poisson.is_finite() && poisson > -1.0 && poisson < 0.5) {
             return Err(Error::invalid(format!("{what}.poisson: must lie in (-1, 0.5), got {poisson}")));
         }
-        Ok(Lame {
-            mu: youngs / (2.0 * (1.0 + poisson)),
-            lambda: youngs * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson)),
-        })
+        Ok(Lame { mu: youngs / (2.0 * (1.0 + poisson)), lambda: youngs * poisson / ((1.0 + poisson) * (1.0 - 2.0 * poisson)) })
     }
 
     /// Stable neo-Hookean parameters whose small-strain response equals this linear material

@@ -46,7 +46,8 @@ pub fn elastic_energy(model: &Model, x: &[Vec3]) -> f64 {
     }
     for g in &model.cloth_groups {
         if g.stretch_compliance > 0.0 {
-            e += g.edges.iter().zip(&g.rest_length).map(|(ed, &l)| distance::distance(&[x[ed[0] as usize], x[ed[1] as usize]], l).0.powi(2)).sum::<f64>() * 0.5 / g.stretch_compliance;
+            e += g.edges.iter().zip(&g.rest_length).map(|(ed, &l)| distance::distance(&[x[ed[0] as usize], x[ed[1] as usize]], l).0.powi(2)).sum::<f64>() * 0.5
+                / g.stretch_compliance;
         }
         if g.bending_compliance > 0.0 {
             e += g.hinges.iter().zip(&g.rest_angle).map(|(hi, &a)| bending::bending(&gather(x, hi), a).0.powi(2)).sum::<f64>() * 0.5 / g.bending_compliance;

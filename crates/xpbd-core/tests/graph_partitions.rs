@@ -74,12 +74,7 @@ fn greedy_colorings_are_valid_on_boxes_and_the_armadillo() {
         check_colored(&m.tets, n, &nat).unwrap_or_else(|e| panic!("{name} natural: {e}"));
         check_colored(&m.tets, n, &sl).unwrap_or_else(|e| panic!("{name} smallest-last: {e}"));
         assert_eq!(sl.conflict(&m.tets, n), None);
-        println!(
-            "{name}: natural {} smallest-last {} max degree {}",
-            nat.colors(),
-            sl.colors(),
-            g.max_degree()
-        );
+        println!("{name}: natural {} smallest-last {} max degree {}", nat.colors(), sl.colors(), g.max_degree());
     }
 }
 

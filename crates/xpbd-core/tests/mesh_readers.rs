@@ -7,49 +7,31 @@
 
 use nalgebra::Vector3;
 use std::path::{Path, PathBuf};
-use xpbd_core::mesh::io::{
-    read_mesh, read_tet_mesh, read_tri_mesh, write_pvd, write_vtu, PointData,
-};
+use xpbd_core::mesh::io::{read_mesh, read_tet_mesh, read_tri_mesh, write_pvd, write_vtu, PointData};
 use xpbd_core::mesh::{signed_tet_volume, Mesh, TetMesh, TriMesh};
 
 type V = Vector3<f64>;
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/meshes")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/meshes").join(name)
 }
 
 /// The cube every `cube*` fixture holds.
 fn cube() -> TetMesh {
     let (x, y, z) = ([0.0, 0.5], [0.0, 1.25], [-1.0, 0.75]);
-    let vertices = (0..8)
-        .map(|i| V::new(x[(i & 1) ^ (i >> 1 & 1)], y[i >> 1 & 1], z[i >> 2]))
-        .collect();
-    let tets = vec![
-        [0, 1, 3, 4],
-        [1, 2, 3, 6],
-        [1, 4, 5, 6],
-        [3, 4, 6, 7],
-        [1, 3, 4, 6],
-    ];
+    let vertices = (0..8).map(|i| V::new(x[(i & 1) ^ (i >> 1 & 1)], y[i >> 1 & 1], z[i >> 2])).collect();
+    let tets = vec![[0, 1, 3, 4], [1, 2, 3, 6], [1, 4, 5, 6], [3, 4, 6, 7], [1, 3, 4, 6]];
     TetMesh { vertices, tets }
 }
 
 fn abs_volume(m: &TetMesh) -> f64 {
     let v = |i: u32| m.vertices[i as usize];
-    m.tets
-        .iter()
-        .map(|t| signed_tet_volume(&v(t[0]), &v(t[1]), &v(t[2]), &v(t[3])).abs())
-        .sum()
+    m.tets.iter().map(|t| signed_tet_volume(&v(t[0]), &v(t[1]), &v(t[2]), &v(t[3])).abs()).sum()
 }
 
 fn tri_area(m: &TriMesh) -> f64 {
     let v = |i: u32| m.vertices[i as usize];
-    m.tris
-        .iter()
-        .map(|t| (v(t[1]) - v(t[0])).cross(&(v(t[2]) - v(t[0]))).norm() / 2.0)
-        .sum()
+    m.tris.iter().map(|t| (v(t[1]) - v(t[0])).cross(&(v(t[2]) - v(t[0]))).norm() / 2.0).sum()
 }
 
 /// Bytes in one byte order.
@@ -65,35 +47,19 @@ impl Bytes {
     }
     fn i32s(&mut self, v: &[i32]) -> &mut Self {
         let big = self.big;
-        v.iter().for_each(|x| {
-            self.b.extend(if big {
-                x.to_be_bytes()
-            } else {
-                x.to_le_bytes()
-            })
-        });
+        v.iter().for_each(|x| self.b.extend(if big { x.to_be_bytes() } else { x.to_le_bytes() }));
         self
     }
     fn f64s(&mut self, v: &[f64]) -> &mut Self {
         let big = self.big;
-        v.iter().for_each(|x| {
-            self.b.extend(if big {
-                x.to_be_bytes()
-            } else {
-                x.to_le_bytes()
-            })
-        });
+        v.iter().for_each(|x| self.b.extend(if big { x.to_be_bytes() } else { x.to_le_bytes() }));
         self
     }
     /// Unsigned integers of `size` bytes.
     fn sizes(&mut self, size: usize, v: &[u64]) -> &mut Self {
         for x in v {
             let (be, le) = (x.to_be_bytes(), x.to_le_bytes());
-            self.b.extend(if self.big {
-                &be[8 - size..]
-            } else {
-                &le[..size]
-            });
+            self.b.extend(if self.big { &be[8 - size..] } else { &le[..size] });
         }
         self
     }
@@ -103,9 +69,7 @@ impl Bytes {
 fn gmsh_v2_binary(big: bool) -> Vec<u8> {
     let c = cube();
     let mut w = Bytes { big, b: Vec::new() };
-    w.text("$MeshFormat\n2.2 1 8\n")
-        .i32s(&[1])
-        .text("\n$EndMeshFormat\n$Nodes\n8\n");
+    w.text("$MeshFormat\n2.2 1 8\n").i32s(&[1]).text("\n$EndMeshFormat\n$Nodes\n8\n");
     for (k, p) in c.vertices.iter().enumerate() {
         w.i32s(&[k as i32 + 1]).f64s(p.as_slice());
     }
@@ -126,19 +90,16 @@ fn gmsh_v41_binary(size: usize, big: bool) -> Vec<u8> {
     let c = cube();
     let mut w = Bytes { big, b: Vec::new() };
     w.text(&format!("$MeshFormat\n4.1 1 {size}\n")).i32s(&[1]);
-    w.text("\n$EndMeshFormat\n$Nodes\n")
-        .sizes(size, &[2, 8, tag(0), tag(7)]);
+    w.text("\n$EndMeshFormat\n$Nodes\n").sizes(size, &[2, 8, tag(0), tag(7)]);
     for (range, dim, parametric) in [(0..3u32, 3, 0), (3..8, 2, 1)] {
-        w.i32s(&[dim, 1, parametric])
-            .sizes(size, &[range.len() as u64]);
+        w.i32s(&[dim, 1, parametric]).sizes(size, &[range.len() as u64]);
         w.sizes(size, &range.clone().map(tag).collect::<Vec<_>>());
         for k in range {
             w.f64s(c.vertices[k as usize].as_slice());
             w.f64s(&vec![0.25; (parametric * dim) as usize]);
         }
     }
-    w.text("\n$EndNodes\n$Elements\n")
-        .sizes(size, &[2, 6, 1, 6]);
+    w.text("\n$EndNodes\n$Elements\n").sizes(size, &[2, 6, 1, 6]);
     w.i32s(&[1, 1, 1]).sizes(size, &[1, 6, tag(0), tag(1)]); // one line element, tag 6
     w.i32s(&[3, 1, 4]).sizes(size, &[5]);
     for (k, t) in c.tets.iter().enumerate() {
@@ -196,35 +157,16 @@ fn crlf_line_endings_read_the_same() {
         let m = read_tet_mesh(&dir.path().join(name)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(m, cube(), "{name}");
     }
-    assert_eq!(
-        read_tri_mesh(&dir.path().join("cube.obj")).unwrap(),
-        read_tri_mesh(&data("cube.obj")).unwrap()
-    );
+    assert_eq!(read_tri_mesh(&dir.path().join("cube.obj")).unwrap(), read_tri_mesh(&data("cube.obj")).unwrap());
 }
 
 #[test]
 fn gmsh_box_reads_the_same_from_all_four_encodings() {
-    let names = [
-        "box_v22_ascii.msh",
-        "box_v22_bin.msh",
-        "box_v41_ascii.msh",
-        "box_v41_bin.msh",
-    ];
-    let meshes: Vec<TetMesh> = names
-        .iter()
-        .map(|n| read_tet_mesh(&data(n)).unwrap())
-        .collect();
+    let names = ["box_v22_ascii.msh", "box_v22_bin.msh", "box_v41_ascii.msh", "box_v41_bin.msh"];
+    let meshes: Vec<TetMesh> = names.iter().map(|n| read_tet_mesh(&data(n)).unwrap()).collect();
     let m = &meshes[0];
-    assert!(
-        m.tets.len() > 20 && m.vertices.len() > 8,
-        "{} tets",
-        m.tets.len()
-    );
-    assert!(
-        (abs_volume(m) - 0.125).abs() < 1e-12,
-        "volume {}",
-        abs_volume(m)
-    );
+    assert!(m.tets.len() > 20 && m.vertices.len() > 8, "{} tets", m.tets.len());
+    assert!((abs_volume(m) - 0.125).abs() < 1e-12, "volume {}", abs_volume(m));
     // Gmsh's binary writers group elements by type, so compare the tetrahedra as sets.
     let sorted = |m: &TetMesh| {
         let mut t = m.tets.clone();
@@ -233,15 +175,8 @@ fn gmsh_box_reads_the_same_from_all_four_encodings() {
     };
     for (other, name) in meshes.iter().zip(names).skip(1) {
         // ASCII files print 16 significant digits.
-        let close = other
-            .vertices
-            .iter()
-            .zip(&m.vertices)
-            .all(|(a, b)| (a - b).norm() < 1e-15);
-        assert!(
-            other.vertices.len() == m.vertices.len() && close,
-            "{name}: vertices differ"
-        );
+        let close = other.vertices.iter().zip(&m.vertices).all(|(a, b)| (a - b).norm() < 1e-15);
+        assert!(other.vertices.len() == m.vertices.len() && close, "{name}: vertices differ");
         assert!(sorted(other) == sorted(m), "{name}: tetrahedra differ");
     }
 }
@@ -262,10 +197,7 @@ fn triangle_only_files_give_triangle_meshes() {
     let (a, b, h) = (0.5, 1.25, 1.75);
     assert!((tri_area(&obj) - 2.0 * (a * b + a * h + b * h)).abs() < 1e-12);
     // A mixed Gmsh file keeps its tetrahedra.
-    assert!(matches!(
-        read_mesh(&data("cube_v41_ascii.msh")).unwrap(),
-        Mesh::Tet(_)
-    ));
+    assert!(matches!(read_mesh(&data("cube_v41_ascii.msh")).unwrap(), Mesh::Tet(_)));
     let e = read_tet_mesh(&data("cube.obj")).unwrap_err().to_string();
     assert!(e.contains("cube.obj"), "{e}");
     let e = read_tri_mesh(&data("cube.node")).unwrap_err().to_string();
@@ -293,11 +225,7 @@ fn vtu_round_trip_with_point_data_and_mixed_cells() {
     let ids: Vec<i32> = (0..8).collect();
     let s: Vec<f64> = (0..8).map(|i| i as f64 * 0.1).collect();
     let v: Vec<V> = c.vertices.iter().map(|p| p * 2.0).collect();
-    let pd = [
-        ("body id", PointData::Int(&ids)),
-        ("s<&>", PointData::Scalar(&s)),
-        ("v", PointData::Vector(&v)),
-    ];
+    let pd = [("body id", PointData::Int(&ids)), ("s<&>", PointData::Scalar(&s)), ("v", PointData::Vector(&v))];
     let path = dir.path().join("frame_00001.vtu");
     write_vtu(&path, &c.vertices, &c.tets, &tris, &pd).unwrap();
     assert_eq!(read_tet_mesh(&path).unwrap(), c);
@@ -305,23 +233,10 @@ fn vtu_round_trip_with_point_data_and_mixed_cells() {
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("Name=\"s&lt;&amp;&gt;\"") && text.contains("header_type=\"UInt64\""));
     write_vtu(&path, &c.vertices, &[], &tris, &[]).unwrap();
-    assert_eq!(
-        read_tri_mesh(&path).unwrap(),
-        TriMesh {
-            vertices: c.vertices.clone(),
-            tris: tris.to_vec()
-        }
-    );
+    assert_eq!(read_tri_mesh(&path).unwrap(), TriMesh { vertices: c.vertices.clone(), tris: tris.to_vec() });
     // Bad input to the writer is an error, not a panic.
     assert!(write_vtu(&path, &c.vertices, &[[0, 1, 2, 8]], &[], &[]).is_err());
-    assert!(write_vtu(
-        &path,
-        &c.vertices,
-        &c.tets,
-        &[],
-        &[("x", PointData::Scalar(&s[..3]))]
-    )
-    .is_err());
+    assert!(write_vtu(&path, &c.vertices, &c.tets, &[], &[("x", PointData::Scalar(&s[..3]))]).is_err());
 }
 
 #[test]
@@ -333,23 +248,14 @@ fn vtu_round_trip_of_a_large_grid_is_exact() {
     for k in 0..n {
         for j in 0..n {
             for i in 0..n {
-                m.vertices.push(V::new(
-                    i as f64 / 3.0,
-                    (j as f64).sqrt(),
-                    1e-7 * k as f64 + 0.1,
-                ));
+                m.vertices.push(V::new(i as f64 / 3.0, (j as f64).sqrt(), 1e-7 * k as f64 + 0.1));
             }
         }
     }
     for k in 0..n - 1 {
         for j in 0..n - 1 {
             for i in 0..n - 1 {
-                m.tets.push([
-                    idx(i, j, k),
-                    idx(i + 1, j, k),
-                    idx(i, j + 1, k),
-                    idx(i, j, k + 1),
-                ]);
+                m.tets.push([idx(i, j, k), idx(i + 1, j, k), idx(i, j + 1, k), idx(i, j, k + 1)]);
             }
         }
     }
@@ -363,10 +269,7 @@ fn vtu_round_trip_of_a_large_grid_is_exact() {
 fn pvd_lists_the_frames() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("animation.pvd");
-    let entries = vec![
-        (0.0, "frames/frame_00000.vtu".to_string()),
-        (0.01, "frames/frame_00001.vtu".to_string()),
-    ];
+    let entries = vec![(0.0, "frames/frame_00000.vtu".to_string()), (0.01, "frames/frame_00001.vtu".to_string())];
     write_pvd(&path, &entries).unwrap();
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("type=\"Collection\""));
@@ -449,23 +352,14 @@ fn must_fail(name: &str, content: &[u8], expect: &str) {
     let path = dir.path().join(name);
     std::fs::write(&path, content).unwrap();
     let msg = match std::panic::catch_unwind(|| read_mesh(&path)) {
-        Ok(Ok(m)) => panic!(
-            "{name}: read {} elements from malformed input",
-            m.element_count()
-        ),
+        Ok(Ok(m)) => panic!("{name}: read {} elements from malformed input", m.element_count()),
         Ok(Err(e)) => e.to_string(),
         Err(_) => panic!("{name}: reader panicked"),
     };
     let ele = format!("{}.ele", &name[..name.rfind('.').unwrap_or(name.len())]);
-    assert!(
-        msg.contains(name) || msg.contains(&ele),
-        "{name}: file not named: {msg}"
-    );
+    assert!(msg.contains(name) || msg.contains(&ele), "{name}: file not named: {msg}");
     let found = msg.to_lowercase().contains(&expect.to_lowercase());
-    assert!(
-        found && !msg.contains('\n'),
-        "{name}: expected `{expect}` in: {msg}"
-    );
+    assert!(found && !msg.contains('\n'), "{name}: expected `{expect}` in: {msg}");
 }
 
 #[test]
@@ -475,33 +369,19 @@ fn malformed_text_files_fail_cleanly() {
     }
     let nodes = "$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n";
     for (name, v, body, expect) in MALFORMED_GMSH {
-        let head = format!(
-            "$MeshFormat\n{}\n$EndMeshFormat\n",
-            if *v == 2 { "2.2 0 8" } else { "4.1 0 8" }
-        );
-        must_fail(
-            name,
-            (head + &body.replace("NODES", nodes)).as_bytes(),
-            expect,
-        );
+        let head = format!("$MeshFormat\n{}\n$EndMeshFormat\n", if *v == 2 { "2.2 0 8" } else { "4.1 0 8" });
+        must_fail(name, (head + &body.replace("NODES", nodes)).as_bytes(), expect);
     }
     let head = "# vtk DataFile Version 4.2\ntitle\nASCII\nDATASET UNSTRUCTURED_GRID\n";
     let pts = "POINTS 4 double\n0 0 0 1 0 0 0 1 0 0 0 1\n";
     for (name, body, expect) in MALFORMED_VTK {
-        must_fail(
-            name,
-            (head.to_string() + &body.replace("PTS", pts)).as_bytes(),
-            expect,
-        );
+        must_fail(name, (head.to_string() + &body.replace("PTS", pts)).as_bytes(), expect);
     }
     let dir = tempfile::tempdir().unwrap();
     let node = dir.path().join("t.node");
     std::fs::write(&node, b"4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\n3 0 0 1\n").unwrap();
     for (ele, expect) in [
-        (
-            "1 4 0\n0 0 1 2 4\n",
-            "t.ele:2: point index 4 is out of range",
-        ),
+        ("1 4 0\n0 0 1 2 4\n", "t.ele:2: point index 4 is out of range"),
         ("1 4 0\n0 0 1 2\n", "end of file"),
         ("1 3 0\n0 0 1 2\n", "nodes per tetrahedron"),
         ("99999999999 4 0\n0 0 1 2 3\n", "claims"),
@@ -510,9 +390,7 @@ fn malformed_text_files_fail_cleanly() {
         let e = read_mesh(&node).unwrap_err().to_string();
         assert!(e.contains(expect), "{e}");
     }
-    let e = read_mesh(&dir.path().join("absent.msh"))
-        .unwrap_err()
-        .to_string();
+    let e = read_mesh(&dir.path().join("absent.msh")).unwrap_err().to_string();
     assert!(e.contains("absent.msh"), "{e}");
 }
 
@@ -574,11 +452,7 @@ fn truncated_and_corrupted_fixtures_never_panic() {
     };
     for entry in std::fs::read_dir(data("")).unwrap() {
         let src = entry.unwrap().path();
-        let ext = src
-            .extension()
-            .and_then(|e| e.to_str())
-            .unwrap_or("")
-            .to_string();
+        let ext = src.extension().and_then(|e| e.to_str()).unwrap_or("").to_string();
         if ext == "py" || ext == "node" || ext == "ele" {
             continue; // .node/.ele pairs are covered by the tests above
         }
@@ -590,13 +464,7 @@ fn truncated_and_corrupted_fixtures_never_panic() {
             match std::panic::catch_unwind(|| read_mesh(&path)) {
                 Err(_) => panic!("{}: panicked on a damaged copy", src.display()),
                 Ok(Err(e)) => assert!(e.to_string().contains("f."), "{e}"),
-                Ok(Ok(_)) => assert!(
-                    !must_err,
-                    "{}: read {} of {} bytes",
-                    src.display(),
-                    content.len(),
-                    bytes.len()
-                ),
+                Ok(Ok(_)) => assert!(!must_err, "{}: read {} of {} bytes", src.display(), content.len(), bytes.len()),
             }
         };
         for cut in (0..bytes.len()).step_by(step) {

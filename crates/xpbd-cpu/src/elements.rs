@@ -33,8 +33,16 @@ pub trait FamilyVisitor {
     /// `lambda_offset + e*rows ..+rows`; `project(e, local, lambda)` returns the corrections;
     /// `lanes` is given when the four-lane kernel applies.
     #[allow(clippy::too_many_arguments)]
-    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P, lanes: Option<Lanes>)
-    where
+    fn visit<const N: usize, P>(
+        &mut self,
+        family: usize,
+        elements: &[[u32; N]],
+        damped: bool,
+        rows: usize,
+        lambda_offset: usize,
+        project: P,
+        lanes: Option<Lanes>,
+    ) where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync;
 }
 
@@ -61,14 +69,30 @@ pub fn for_each_family(model: &Model, h: f64, v: &mut impl FamilyVisitor) {
         let stretch = BlockParams::diagonal([g.stretch_compliance], g.damping, h);
         let bend = BlockParams::diagonal([g.bending_compliance], g.damping, h);
         let damped = g.damping > 0.0;
-        v.visit(family, &g.edges, damped, 1, g.lambda_offset, |i, l: &Local<2>, lam| {
-            let (c, grad) = distance::distance(&l.x, g.rest_length[i]);
-            scalar_row(c, grad, l, &stretch, lam)
-        }, None);
-        v.visit(family + 1, &g.hinges, damped, 1, g.lambda_offset + g.edges.len(), |i, l: &Local<4>, lam| {
-            let (c, grad) = bending::bending(&l.x, g.rest_angle[i]);
-            scalar_row(c, grad, l, &bend, lam)
-        }, None);
+        v.visit(
+            family,
+            &g.edges,
+            damped,
+            1,
+            g.lambda_offset,
+            |i, l: &Local<2>, lam| {
+                let (c, grad) = distance::distance(&l.x, g.rest_length[i]);
+                scalar_row(c, grad, l, &stretch, lam)
+            },
+            None,
+        );
+        v.visit(
+            family + 1,
+            &g.hinges,
+            damped,
+            1,
+            g.lambda_offset + g.edges.len(),
+            |i, l: &Local<4>, lam| {
+                let (c, grad) = bending::bending(&l.x, g.rest_angle[i]);
+                scalar_row(c, grad, l, &bend, lam)
+            },
+            None,
+        );
         family += 2;
     }
 }

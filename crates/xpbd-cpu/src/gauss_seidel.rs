@@ -3,10 +3,10 @@
 //! of a batch in parallel with rayon; the elements of an item in sequence, each update seen by the next.
 
 use crate::elements::{for_each_family, gather, FamilyVisitor, Lanes, Local};
-use xpbd_core::constraint::lanes::{project_block_neohookean_x4, Block4};
 use crate::schedule::Schedule;
 use crate::shared::SharedMut;
 use rayon::prelude::*;
+use xpbd_core::constraint::lanes::{project_block_neohookean_x4, Block4};
 use xpbd_core::graph::partition::partitions;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
@@ -96,8 +96,16 @@ struct Sweep<'a> {
 const GRAIN: usize = 64;
 
 impl FamilyVisitor for Sweep<'_> {
-    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P, lanes: Option<Lanes>)
-    where
+    fn visit<const N: usize, P>(
+        &mut self,
+        family: usize,
+        elements: &[[u32; N]],
+        damped: bool,
+        rows: usize,
+        lambda_offset: usize,
+        project: P,
+        lanes: Option<Lanes>,
+    ) where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
         let (x, lambda, x_prev, w) = (&self.x, &self.lambda, self.x_prev, self.w);
@@ -112,7 +120,7 @@ impl FamilyVisitor for Sweep<'_> {
                     let local = gather(idx, |v| x.get(v), x_prev, w, damped);
                     let dx = project(e, &local, lambda.slice(lambda_offset + e * rows, rows));
                     for n in 0..N {
-                        x.add(idx[n] as usize, |p| *p += dx[n]);
+                        x.update(idx[n] as usize, |p| *p += dx[n]);
                     }
                 }
             }
@@ -140,7 +148,15 @@ impl FamilyVisitor for Sweep<'_> {
 ///
 /// # Safety
 /// The items must belong to one batch of a valid schedule.
-unsafe fn four_items(s: &Schedule, items: std::ops::Range<usize>, lanes: &Lanes, x: &SharedMut<Vec3>, lambda: &SharedMut<f64>, w: &[f64], lambda_offset: usize) {
+unsafe fn four_items(
+    s: &Schedule,
+    items: std::ops::Range<usize>,
+    lanes: &Lanes,
+    x: &SharedMut<Vec3>,
+    lambda: &SharedMut<f64>,
+    w: &[f64],
+    lambda_offset: usize,
+) {
     let mut members: [&[u32]; 4] = [&[]; 4];
     for (l, i) in items.enumerate() {
         members[l] = s.item(i);
@@ -172,11 +188,11 @@ unsafe fn four_items(s: &Schedule, items: std::ops::Range<usize>, lanes: &Lanes,
             }
             let tet = &lanes.tets[e[l]];
             for n in 0..4 {
-                x.add(tet[n] as usize, |p| *p = b.x[l][n]);
+                x.update(tet[n] as usize, |p| *p = b.x[l][n]);
             }
             let off = lambda_offset + 2 * e[l];
-            lambda.add(off, |v| *v = b.lambda[l][0]);
-            lambda.add(off + 1, |v| *v = b.lambda[l][1]);
+            lambda.update(off, |v| *v = b.lambda[l][0]);
+            lambda.update(off + 1, |v| *v = b.lambda[l][1]);
         }
     }
 }
@@ -188,8 +204,16 @@ struct Planner {
 }
 
 impl FamilyVisitor for Planner {
-    fn visit<const N: usize, P>(&mut self, _family: usize, elements: &[[u32; N]], _damped: bool, _rows: usize, _lambda_offset: usize, _project: P, _lanes: Option<Lanes>)
-    where
+    fn visit<const N: usize, P>(
+        &mut self,
+        _family: usize,
+        elements: &[[u32; N]],
+        _damped: bool,
+        _rows: usize,
+        _lambda_offset: usize,
+        _project: P,
+        _lanes: Option<Lanes>,
+    ) where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
         self.schedules.push(match self.kind {

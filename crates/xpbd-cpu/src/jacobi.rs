@@ -94,8 +94,16 @@ struct Pass<'a> {
 }
 
 impl FamilyVisitor for Pass<'_> {
-    fn visit<const N: usize, P>(&mut self, family: usize, elements: &[[u32; N]], damped: bool, rows: usize, lambda_offset: usize, project: P, _lanes: Option<Lanes>)
-    where
+    fn visit<const N: usize, P>(
+        &mut self,
+        family: usize,
+        elements: &[[u32; N]],
+        damped: bool,
+        rows: usize,
+        lambda_offset: usize,
+        project: P,
+        _lanes: Option<Lanes>,
+    ) where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
         let first = self.jacobi.family_slot[family];

@@ -126,7 +126,9 @@ impl Backend for CpuBackend {
         let threads = rayon::current_num_threads();
         match &self.sweep {
             Sweep::GaussSeidel(g) if g.schedules.iter().all(|s| s.batches() == 1) => "cpu: serial Gauss-Seidel".into(),
-            Sweep::GaussSeidel(g) => format!("cpu: parallel Gauss-Seidel, {} batches per sweep, {threads} rayon threads", g.schedules.iter().map(|s| s.batches()).sum::<usize>()),
+            Sweep::GaussSeidel(g) => {
+                format!("cpu: parallel Gauss-Seidel, {} batches per sweep, {threads} rayon threads", g.schedules.iter().map(|s| s.batches()).sum::<usize>())
+            }
             Sweep::Jacobi(_) => format!("cpu: Jacobi, {threads} rayon threads"),
         }
     }

@@ -30,7 +30,7 @@ impl<'a, T: Copy> SharedMut<'a, T> {
     /// # Safety
     /// No other thread may read or write `i` concurrently.
     #[inline(always)]
-    pub unsafe fn add(&self, i: usize, f: impl FnOnce(&mut T)) {
+    pub unsafe fn update(&self, i: usize, f: impl FnOnce(&mut T)) {
         assert!(i < self.len);
         f(&mut *self.ptr.add(i))
     }

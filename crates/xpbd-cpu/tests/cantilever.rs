@@ -28,9 +28,7 @@ fn scene(substeps: usize, ordering: &str) -> String {
 
 /// Vertices on the free end x = L.
 fn tip_vertices(model: &Model) -> Vec<usize> {
-    (0..model.vertex_count())
-        .filter(|&i| (model.rest[i].x - L).abs() < 1e-9)
-        .collect()
+    (0..model.vertex_count()).filter(|&i| (model.rest[i].x - L).abs() < 1e-9).collect()
 }
 
 /// Static linear FEM on the model's own tets: K_e = V Bᵀ D B (linear tets), lumped gravity loads
@@ -46,10 +44,7 @@ fn linear_fem(model: &Model) -> Vec<Vec3> {
             free += 1;
         }
     }
-    let (mu, lambda) = (
-        E / (2.0 * (1.0 + NU)),
-        E * NU / ((1.0 + NU) * (1.0 - 2.0 * NU)),
-    );
+    let (mu, lambda) = (E / (2.0 * (1.0 + NU)), E * NU / ((1.0 + NU) * (1.0 - 2.0 * NU)));
     let mut d = SMatrix::<f64, 6, 6>::zeros();
     for i in 0..3 {
         for j in 0..3 {
@@ -60,11 +55,7 @@ fn linear_fem(model: &Model) -> Vec<Vec3> {
     }
     let mut k = DMatrix::<f64>::zeros(3 * free, 3 * free);
     let mut f = DVector::<f64>::zeros(3 * free);
-    let tets: Vec<[u32; 4]> = model
-        .tet_groups
-        .iter()
-        .flat_map(|g| g.tets.iter().copied())
-        .collect();
+    let tets: Vec<[u32; 4]> = model.tet_groups.iter().flat_map(|g| g.tets.iter().copied()).collect();
     for t in &tets {
         let p = t.map(|i| model.rest[i as usize]);
         let dm = Matrix3::from_columns(&[p[1] - p[0], p[2] - p[0], p[3] - p[0]]);
@@ -112,19 +103,8 @@ fn linear_fem(model: &Model) -> Vec<Vec3> {
             }
         }
     }
-    let u = k
-        .cholesky()
-        .expect("K is symmetric positive definite once clamped")
-        .solve(&f);
-    (0..n)
-        .map(|i| {
-            if dof[i] == usize::MAX {
-                Vec3::zeros()
-            } else {
-                Vec3::new(u[3 * dof[i]], u[3 * dof[i] + 1], u[3 * dof[i] + 2])
-            }
-        })
-        .collect()
+    let u = k.cholesky().expect("K is symmetric positive definite once clamped").solve(&f);
+    (0..n).map(|i| if dof[i] == usize::MAX { Vec3::zeros() } else { Vec3::new(u[3 * dof[i]], u[3 * dof[i] + 1], u[3 * dof[i] + 2]) }).collect()
 }
 
 /// Runs the XPBD beam for `frames` frames of dt = 0.01; returns (mean tip deflection, max |v| over
@@ -135,11 +115,7 @@ fn xpbd_tip(substeps: usize, frames: usize, ordering: &str) -> (f64, f64, f64) {
     let start = Instant::now();
     sim.frames(frames);
     let secs = start.elapsed().as_secs_f64();
-    let defl = tip
-        .iter()
-        .map(|&i| sim.state.x[i].y - sim.model.rest[i].y)
-        .sum::<f64>()
-        / tip.len() as f64;
+    let defl = tip.iter().map(|&i| sim.state.x[i].y - sim.model.rest[i].y).sum::<f64>() / tip.len() as f64;
     let vmax = sim.state.v.iter().map(|v| v.norm()).fold(0.0, f64::max);
     (defl, vmax, secs)
 }
@@ -155,11 +131,7 @@ fn cantilever_matches_linear_fem() {
     let model = Sim::new(&scene(200, "serial")).model;
     let tip = tip_vertices(&model);
     assert_eq!(tip.len(), 25);
-    assert_eq!(
-        model.inv_mass.iter().filter(|&&w| w == 0.0).count(),
-        25,
-        "the x = 0 face is clamped"
-    );
+    assert_eq!(model.inv_mass.iter().filter(|&&w| w == 0.0).count(), 25, "the x = 0 face is clamped");
     let t = Instant::now();
     let u = linear_fem(&model);
     let fem = tip.iter().map(|&i| u[i].y).sum::<f64>() / tip.len() as f64;
@@ -171,24 +143,14 @@ fn cantilever_matches_linear_fem() {
         let (xpbd, vmax, secs) = xpbd_tip(200, 120, ordering);
         let eb = euler_bernoulli();
         println!("cantilever: E = {E:e}, ν = {NU}, 16×4×4 cells × 5 tets, velocity damping {DAMPING}/s, 200 substeps × 1 iteration, 120 frames");
-        println!(
-            "  Euler–Bernoulli tip deflection {eb:.5} m ({:.2} % of L)",
-            100.0 * eb.abs() / L
-        );
+        println!("  Euler–Bernoulli tip deflection {eb:.5} m ({:.2} % of L)", 100.0 * eb.abs() / L);
         println!("  linear FEM      tip deflection {fem:.5} m  (FEM / EB = {:.4}), solved in {fem_secs:.2} s", fem / eb);
         println!("  XPBD {ordering:10} tip deflection {xpbd:.5} m  (XPBD / EB = {:.4}), XPBD / FEM = {:.4}, in {secs:.1} s", xpbd / eb, xpbd / fem);
         println!("  max |v| at the end {vmax:.3e} m/s");
         // Settled: the remaining speed is below 0.1 % of (tip deflection × first bending frequency).
         let omega1 = 1.875f64.powi(2) / (L * L) * (E / 12.0 / RHO).sqrt();
-        assert!(
-            vmax < 1e-3 * fem.abs() * omega1,
-            "not settled: max |v| = {vmax:e} m/s"
-        );
-        assert!(
-            (xpbd / fem - 1.0).abs() <= 0.03,
-            "XPBD ({ordering}) tip deflection {xpbd} vs FEM {fem}: ratio {}",
-            xpbd / fem
-        );
+        assert!(vmax < 1e-3 * fem.abs() * omega1, "not settled: max |v| = {vmax:e} m/s");
+        assert!((xpbd / fem - 1.0).abs() <= 0.03, "XPBD ({ordering}) tip deflection {xpbd} vs FEM {fem}: ratio {}", xpbd / fem);
     }
 }
 
@@ -206,9 +168,6 @@ fn cantilever_substep_convergence() {
     };
     for substeps in [25, 50, 100, 200, 400] {
         let (d, v, s) = xpbd_tip(substeps, 120, "serial");
-        println!(
-            "substeps {substeps:4}: tip {d:.6} m, XPBD / FEM {:.5}, max |v| {v:.2e} m/s, {s:.1} s",
-            d / fem
-        );
+        println!("substeps {substeps:4}: tip {d:.6} m, XPBD / FEM {:.5}, max |v| {v:.2e} m/s, {s:.1} s", d / fem);
     }
 }

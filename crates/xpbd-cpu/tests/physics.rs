@@ -202,7 +202,8 @@ fn cloth_stretch_falls_with_iterations() {
 
 fn rest_drift(model_name: &str, ordering: &str, substeps: usize, iterations: usize) -> f64 {
     let pin = "pin = [{ box = { min = [0.29, 0.0, -1.0], max = [0.31, 3.0, 1.0] } }]";
-    let text = sim_header(0.01, substeps, iterations, [0.0; 3], 0.0, ordering) + &tet_body([1.0, 0.5, 0.5], [4, 2, 2], model_name, 1e6, 0.45, [0.0; 3], [0.0; 3], pin);
+    let text =
+        sim_header(0.01, substeps, iterations, [0.0; 3], 0.0, ordering) + &tet_body([1.0, 0.5, 0.5], [4, 2, 2], model_name, 1e6, 0.45, [0.0; 3], [0.0; 3], pin);
     let mut sim = Sim::new(&text);
     assert!(sim.model.inv_mass.contains(&0.0));
     sim.frames(20);

@@ -19,9 +19,7 @@ pub struct GpuContext {
 
 impl std::fmt::Debug for GpuContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GpuContext")
-            .field("info", &self.info)
-            .finish_non_exhaustive()
+        f.debug_struct("GpuContext").field("info", &self.info).finish_non_exhaustive()
     }
 }
 
@@ -29,21 +27,9 @@ impl GpuContext {
     /// Opens device `ordinal` after [`probe_ordinal`] accepted it; `Err` is the reason in words.
     pub fn new(ordinal: usize) -> Result<Self, String> {
         let info = probe_ordinal(ordinal)?;
-        let ctx = CudaContext::new(ordinal).map_err(|e| {
-            format!(
-                "could not create a CUDA context on device {ordinal} ({}): {e}",
-                info.name
-            )
-        })?;
-        let stream = ctx
-            .new_stream()
-            .map_err(|e| format!("could not create a CUDA stream on device {ordinal}: {e}"))?;
-        Ok(Self {
-            info,
-            ctx,
-            stream,
-            modules: Mutex::new(HashMap::new()),
-        })
+        let ctx = CudaContext::new(ordinal).map_err(|e| format!("could not create a CUDA context on device {ordinal} ({}): {e}", info.name))?;
+        let stream = ctx.new_stream().map_err(|e| format!("could not create a CUDA stream on device {ordinal}: {e}"))?;
+        Ok(Self { info, ctx, stream, modules: Mutex::new(HashMap::new()) })
     }
 
     pub fn info(&self) -> &DeviceInfo {
@@ -69,25 +55,17 @@ impl GpuContext {
             Some(reason) => reason.to_owned(),
             None => format!("no kernel module named {name:?} was built (kernels/{name}.cu)"),
         })?;
-        let module = self.ctx.load_module(Ptx::from_src(ptx)).map_err(|e| {
-            format!(
-                "could not load PTX module {name:?} on device {} ({}): {e}",
-                self.info.ordinal, self.info.name
-            )
-        })?;
+        let module = self
+            .ctx
+            .load_module(Ptx::from_src(ptx))
+            .map_err(|e| format!("could not load PTX module {name:?} on device {} ({}): {e}", self.info.ordinal, self.info.name))?;
         modules.insert(name.to_owned(), module.clone());
         Ok(module)
     }
 
     /// Kernel `<kernel>_f32` or `<kernel>_f64` (by `T`) of module `module`.
-    pub fn function<T: KernelScalar>(
-        &self,
-        module: &str,
-        kernel: &str,
-    ) -> Result<CudaFunction, String> {
+    pub fn function<T: KernelScalar>(&self, module: &str, kernel: &str) -> Result<CudaFunction, String> {
         let name = T::kernel_name(kernel);
-        self.module(module)?
-            .load_function(&name)
-            .map_err(|e| format!("PTX module {module:?} has no kernel {name:?}: {e}"))
+        self.module(module)?.load_function(&name).map_err(|e| format!("PTX module {module:?} has no kernel {name:?}: {e}"))
     }
 }

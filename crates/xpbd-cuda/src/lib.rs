@@ -20,9 +20,7 @@ mod scalar;
 
 pub use context::GpuContext;
 pub use predict::GpuPredict;
-pub use probe::{
-    devices, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY,
-};
+pub use probe::{devices, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY};
 pub use scalar::KernelScalar;
 
 /// The PTX modules built into this crate: `(name, PTX text)`, one per `kernels/<name>.cu`, sorted by name.
@@ -33,10 +31,7 @@ pub fn ptx_modules() -> &'static [(&'static str, &'static str)] {
 
 /// The PTX text of module `name` (`kernels/<name>.cu`), if it was built.
 pub fn ptx_module(name: &str) -> Option<&'static str> {
-    kernels::PTX
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, ptx)| *ptx)
+    kernels::PTX.iter().find(|(n, _)| *n == name).map(|(_, ptx)| *ptx)
 }
 
 /// Whether nvcc compiled the kernels into this build.
@@ -47,11 +42,7 @@ pub fn built_with_kernels() -> bool {
 /// Why this build has no kernels ("built without kernels: nvcc was not found at build time", ...); `None` when
 /// it has them.
 pub fn no_kernels_reason() -> Option<&'static str> {
-    (!built_with_kernels()).then_some(if kernels::NO_KERNELS_REASON.is_empty() {
-        "built without kernels"
-    } else {
-        kernels::NO_KERNELS_REASON
-    })
+    (!built_with_kernels()).then_some(if kernels::NO_KERNELS_REASON.is_empty() { "built without kernels" } else { kernels::NO_KERNELS_REASON })
 }
 
 /// How the kernels were built.
@@ -69,10 +60,5 @@ pub struct BuildInfo {
 
 /// How the kernels were built (all `None` without nvcc).
 pub fn build_info() -> BuildInfo {
-    BuildInfo {
-        nvcc_path: kernels::NVCC_PATH,
-        nvcc_origin: kernels::NVCC_ORIGIN,
-        nvcc_release: kernels::NVCC_RELEASE,
-        ptx_isa: kernels::PTX_ISA,
-    }
+    BuildInfo { nvcc_path: kernels::NVCC_PATH, nvcc_origin: kernels::NVCC_ORIGIN, nvcc_release: kernels::NVCC_RELEASE, ptx_isa: kernels::PTX_ISA }
 }

@@ -9,20 +9,11 @@ use crate::{DeviceInfo, GpuContext, KernelScalar};
 const BLOCK: u32 = 256;
 
 fn launch_config(n: u32) -> LaunchConfig {
-    LaunchConfig {
-        grid_dim: (n.div_ceil(BLOCK), 1, 1),
-        block_dim: (BLOCK, 1, 1),
-        shared_mem_bytes: 0,
-    }
+    LaunchConfig { grid_dim: (n.div_ceil(BLOCK), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
 }
 
 fn vertex_count(n: usize) -> Result<u32, String> {
-    u32::try_from(n).map_err(|_| {
-        format!(
-            "{n} vertices: the kernels take at most {} per launch",
-            u32::MAX
-        )
-    })
+    u32::try_from(n).map_err(|_| format!("{n} vertices: the kernels take at most {} per launch", u32::MAX))
 }
 
 /// Runs `predict_<T>` and `update_velocity_<T>`: uploads the host arrays, launches, downloads the results.
@@ -48,24 +39,10 @@ impl GpuPredict {
 
     /// `v += h g` for free vertices (`inv_mass > 0`), `x_prev = x`, `x += h v`, like [`crate::reference::predict`].
     /// `x`, `v`, `x_prev`: 3n scalars; `inv_mass`: n.
-    pub fn predict<T: KernelScalar>(
-        &self,
-        x: &mut [T],
-        v: &mut [T],
-        x_prev: &mut [T],
-        inv_mass: &[T],
-        gravity: [T; 3],
-        h: T,
-    ) -> Result<(), String> {
+    pub fn predict<T: KernelScalar>(&self, x: &mut [T], v: &mut [T], x_prev: &mut [T], inv_mass: &[T], gravity: [T; 3], h: T) -> Result<(), String> {
         let n = inv_mass.len();
         if x.len() != 3 * n || v.len() != 3 * n || x_prev.len() != 3 * n {
-            return Err(format!(
-                "predict: {n} inverse masses need 3n = {} scalars in x, v, x_prev (got {}, {}, {})",
-                3 * n,
-                x.len(),
-                v.len(),
-                x_prev.len()
-            ));
+            return Err(format!("predict: {n} inverse masses need 3n = {} scalars in x, v, x_prev (got {}, {}, {})", 3 * n, x.len(), v.len(), x_prev.len()));
         }
         let count = vertex_count(n)?;
         if n == 0 {
@@ -79,16 +56,7 @@ impl GpuPredict {
         let mut x_prev_d: CudaSlice<T> = stream.alloc_zeros(3 * n).map_err(err)?;
         let inv_mass_d: CudaSlice<T> = stream.clone_htod(inv_mass).map_err(err)?;
         let mut launch = stream.launch_builder(&function);
-        launch
-            .arg(&mut x_d)
-            .arg(&mut v_d)
-            .arg(&mut x_prev_d)
-            .arg(&inv_mass_d)
-            .arg(&gravity[0])
-            .arg(&gravity[1])
-            .arg(&gravity[2])
-            .arg(&h)
-            .arg(&count);
+        launch.arg(&mut x_d).arg(&mut v_d).arg(&mut x_prev_d).arg(&inv_mass_d).arg(&gravity[0]).arg(&gravity[1]).arg(&gravity[2]).arg(&h).arg(&count);
         // SAFETY: the arguments match `predict_<T>(T* x, T* v, T* x_prev, const T* inv_mass, T gx, T gy, T gz, T h,
         // unsigned n)` in kernels/predict.cu, and every array holds n (inv_mass) or 3n scalars.
         unsafe { launch.launch(launch_config(count)) }.map_err(err)?;
@@ -99,20 +67,9 @@ impl GpuPredict {
     }
 
     /// `v = (x - x_prev) / h`, like [`crate::reference::update_velocity`]. All arrays 3n scalars.
-    pub fn update_velocity<T: KernelScalar>(
-        &self,
-        x: &[T],
-        x_prev: &[T],
-        v: &mut [T],
-        h: T,
-    ) -> Result<(), String> {
+    pub fn update_velocity<T: KernelScalar>(&self, x: &[T], x_prev: &[T], v: &mut [T], h: T) -> Result<(), String> {
         if x.len() % 3 != 0 || x_prev.len() != x.len() || v.len() != x.len() {
-            return Err(format!(
-                "update_velocity: x, x_prev, v need the same length, a multiple of 3 (got {}, {}, {})",
-                x.len(),
-                x_prev.len(),
-                v.len()
-            ));
+            return Err(format!("update_velocity: x, x_prev, v need the same length, a multiple of 3 (got {}, {}, {})", x.len(), x_prev.len(), v.len()));
         }
         let n = x.len() / 3;
         let count = vertex_count(n)?;
@@ -121,19 +78,12 @@ impl GpuPredict {
         }
         let function = self.gpu.function::<T>("predict", "update_velocity")?;
         let stream = self.gpu.stream();
-        let err = |e: cudarc::driver::DriverError| {
-            format!("update_velocity_{} on the GPU: {e}", T::SUFFIX)
-        };
+        let err = |e: cudarc::driver::DriverError| format!("update_velocity_{} on the GPU: {e}", T::SUFFIX);
         let x_d: CudaSlice<T> = stream.clone_htod(x).map_err(err)?;
         let x_prev_d: CudaSlice<T> = stream.clone_htod(x_prev).map_err(err)?;
         let mut v_d: CudaSlice<T> = stream.alloc_zeros(3 * n).map_err(err)?;
         let mut launch = stream.launch_builder(&function);
-        launch
-            .arg(&x_d)
-            .arg(&x_prev_d)
-            .arg(&mut v_d)
-            .arg(&h)
-            .arg(&count);
+        launch.arg(&x_d).arg(&x_prev_d).arg(&mut v_d).arg(&h).arg(&count);
         // SAFETY: the arguments match `update_velocity_<T>(const T* x, const T* x_prev, T* v, T h, unsigned n)` in
         // kernels/predict.cu, and every array holds 3n scalars.
         unsafe { launch.launch(launch_config(count)) }.map_err(err)?;

@@ -42,11 +42,7 @@ pub fn probe_ordinal(ordinal: usize) -> Result<DeviceInfo, String> {
     if info.compute_capability < MIN_COMPUTE_CAPABILITY {
         return Err(format!(
             "CUDA device {ordinal} ({}) has compute capability {}.{}; the kernels need {}.{} or newer",
-            info.name,
-            info.compute_capability.0,
-            info.compute_capability.1,
-            MIN_COMPUTE_CAPABILITY.0,
-            MIN_COMPUTE_CAPABILITY.1
+            info.name, info.compute_capability.0, info.compute_capability.1, MIN_COMPUTE_CAPABILITY.0, MIN_COMPUTE_CAPABILITY.1
         ));
     }
     if let Some(release) = crate::build_info().nvcc_release.and_then(parse_version) {
@@ -84,10 +80,7 @@ fn parse_version(text: &str) -> Option<(i32, i32)> {
 }
 
 fn describe(e: &DriverError) -> String {
-    let name = e
-        .error_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| format!("{:?}", e.0));
+    let name = e.error_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|_| format!("{:?}", e.0));
     match e.error_string() {
         Ok(text) => format!("{name}: {}", text.to_string_lossy()),
         Err(_) => name,
@@ -99,14 +92,8 @@ fn guarded<R>(f: impl FnOnce() -> Result<R, String>) -> Result<R, String> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result,
         Err(payload) => {
-            let message = payload
-                .downcast_ref::<String>()
-                .map(String::as_str)
-                .or_else(|| payload.downcast_ref::<&str>().copied())
-                .unwrap_or("unknown panic");
-            Err(format!(
-                "the CUDA driver library could not be used: {message}"
-            ))
+            let message = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("unknown panic");
+            Err(format!("the CUDA driver library could not be used: {message}"))
         }
     }
 }
@@ -127,11 +114,7 @@ fn init_driver() -> Result<(i32, i32), String> {
                     _ => format!("the CUDA driver failed to initialise ({})", describe(&e)),
                 })?;
                 let mut version = 0;
-                unsafe { sys::cuDriverGetVersion(&mut version) }
-                    .result()
-                    .map_err(|e| {
-                        format!("could not read the CUDA driver version ({})", describe(&e))
-                    })?;
+                unsafe { sys::cuDriverGetVersion(&mut version) }.result().map_err(|e| format!("could not read the CUDA driver version ({})", describe(&e)))?;
                 Ok((version / 1000, (version % 1000) / 10))
             })
         })
@@ -140,10 +123,7 @@ fn init_driver() -> Result<(i32, i32), String> {
 
 fn device_count() -> Result<usize, String> {
     init_driver()?;
-    let count = guarded(|| {
-        result::device::get_count()
-            .map_err(|e| format!("could not count CUDA devices ({})", describe(&e)))
-    })?;
+    let count = guarded(|| result::device::get_count().map_err(|e| format!("could not count CUDA devices ({})", describe(&e))))?;
     match count {
         n if n <= 0 => Err(NO_DEVICE.to_owned()),
         n => Ok(n as usize),
@@ -155,35 +135,17 @@ fn device_info(ordinal: usize) -> Result<DeviceInfo, String> {
     let driver_version = init_driver()?;
     let count = device_count()?;
     if ordinal >= count {
-        return Err(format!(
-            "no CUDA device {ordinal}: the driver sees {count} device(s)"
-        ));
+        return Err(format!("no CUDA device {ordinal}: the driver sees {count} device(s)"));
     }
     guarded(|| {
-        let fail = |what: &str, e: DriverError| {
-            format!(
-                "could not read the {what} of CUDA device {ordinal} ({})",
-                describe(&e)
-            )
-        };
+        let fail = |what: &str, e: DriverError| format!("could not read the {what} of CUDA device {ordinal} ({})", describe(&e));
         let dev = result::device::get(ordinal as i32).map_err(|e| fail("handle", e))?;
         let name = result::device::get_name(dev).map_err(|e| fail("name", e))?;
         let attribute = |a| unsafe { result::device::get_attribute(dev, a) };
-        let major =
-            attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
-                .map_err(|e| fail("compute capability", e))?;
-        let minor =
-            attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
-                .map_err(|e| fail("compute capability", e))?;
-        let total_memory_bytes =
-            unsafe { result::device::total_mem(dev) }.map_err(|e| fail("memory size", e))?;
-        Ok(DeviceInfo {
-            ordinal,
-            name,
-            compute_capability: (major, minor),
-            total_memory_bytes,
-            driver_version,
-        })
+        let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR).map_err(|e| fail("compute capability", e))?;
+        let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR).map_err(|e| fail("compute capability", e))?;
+        let total_memory_bytes = unsafe { result::device::total_mem(dev) }.map_err(|e| fail("memory size", e))?;
+        Ok(DeviceInfo { ordinal, name, compute_capability: (major, minor), total_memory_bytes, driver_version })
     })
 }
 

@@ -9,18 +9,7 @@ mod sealed {
 }
 
 /// `f32` or `f64`: a kernel `<name>` is exported as `<name>_f32` and `<name>_f64` (see `kernels/common.cuh`).
-pub trait KernelScalar:
-    sealed::Sealed
-    + DeviceRepr
-    + ValidAsZeroBits
-    + Copy
-    + Default
-    + PartialOrd
-    + std::fmt::Debug
-    + Send
-    + Sync
-    + 'static
-{
+pub trait KernelScalar: sealed::Sealed + DeviceRepr + ValidAsZeroBits + Copy + Default + PartialOrd + std::fmt::Debug + Send + Sync + 'static {
     /// "f32" or "f64".
     const SUFFIX: &'static str;
 

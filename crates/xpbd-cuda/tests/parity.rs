@@ -63,10 +63,7 @@ fn assert_close<T: Into<f64> + Copy>(what: &str, gpu: &[T], cpu: &[T], ulps: f64
     for (i, (&g, &c)) in gpu.iter().zip(cpu).enumerate() {
         let (g, c): (f64, f64) = (g.into(), c.into());
         let tol = ulps * eps * c.abs().max(1.0);
-        assert!(
-            (g - c).abs() <= tol,
-            "{what}[{i}]: gpu {g:e} vs cpu {c:e} (tolerance {tol:e})"
-        );
+        assert!((g - c).abs() <= tol, "{what}[{i}]: gpu {g:e} vs cpu {c:e} (tolerance {tol:e})");
     }
 }
 
@@ -78,57 +75,27 @@ fn predict_f64_matches_cpu() {
     let (gravity, h) = ([0.0, -9.81, 0.0], 1.0 / 600.0);
 
     let (mut x_gpu, mut v_gpu, mut x_prev_gpu) = (x.clone(), v.clone(), vec![f64::NAN; 3 * n]);
-    gpu.predict(
-        &mut x_gpu,
-        &mut v_gpu,
-        &mut x_prev_gpu,
-        &inv_mass,
-        gravity,
-        h,
-    )
-    .unwrap();
+    gpu.predict(&mut x_gpu, &mut v_gpu, &mut x_prev_gpu, &inv_mass, gravity, h).unwrap();
     let (mut x_cpu, mut v_cpu, mut x_prev_cpu) = (x.clone(), v.clone(), vec![f64::NAN; 3 * n]);
-    reference::predict(
-        &mut x_cpu,
-        &mut v_cpu,
-        &mut x_prev_cpu,
-        &inv_mass,
-        gravity,
-        h,
-    );
+    reference::predict(&mut x_cpu, &mut v_cpu, &mut x_prev_cpu, &inv_mass, gravity, h);
 
     assert_eq!(x_prev_gpu, x, "x_prev is the old x, exactly");
     assert_close("v", &v_gpu, &v_cpu, 4.0, f64::EPSILON);
     assert_close("x", &x_gpu, &x_cpu, 4.0, f64::EPSILON);
     for (i, &w) in inv_mass.iter().enumerate() {
         if w == 0.0 {
-            assert_eq!(
-                &x_gpu[3 * i..3 * i + 3],
-                &x[3 * i..3 * i + 3],
-                "pinned vertex {i} moved"
-            );
-            assert_eq!(
-                &v_gpu[3 * i..3 * i + 3],
-                &[0.0; 3],
-                "pinned vertex {i} gained velocity"
-            );
+            assert_eq!(&x_gpu[3 * i..3 * i + 3], &x[3 * i..3 * i + 3], "pinned vertex {i} moved");
+            assert_eq!(&v_gpu[3 * i..3 * i + 3], &[0.0; 3], "pinned vertex {i} gained velocity");
         }
     }
-    assert!(
-        inv_mass.iter().filter(|&&w| w == 0.0).count() > 50,
-        "the scene has pinned vertices"
-    );
+    assert!(inv_mass.iter().filter(|&&w| w == 0.0).count() > 50, "the scene has pinned vertices");
 
     // The velocity update recovers the velocities that moved the vertices.
     let mut v_back_gpu = vec![f64::NAN; 3 * n];
-    gpu.update_velocity(&x_gpu, &x_prev_gpu, &mut v_back_gpu, h)
-        .unwrap();
+    gpu.update_velocity(&x_gpu, &x_prev_gpu, &mut v_back_gpu, h).unwrap();
     let mut v_back_cpu = vec![f64::NAN; 3 * n];
     reference::update_velocity(&x_gpu, &x_prev_gpu, &mut v_back_cpu, h);
-    assert_eq!(
-        v_back_gpu, v_back_cpu,
-        "division is correctly rounded on both sides"
-    );
+    assert_eq!(v_back_gpu, v_back_cpu, "division is correctly rounded on both sides");
     assert_close("v round trip", &v_back_gpu, &v_gpu, 1e4, f64::EPSILON);
 }
 
@@ -142,32 +109,16 @@ fn predict_f32_matches_cpu() {
     let (gravity, h) = ([0.0f32, -9.81, 0.0], 1.0f32 / 600.0);
 
     let (mut x_gpu, mut v_gpu, mut x_prev_gpu) = (x.clone(), v.clone(), vec![0.0f32; 3 * n]);
-    gpu.predict(
-        &mut x_gpu,
-        &mut v_gpu,
-        &mut x_prev_gpu,
-        &inv_mass,
-        gravity,
-        h,
-    )
-    .unwrap();
+    gpu.predict(&mut x_gpu, &mut v_gpu, &mut x_prev_gpu, &inv_mass, gravity, h).unwrap();
     let (mut x_cpu, mut v_cpu, mut x_prev_cpu) = (x.clone(), v.clone(), vec![0.0f32; 3 * n]);
-    reference::predict(
-        &mut x_cpu,
-        &mut v_cpu,
-        &mut x_prev_cpu,
-        &inv_mass,
-        gravity,
-        h,
-    );
+    reference::predict(&mut x_cpu, &mut v_cpu, &mut x_prev_cpu, &inv_mass, gravity, h);
 
     assert_eq!(x_prev_gpu, x);
     assert_close("v", &v_gpu, &v_cpu, 4.0, f32::EPSILON as f64);
     assert_close("x", &x_gpu, &x_cpu, 4.0, f32::EPSILON as f64);
 
     let mut v_back_gpu = vec![0.0f32; 3 * n];
-    gpu.update_velocity(&x_gpu, &x_prev_gpu, &mut v_back_gpu, h)
-        .unwrap();
+    gpu.update_velocity(&x_gpu, &x_prev_gpu, &mut v_back_gpu, h).unwrap();
     let mut v_back_cpu = vec![0.0f32; 3 * n];
     reference::update_velocity(&x_gpu, &x_prev_gpu, &mut v_back_cpu, h);
     assert_eq!(v_back_gpu, v_back_cpu);
@@ -179,13 +130,10 @@ fn bad_lengths_are_errors_not_panics() {
     let mut x = vec![0.0f64; 6];
     let mut v = vec![0.0f64; 6];
     let mut p = vec![0.0f64; 6];
-    let err = gpu
-        .predict(&mut x, &mut v, &mut p, &[1.0], [0.0; 3], 0.01)
-        .unwrap_err();
+    let err = gpu.predict(&mut x, &mut v, &mut p, &[1.0], [0.0; 3], 0.01).unwrap_err();
     assert!(err.contains("3n"), "{err}");
     // Zero vertices is a no-op.
-    gpu.predict::<f64>(&mut [], &mut [], &mut [], &[], [0.0; 3], 0.01)
-        .unwrap();
+    gpu.predict::<f64>(&mut [], &mut [], &mut [], &[], [0.0; 3], 0.01).unwrap();
 }
 
 #[test]

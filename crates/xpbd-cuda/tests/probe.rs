@@ -19,18 +19,13 @@ fn probe_answers_without_panicking() {
         }
     }
     // Asking again gives the same answer (the driver is initialised once per process).
-    assert_eq!(
-        xpbd_cuda::probe().map(|i| i.ordinal),
-        xpbd_cuda::probe().map(|i| i.ordinal)
-    );
+    assert_eq!(xpbd_cuda::probe().map(|i| i.ordinal), xpbd_cuda::probe().map(|i| i.ordinal));
 }
 
 #[test]
 fn no_driver_is_reported_as_such() {
     // Where libcuda cannot be opened (CI, this crate's development machine), the reason names that.
-    let libcuda_present = ["libcuda.so", "libcuda.so.1"]
-        .iter()
-        .any(|name| unsafe { libloading::Library::new(*name) }.is_ok());
+    let libcuda_present = ["libcuda.so", "libcuda.so.1"].iter().any(|name| unsafe { libloading::Library::new(*name) }.is_ok());
     let driver = xpbd_cuda::driver_version();
     let devices = xpbd_cuda::devices();
     println!("libcuda present: {libcuda_present}; driver: {driver:?}; devices: {devices:?}");

@@ -46,11 +46,7 @@ fn cuda_unavailable(ordinal: usize, _model: &Model) -> String {
 /// Picks the backend. `Auto` falls back to the CPU with the reason; an explicit CUDA request that
 /// cannot be honoured is an error carrying the reason, never a silent fallback.
 pub fn select(requested: Device, model: &Model) -> Result<Selection> {
-    let cpu = |reason: String| Selection {
-        backend: Box::new(xpbd_cpu::CpuBackend::new(model)),
-        device: "cpu".into(),
-        reason,
-    };
+    let cpu = |reason: String| Selection { backend: Box::new(xpbd_cpu::CpuBackend::new(model)), device: "cpu".into(), reason };
     match requested {
         Device::Cpu => Ok(cpu("cpu: requested".into())),
         Device::Auto => Ok(cpu(format!("cpu: {}", cuda_unavailable(0, model)))),

@@ -82,7 +82,10 @@ impl Writer {
             let frames = dir.join("frames");
             std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
         }
-        let metrics = CsvFile::create(dir.join("metrics.csv"), "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements")?;
+        let metrics = CsvFile::create(
+            dir.join("metrics.csv"),
+            "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements",
+        )?;
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::create(dir.join("probes.csv"), "frame,time,probe,x,y,z")?) };
         let mut body_id = vec![0; model.vertex_count()];
         for (b, body) in model.bodies.iter().enumerate() {

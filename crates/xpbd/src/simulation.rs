@@ -134,13 +134,9 @@ impl Simulation {
         writer.summary(&summary)?;
         match failure {
             None => Ok(summary),
-            Some(f) => Err(Error::invalid(format!(
-                "simulation failed at frame {}: {}; frames 0–{} and summary.json are in {}",
-                f.frame,
-                f.cause,
-                done,
-                out.display()
-            ))),
+            Some(f) => {
+                Err(Error::invalid(format!("simulation failed at frame {}: {}; frames 0–{} and summary.json are in {}", f.frame, f.cause, done, out.display())))
+            }
         }
     }
 

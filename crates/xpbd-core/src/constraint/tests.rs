@@ -50,10 +50,12 @@ fn tet_constraint_gradients_match_finite_differences() {
     check_gradient("volume", &x, |x| tet_gradient_of(x, &rest, |f| volume::volume_constraint(f, 1.0)));
     check_gradient("arap", &x, |x| tet_gradient_of(x, &rest, arap::arap));
     for i in 0..3 {
-        check_gradient("stvk normal", &x, |x| tet_gradient_of(x, &rest, |f| {
-            let (c, g) = stvk::normal_rows(f);
-            (c[i], g[i])
-        }));
+        check_gradient("stvk normal", &x, |x| {
+            tet_gradient_of(x, &rest, |f| {
+                let (c, g) = stvk::normal_rows(f);
+                (c[i], g[i])
+            })
+        });
     }
     for ij in stvk::SHEAR {
         check_gradient("stvk shear", &x, |x| tet_gradient_of(x, &rest, |f| stvk::shear_row(f, ij)));
@@ -173,7 +175,11 @@ fn stable_neohookean_small_uniaxial_stretch_matches_youngs_and_poisson() {
     let (mut lo, mut hi) = (-eps, 0.0);
     for _ in 0..200 {
         let mid = 0.5 * (lo + hi);
-        if lateral_stress(mid) > 0.0 { hi = mid } else { lo = mid }
+        if lateral_stress(mid) > 0.0 {
+            hi = mid
+        } else {
+            lo = mid
+        }
     }
     let d = 0.5 * (lo + hi);
     let p = neohookean::stress(&Matrix3::from_diagonal(&Vec3::new(1.0 + eps, 1.0 + d, 1.0 + d)), &snh);

@@ -8,7 +8,6 @@ use super::{arap, neohookean, stvk};
 use crate::material::Lame;
 use crate::mesh::Vec3;
 
-
 /// The tet material models of DESIGN.md §6.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TetModel {
@@ -130,15 +129,7 @@ pub fn project_tet(p: &TetParams, rest: &TetRest, w: &[f64; 4], x: &mut [Vec3; 4
 }
 
 #[inline(always)]
-fn apply<const K: usize>(
-    c: &[f64; K],
-    grads: &[[Vec3; 4]; K],
-    w: &[f64; 4],
-    bp: &BlockParams<K>,
-    x: &mut [Vec3; 4],
-    x_prev: &[Vec3; 4],
-    lambda: &mut [f64],
-) {
+fn apply<const K: usize>(c: &[f64; K], grads: &[[Vec3; 4]; K], w: &[f64; 4], bp: &BlockParams<K>, x: &mut [Vec3; 4], x_prev: &[Vec3; 4], lambda: &mut [f64]) {
     let mut l: [f64; K] = lambda.try_into().expect("multiplier slice of the block's size");
     let disp = if bp.damped { [x[0] - x_prev[0], x[1] - x_prev[1], x[2] - x_prev[2], x[3] - x_prev[3]] } else { [Vec3::zeros(); 4] };
     if let Some(dx) = project_block(c, grads, w, bp, &disp, &mut l) {
@@ -215,4 +206,3 @@ pub fn volume_ratio(rest: &TetRest, x: &[Vec3; 4]) -> f64 {
 pub fn gather<T: Copy>(a: &[T], t: &[u32; 4]) -> [T; 4] {
     [a[t[0] as usize], a[t[1] as usize], a[t[2] as usize], a[t[3] as usize]]
 }
-

@@ -45,11 +45,7 @@ impl Clustering {
 
     /// Every node its own cluster, in index order.
     pub fn singletons(n: usize) -> Clustering {
-        Clustering {
-            parent: (0..n as u32).collect(),
-            members: (0..n as u32).collect(),
-            offsets: (0..=n).collect(),
-        }
+        Clustering { parent: (0..n as u32).collect(), members: (0..n as u32).collect(), offsets: (0..=n).collect() }
     }
 }
 
@@ -232,11 +228,7 @@ pub fn greedy_k_neighbour_ranked(graph: &Graph, dist: &[f32], k_s: usize, rank: 
                 *b = (s, j as u32);
             }
         }
-        let mut seeds: Vec<(f64, u32, u32)> = best
-            .iter()
-            .filter(|b| b.1 != NONE)
-            .map(|b| (b.0, rank[b.1 as usize], b.1))
-            .collect();
+        let mut seeds: Vec<(f64, u32, u32)> = best.iter().filter(|b| b.1 != NONE).map(|b| (b.0, rank[b.1 as usize], b.1)).collect();
         seeds.sort_unstable_by(|x, y| x.0.total_cmp(&y.0).then(x.1.cmp(&y.1)));
 
         for &(_, _, u0) in &seeds {

@@ -235,11 +235,7 @@ mod tests {
             let c = color(&g, order);
             assert_eq!(c.conflict(&m.tets, m.vertices.len()), None);
             assert_proper(&g, &c);
-            assert!(
-                c.colors() >= bound && c.colors() <= 2 * bound,
-                "{order:?}: {} colors, valence {bound}",
-                c.colors()
-            );
+            assert!(c.colors() >= bound && c.colors() <= 2 * bound, "{order:?}: {} colors, valence {bound}", c.colors());
         }
         assert_eq!(greedy_elements(&m.tets, m.vertices.len()), color(&g, ColorOrder::Natural));
     }
@@ -313,12 +309,7 @@ mod tests {
             assert_proper(&g, &nat);
             assert_proper(&g, &sl);
             assert_eq!(sl.conflict(&m.tets, m.vertices.len()), None);
-            assert!(
-                sl.colors() <= nat.colors(),
-                "split {split}: smallest-last {} vs natural {}",
-                sl.colors(),
-                nat.colors()
-            );
+            assert!(sl.colors() <= nat.colors(), "split {split}: smallest-last {} vs natural {}", sl.colors(), nat.colors());
         }
     }
 

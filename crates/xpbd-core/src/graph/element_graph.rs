@@ -20,10 +20,7 @@ impl Graph {
         let mut start = Vec::with_capacity(n + 1);
         start.push(0usize);
         // An upper bound on the size: Σ_j Σ_{v ∈ j} (valence(v) − 1).
-        let bound: usize = elements
-            .iter()
-            .map(|el| el.iter().map(|&v| inc.elements_of(v).len().saturating_sub(1)).sum::<usize>())
-            .sum();
+        let bound: usize = elements.iter().map(|el| el.iter().map(|&v| inc.elements_of(v).len().saturating_sub(1)).sum::<usize>()).sum();
         let mut adj: Vec<u32> = Vec::with_capacity(bound);
         // seen[k] == j + 1 marks k as already listed for element j.
         let mut seen = vec![0u32; n];
@@ -170,9 +167,7 @@ mod tests {
         let mut edges = 0;
         let mut max_deg = 0;
         for (j, a) in m.tets.iter().enumerate() {
-            let nb: Vec<u32> = (0..m.tets.len() as u32)
-                .filter(|&k| k as usize != j && share(a, &m.tets[k as usize]))
-                .collect();
+            let nb: Vec<u32> = (0..m.tets.len() as u32).filter(|&k| k as usize != j && share(a, &m.tets[k as usize])).collect();
             assert_eq!(g.neighbors(j as u32), &nb[..]);
             assert_eq!(g.degree(j as u32), nb.len());
             edges += nb.len();

@@ -40,24 +40,12 @@ impl Partitions {
             // Singleton clusters: the supernodal graph is 𝒢 itself, and so is its coloring.
             let clustering = Clustering::singletons(g.node_count());
             let cluster_colors = colored.clone();
-            return Partitions {
-                max_valence,
-                colored,
-                colors_greedy,
-                clustering,
-                cluster_colors,
-            };
+            return Partitions { max_valence, colored, colors_greedy, clustering, cluster_colors };
         }
         // = greedy_k_neighbour(&g, k_s), sharing the smallest-last order
         let clustering = greedy_k_neighbour_ranked(&g, &jaccard_distances(&g), k_s, &ranks(&sl));
         let cluster_colors = color(&supernodal_graph(&g, &clustering), ColorOrder::SmallestLast);
-        Partitions {
-            max_valence,
-            colored,
-            colors_greedy,
-            clustering,
-            cluster_colors,
-        }
+        Partitions { max_valence, colored, colors_greedy, clustering, cluster_colors }
     }
 }
 
@@ -145,10 +133,7 @@ pub fn check_colored<const N: usize>(elements: &[[u32; N]], vertex_count: usize,
         for &e in inc.elements_of(v) {
             let col = c.color[e as usize] as usize;
             if owner[col].0 == v {
-                return Err(format!(
-                    "elements {} and {e} share vertex {v} and both have color {col}",
-                    owner[col].1
-                ));
+                return Err(format!("elements {} and {e} share vertex {v} and both have color {col}", owner[col].1));
             }
             owner[col] = (v, e);
         }
@@ -248,12 +233,7 @@ mod tests {
     fn cloth_edges_and_empty_meshes() {
         use crate::mesh::generators::grid2d_mesh;
         let m = grid2d_mesh([1.0, 1.0], [8, 6]).unwrap();
-        let mut edges: Vec<[u32; 2]> = m
-            .tris
-            .iter()
-            .flat_map(|t| [[t[0], t[1]], [t[1], t[2]], [t[2], t[0]]])
-            .map(|[a, b]| [a.min(b), a.max(b)])
-            .collect();
+        let mut edges: Vec<[u32; 2]> = m.tris.iter().flat_map(|t| [[t[0], t[1]], [t[1], t[2]], [t[2], t[0]]]).map(|[a, b]| [a.min(b), a.max(b)]).collect();
         edges.sort_unstable();
         edges.dedup();
         let n = m.vertices.len();
@@ -265,15 +245,7 @@ mod tests {
 
         let none: [[u32; 4]; 0] = [];
         let p = partitions(&none, 0, 5);
-        assert_eq!(
-            (
-                p.colored.colors(),
-                p.clustering.clusters(),
-                p.cluster_colors.colors(),
-                p.max_valence
-            ),
-            (0, 0, 0, 0)
-        );
+        assert_eq!((p.colored.colors(), p.clustering.clusters(), p.cluster_colors.colors(), p.max_valence), (0, 0, 0, 0));
         check_colored(&none, 0, &p.colored).unwrap();
         check_clustered(&none, 0, &p.clustering, &p.cluster_colors).unwrap();
     }

@@ -65,9 +65,7 @@ mod tests {
         }
         expect.sort_unstable();
         expect.dedup();
-        let got: Vec<(u32, u32)> = (0..sg.node_count() as u32)
-            .flat_map(|r| sg.neighbors(r).iter().map(move |&s| (r, s)))
-            .collect();
+        let got: Vec<(u32, u32)> = (0..sg.node_count() as u32).flat_map(|r| sg.neighbors(r).iter().map(move |&s| (r, s))).collect();
         assert_eq!(got, expect);
         assert!(sg.edge_count() < g.edge_count());
     }

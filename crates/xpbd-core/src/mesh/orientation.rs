@@ -26,9 +26,7 @@ pub fn orient_and_validate(mesh: &mut TetMesh, source: &str) -> Result<Orientati
     let mut volumes = Vec::with_capacity(mesh.tets.len());
     for (e, t) in mesh.tets.iter().enumerate() {
         if let Some(&bad) = t.iter().find(|&&i| i as usize >= n) {
-            return Err(Error::invalid(format!(
-                "{source}: tetrahedron {e} references vertex {bad}, but the mesh has {n} vertices"
-            )));
+            return Err(Error::invalid(format!("{source}: tetrahedron {e} references vertex {bad}, but the mesh has {n} vertices")));
         }
         let [a, b, c, d] = t.map(|i| mesh.vertices[i as usize]);
         volumes.push(signed_tet_volume(&a, &b, &c, &d));
@@ -37,10 +35,7 @@ pub fn orient_and_validate(mesh: &mut TetMesh, source: &str) -> Result<Orientati
     let mut report = OrientationReport::default();
     for (e, (t, v)) in mesh.tets.iter_mut().zip(&volumes).enumerate() {
         if !(v.abs() > 1e-12 * mean) {
-            return Err(Error::invalid(format!(
-                "{source}: tetrahedron {e} (vertices {:?}) has zero rest volume",
-                t
-            )));
+            return Err(Error::invalid(format!("{source}: tetrahedron {e} (vertices {:?}) has zero rest volume", t)));
         }
         if *v < 0.0 {
             t.swap(2, 3);
@@ -56,10 +51,7 @@ mod tests {
     use crate::mesh::Vec3;
 
     fn unit_tet() -> TetMesh {
-        TetMesh {
-            vertices: vec![Vec3::zeros(), Vec3::x(), Vec3::y(), Vec3::z()],
-            tets: vec![[0, 1, 2, 3]],
-        }
+        TetMesh { vertices: vec![Vec3::zeros(), Vec3::x(), Vec3::y(), Vec3::z()], tets: vec![[0, 1, 2, 3]] }
     }
 
     #[test]

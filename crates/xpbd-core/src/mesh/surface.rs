@@ -13,8 +13,7 @@ const OUTWARD_FACES: [[usize; 3]; 4] = [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 
 /// input) are not boundary.
 pub fn boundary_faces(tets: &[[u32; 4]]) -> Vec<[u32; 3]> {
     // Sorted face, packed -> (first occurrence as 4·tet + local face, number of uses).
-    let mut seen: HashMap<u128, (usize, u32), FaceHash> =
-        HashMap::with_capacity_and_hasher(2 * tets.len() + 4, FaceHash::default());
+    let mut seen: HashMap<u128, (usize, u32), FaceHash> = HashMap::with_capacity_and_hasher(2 * tets.len() + 4, FaceHash::default());
     for (e, t) in tets.iter().enumerate() {
         for (l, f) in OUTWARD_FACES.iter().enumerate() {
             let mut v = f.map(|i| t[i]);
@@ -23,16 +22,9 @@ pub fn boundary_faces(tets: &[[u32; 4]]) -> Vec<[u32; 3]> {
             seen.entry(key).or_insert((4 * e + l, 0)).1 += 1;
         }
     }
-    let mut first: Vec<usize> = seen
-        .into_values()
-        .filter(|&(_, n)| n == 1)
-        .map(|(i, _)| i)
-        .collect();
+    let mut first: Vec<usize> = seen.into_values().filter(|&(_, n)| n == 1).map(|(i, _)| i).collect();
     first.sort_unstable();
-    first
-        .into_iter()
-        .map(|i| OUTWARD_FACES[i % 4].map(|l| tets[i / 4][l]))
-        .collect()
+    first.into_iter().map(|i| OUTWARD_FACES[i % 4].map(|l| tets[i / 4][l])).collect()
 }
 
 /// A fast multiplicative hasher for face keys (the default SipHash is several times slower here).
@@ -85,22 +77,14 @@ mod tests {
 
     #[test]
     fn single_tet_has_four_outward_faces() {
-        let p = vec![
-            Vec3::new(0.1, -0.2, 0.0),
-            Vec3::new(1.3, 0.1, 0.2),
-            Vec3::new(0.2, 0.9, -0.1),
-            Vec3::new(0.3, 0.2, 1.1),
-        ];
+        let p = vec![Vec3::new(0.1, -0.2, 0.0), Vec3::new(1.3, 0.1, 0.2), Vec3::new(0.2, 0.9, -0.1), Vec3::new(0.3, 0.2, 1.1)];
         assert!(signed_tet_volume(&p[0], &p[1], &p[2], &p[3]) > 0.0);
         let faces = boundary_faces(&[[0, 1, 2, 3]]);
         assert_eq!(faces.len(), 4);
         let centroid = p.iter().sum::<Vec3>() / 4.0;
         for (i, f) in faces.iter().enumerate() {
             let fc = f.iter().map(|&v| p[v as usize]).sum::<Vec3>() / 3.0;
-            assert!(
-                normal(&p, f).dot(&(fc - centroid)) > 0.0,
-                "face {f:?} points inward"
-            );
+            assert!(normal(&p, f).dot(&(fc - centroid)) > 0.0, "face {f:?} points inward");
             // Face i is opposite local vertex 3 - i.
             assert!(!f.contains(&(3 - i as u32)));
         }
@@ -110,13 +94,7 @@ mod tests {
     #[test]
     fn shared_face_is_interior() {
         // Two positive tets glued on face (0, 1, 2): apex 3 above, apex 4 below.
-        let p = vec![
-            Vec3::zeros(),
-            Vec3::x(),
-            Vec3::y(),
-            Vec3::z(),
-            Vec3::new(0.2, 0.2, -1.0),
-        ];
+        let p = vec![Vec3::zeros(), Vec3::x(), Vec3::y(), Vec3::z(), Vec3::new(0.2, 0.2, -1.0)];
         let tets = [[0, 1, 2, 3], [0, 2, 1, 4]];
         for t in &tets {
             let [a, b, c, d] = t.map(|i| p[i as usize]);
@@ -124,9 +102,7 @@ mod tests {
         }
         let faces = boundary_faces(&tets);
         assert_eq!(faces.len(), 6);
-        assert!(faces
-            .iter()
-            .all(|f| !(f.contains(&0) && f.contains(&1) && f.contains(&2))));
+        assert!(faces.iter().all(|f| !(f.contains(&0) && f.contains(&1) && f.contains(&2))));
         let centre = p.iter().sum::<Vec3>() / 5.0;
         for f in &faces {
             let fc = f.iter().map(|&v| p[v as usize]).sum::<Vec3>() / 3.0;

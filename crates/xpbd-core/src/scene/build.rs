@@ -50,9 +50,11 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
         m.colliders.push(collider(c, &format!("collider[{ci}]"))?);
     }
     for (pi, p) in scene.probes.iter().enumerate() {
-        let bi = scene.bodies.iter().position(|b| b.name == p.body).ok_or_else(|| {
-            Error::invalid(format!("probe[{pi}] '{}': no body named '{}'", p.name, p.body))
-        })?;
+        let bi = scene
+            .bodies
+            .iter()
+            .position(|b| b.name == p.body)
+            .ok_or_else(|| Error::invalid(format!("probe[{pi}] '{}': no body named '{}'", p.name, p.body)))?;
         let target = finite3(p.point, &format!("probe[{pi}].point"))?;
         let r = m.bodies[bi].vertices.clone();
         let v = r.min_by(|&a, &b| (m.rest[a] - target).norm().total_cmp(&(m.rest[b] - target).norm())).unwrap();
@@ -78,9 +80,7 @@ fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
     let k = &scene.solver;
     match k.kind.as_str() {
         "xpbd" => {}
-        "mgpbd" | "multilayer" | "adaptive" => {
-            return Err(Error::invalid(format!("solver.kind: '{}' is not implemented yet (available: xpbd)", k.kind)))
-        }
+        "mgpbd" | "multilayer" | "adaptive" => return Err(Error::invalid(format!("solver.kind: '{}' is not implemented yet (available: xpbd)", k.kind))),
         other => return Err(Error::invalid(format!("solver.kind: unknown solver '{other}' (expected xpbd, mgpbd, multilayer)"))),
     }
     let ordering = Ordering::from_name(&k.ordering)
@@ -231,10 +231,18 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
         Mesh::Tet(mut tm) => {
             let model = match TetModel::from_name(&mat.model) {
                 Some(m) => m,
-                None if mat.model == "cloth" => return Err(Error::invalid(format!("{mwhat}.model: 'cloth' needs a triangle mesh (grid2d or .obj), {what} is tetrahedral"))),
-                None => return Err(Error::invalid(format!("{mwhat}.model: unknown model '{}' (expected neohookean, neohookean_block, stvk, arap, cloth)", mat.model))),
+                None if mat.model == "cloth" => {
+                    return Err(Error::invalid(format!("{mwhat}.model: 'cloth' needs a triangle mesh (grid2d or .obj), {what} is tetrahedral")))
+                }
+                None => {
+                    return Err(Error::invalid(format!(
+                        "{mwhat}.model: unknown model '{}' (expected neohookean, neohookean_block, stvk, arap, cloth)",
+                        mat.model
+                    )))
+                }
             };
-            for (f, v) in [("areal_density", mat.areal_density), ("stretch_compliance", mat.stretch_compliance), ("bending_compliance", mat.bending_compliance)] {
+            for (f, v) in [("areal_density", mat.areal_density), ("stretch_compliance", mat.stretch_compliance), ("bending_compliance", mat.bending_compliance)]
+            {
                 if v.is_some() {
                     return Err(Error::invalid(format!("{mwhat}.{f}: not a field of model '{}'", mat.model)));
                 }
@@ -256,8 +264,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
             mass = vec![0.0; tm.vertices.len()];
             let mut rest = Vec::with_capacity(tm.tets.len());
             for (e, t) in tm.tets.iter().enumerate() {
-                let r = TetRest::new(&gather(&tm.vertices, t))
-                    .ok_or_else(|| Error::invalid(format!("{what}: tetrahedron {e} is degenerate")))?;
+                let r = TetRest::new(&gather(&tm.vertices, t)).ok_or_else(|| Error::invalid(format!("{what}: tetrahedron {e} is degenerate")))?;
                 for &i in t {
                     mass[i as usize] += density * r.volume / 4.0;
                 }
@@ -276,7 +283,9 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
             }
             for (f, v) in [("density", mat.density), ("youngs", mat.youngs), ("poisson", mat.poisson)] {
                 if v.is_some() {
-                    return Err(Error::invalid(format!("{mwhat}.{f}: not a field of model 'cloth' (cloth takes areal_density, stretch_compliance, bending_compliance)")));
+                    return Err(Error::invalid(format!(
+                        "{mwhat}.{f}: not a field of model 'cloth' (cloth takes areal_density, stretch_compliance, bending_compliance)"
+                    )));
                 }
             }
             let areal = positive(mat.areal_density, &mwhat, "areal_density", "cloth")?;
@@ -391,7 +400,14 @@ fn transform(v: &mut [Vec3], rot: &Rotation3<f64>, shift: &Vec3) {
 
 fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
     let check = |allowed: &[&str]| -> Result<()> {
-        let present = [("point", c.point.is_some()), ("normal", c.normal.is_some()), ("center", c.center.is_some()), ("radius", c.radius.is_some()), ("min", c.min.is_some()), ("max", c.max.is_some())];
+        let present = [
+            ("point", c.point.is_some()),
+            ("normal", c.normal.is_some()),
+            ("center", c.center.is_some()),
+            ("radius", c.radius.is_some()),
+            ("min", c.min.is_some()),
+            ("max", c.max.is_some()),
+        ];
         match present.iter().find(|(k, p)| *p && !allowed.contains(k)) {
             Some((k, _)) => Err(Error::invalid(format!("{what}.{k}: not a field of a {} collider", c.kind))),
             None => Ok(()),

@@ -10,10 +10,8 @@ use xpbd_cpu::CpuBackend;
 
 /// Parses and builds a scene given as TOML text; panics with the error message on failure.
 pub fn model_from_toml(text: &str) -> Model {
-    let scene = xpbd_core::scene::parse(text, Path::new("test.toml"))
-        .unwrap_or_else(|e| panic!("scene does not parse: {e}\n{text}"));
-    let (model, _warnings) = xpbd_core::scene::build(&scene, Path::new("."))
-        .unwrap_or_else(|e| panic!("scene does not build: {e}\n{text}"));
+    let scene = xpbd_core::scene::parse(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("scene does not parse: {e}\n{text}"));
+    let (model, _warnings) = xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("scene does not build: {e}\n{text}"));
     model
 }
 
@@ -29,11 +27,7 @@ impl Sim {
         let model = model_from_toml(text);
         let state = State::initial(&model);
         let backend = CpuBackend::new(&model);
-        Sim {
-            model,
-            state,
-            backend,
-        }
+        Sim { model, state, backend }
     }
 
     /// Advances `n` frames; panics on a non-finite state.
@@ -56,35 +50,17 @@ impl Sim {
 
     /// Mass-weighted centre of the current positions.
     pub fn centre_of_mass(&self) -> Vec3 {
-        self.model
-            .mass
-            .iter()
-            .zip(&self.state.x)
-            .map(|(m, x)| x * *m)
-            .sum::<Vec3>()
-            / self.total_mass()
+        self.model.mass.iter().zip(&self.state.x).map(|(m, x)| x * *m).sum::<Vec3>() / self.total_mass()
     }
 
     /// Largest |x − rest| over all vertices.
     pub fn max_displacement(&self) -> f64 {
-        self.state
-            .x
-            .iter()
-            .zip(&self.model.rest)
-            .map(|(x, r)| (x - r).norm())
-            .fold(0.0, f64::max)
+        self.state.x.iter().zip(&self.model.rest).map(|(x, r)| (x - r).norm()).fold(0.0, f64::max)
     }
 }
 
 /// The `[simulation]` and `[solver]` tables.
-pub fn sim_header(
-    dt: f64,
-    substeps: usize,
-    iterations: usize,
-    gravity: [f64; 3],
-    damping: f64,
-    ordering: &str,
-) -> String {
+pub fn sim_header(dt: f64, substeps: usize, iterations: usize, gravity: [f64; 3], damping: f64, ordering: &str) -> String {
     format!(
         "name = \"test\"\n[simulation]\ndt = {dt:e}\nframes = 1\nsubsteps = {substeps}\niterations = {iterations}\n\
          gravity = [{:e}, {:e}, {:e}]\nvelocity_damping = {damping:e}\n[solver]\nordering = \"{ordering}\"\n[output]\nformats = [\"none\"]\n",

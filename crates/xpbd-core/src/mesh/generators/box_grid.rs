@@ -8,31 +8,12 @@ use crate::Result;
 
 /// Cell corner `c` sits at offset `(c & 1, (c >> 1) & 1, (c >> 2) & 1)` from the cell's min corner.
 /// Five-tet split for even `i+j+k`: four corner tets around the centre tet on corners {1, 2, 4, 7}.
-const FIVE_EVEN: [[usize; 4]; 5] = [
-    [0, 1, 2, 4],
-    [3, 1, 7, 2],
-    [5, 1, 4, 7],
-    [6, 2, 7, 4],
-    [1, 2, 4, 7],
-];
+const FIVE_EVEN: [[usize; 4]; 5] = [[0, 1, 2, 4], [3, 1, 7, 2], [5, 1, 4, 7], [6, 2, 7, 4], [1, 2, 4, 7]];
 /// Five-tet split for odd `i+j+k`: the mirror image, centre tet on corners {0, 3, 5, 6}. Alternating
 /// the two makes every face diagonal join grid vertices of odd `i+j+k`, so neighbouring cells conform.
-const FIVE_ODD: [[usize; 4]; 5] = [
-    [1, 0, 5, 3],
-    [2, 0, 3, 6],
-    [4, 0, 6, 5],
-    [7, 3, 5, 6],
-    [0, 3, 6, 5],
-];
+const FIVE_ODD: [[usize; 4]; 5] = [[1, 0, 5, 3], [2, 0, 3, 6], [4, 0, 6, 5], [7, 3, 5, 6], [0, 3, 6, 5]];
 /// Freudenthal/Kuhn split: six tets around the main diagonal 0–7, one per axis permutation.
-const SIX: [[usize; 4]; 6] = [
-    [0, 1, 3, 7],
-    [0, 2, 6, 7],
-    [0, 4, 5, 7],
-    [0, 1, 7, 5],
-    [0, 2, 7, 3],
-    [0, 4, 7, 6],
-];
+const SIX: [[usize; 4]; 6] = [[0, 1, 3, 7], [0, 2, 6, 7], [0, 4, 5, 7], [0, 1, 7, 5], [0, 2, 7, 3], [0, 4, 7, 6]];
 
 /// Grid indices of the 8 corners of cell `(i, j, k)` in a grid of `nx × ny × ·` cells, in the
 /// corner order above; vertex `(i, j, k)` has index `i + (nx+1)·(j + (ny+1)·k)`.
@@ -101,10 +82,7 @@ pub(super) mod tests {
             .map(|(e, t)| {
                 let [a, b, c, d] = t.map(|i| m.vertices[i as usize]);
                 let v = signed_tet_volume(&a, &b, &c, &d);
-                assert!(
-                    v >= min_volume,
-                    "tet {e} {t:?} has volume {v} < {min_volume}"
-                );
+                assert!(v >= min_volume, "tet {e} {t:?} has volume {v} < {min_volume}");
                 v
             })
             .collect()
@@ -117,9 +95,7 @@ pub(super) mod tests {
 
     #[test]
     fn cell_tables_are_positive_on_the_unit_cube() {
-        let corners: Vec<Vec3> = (0..8)
-            .map(|c| Vec3::new((c & 1) as f64, ((c >> 1) & 1) as f64, ((c >> 2) & 1) as f64))
-            .collect();
+        let corners: Vec<Vec3> = (0..8).map(|c| Vec3::new((c & 1) as f64, ((c >> 1) & 1) as f64, ((c >> 2) & 1) as f64)).collect();
         for table in [&FIVE_EVEN[..], &FIVE_ODD[..], &SIX[..]] {
             let total: f64 = table
                 .iter()
@@ -138,11 +114,7 @@ pub(super) mod tests {
     fn counts_volume_and_orientation() {
         let size = [2.0, 0.7, 1.3];
         let cells = [5, 3, 4];
-        let cell_volume = size
-            .iter()
-            .zip(&cells)
-            .map(|(s, &n)| s / n as f64)
-            .product::<f64>();
+        let cell_volume = size.iter().zip(&cells).map(|(s, &n)| s / n as f64).product::<f64>();
         for split in [5u8, 6] {
             let m = box_mesh(size, cells, split).unwrap();
             assert_eq!(m.vertices.len(), 6 * 4 * 5);
@@ -150,10 +122,7 @@ pub(super) mod tests {
             let vols = checked_volumes(&m, cell_volume / 6.0 * (1.0 - 1e-9));
             let total: f64 = vols.iter().sum();
             let exact = size.iter().product::<f64>();
-            assert!(
-                (total - exact).abs() <= 1e-12 * exact,
-                "split {split}: {total} vs {exact}"
-            );
+            assert!((total - exact).abs() <= 1e-12 * exact, "split {split}: {total} vs {exact}");
         }
     }
 
@@ -178,11 +147,7 @@ pub(super) mod tests {
         for split in [5u8, 6] {
             let m = box_mesh([1.0, 2.0, 3.0], cells, split).unwrap();
             let faces = boundary_faces(&m.tets);
-            assert_eq!(
-                faces.len(),
-                2 * 2 * (nx * ny + ny * nz + nx * nz),
-                "split {split}"
-            );
+            assert_eq!(faces.len(), 2 * 2 * (nx * ny + ny * nz + nx * nz), "split {split}");
             // Every face is used by one or two tets.
             let mut uses: HashMap<[u32; 3], Vec<usize>> = HashMap::new();
             for (e, t) in m.tets.iter().enumerate() {
@@ -201,10 +166,7 @@ pub(super) mod tests {
                 let t = m.tets[owner[0]];
                 let tet_c = t.iter().map(|&i| m.vertices[i as usize]).sum::<Vec3>() / 4.0;
                 let face_c = f.iter().map(|&i| m.vertices[i as usize]).sum::<Vec3>() / 3.0;
-                assert!(
-                    face_normal(&m, f).dot(&(face_c - tet_c)) > 0.0,
-                    "face {f:?} points inward"
-                );
+                assert!(face_normal(&m, f).dot(&(face_c - tet_c)) > 0.0, "face {f:?} points inward");
             }
         }
     }
@@ -214,10 +176,7 @@ pub(super) mod tests {
         let err = |r: Result<TetMesh>| r.unwrap_err().to_string();
         let e = err(box_mesh([1.0; 3], [0, 4, 4], 5));
         assert_eq!(e, "box: cells must be ≥ 1 in every axis, got [0, 4, 4]");
-        assert_eq!(
-            err(box_mesh([1.0; 3], [1; 3], 4)),
-            "box: split must be 5 or 6, got 4"
-        );
+        assert_eq!(err(box_mesh([1.0; 3], [1; 3], 4)), "box: split must be 5 or 6, got 4");
         assert!(err(box_mesh([1.0, -1.0, 1.0], [1; 3], 5)).contains("size[1]"));
         assert!(err(box_mesh([f64::NAN, 1.0, 1.0], [1; 3], 5)).contains("size[0]"));
         assert!(err(box_mesh([1.0, 1.0, f64::INFINITY], [1; 3], 5)).contains("size[2]"));

@@ -76,20 +76,14 @@ mod tests {
             }
         }
         assert!(directed.values().all(|&n| n == 1));
-        let boundary = directed
-            .keys()
-            .filter(|&&(a, b)| !directed.contains_key(&(b, a)))
-            .count();
+        let boundary = directed.keys().filter(|&&(a, b)| !directed.contains_key(&(b, a))).count();
         assert_eq!(boundary, 4 * 3);
     }
 
     #[test]
     fn bad_parameters_name_the_field() {
         let err = |r: Result<TriMesh>| r.unwrap_err().to_string();
-        assert_eq!(
-            err(grid2d_mesh([1.0, 1.0], [3, 0])),
-            "grid2d: cells must be ≥ 1 in every axis, got [3, 0]"
-        );
+        assert_eq!(err(grid2d_mesh([1.0, 1.0], [3, 0])), "grid2d: cells must be ≥ 1 in every axis, got [3, 0]");
         assert!(err(grid2d_mesh([0.0, 1.0], [3, 3])).starts_with("grid2d: size[0]"));
         assert!(err(grid2d_mesh([1.0, f64::NAN], [3, 3])).starts_with("grid2d: size[1]"));
         assert!(err(grid2d_mesh([1.0, 1.0], [100_000, 100_000])).contains("cells"));

@@ -20,9 +20,7 @@ pub const MAX_ELEMENTS: usize = 50_000_000;
 fn check_split(shape: &str, split: u8) -> Result<()> {
     match split {
         5 | 6 => Ok(()),
-        _ => Err(Error::invalid(format!(
-            "{shape}: split must be 5 or 6, got {split}"
-        ))),
+        _ => Err(Error::invalid(format!("{shape}: split must be 5 or 6, got {split}"))),
     }
 }
 
@@ -31,9 +29,7 @@ fn check_length(shape: &str, field: &str, value: f64) -> Result<()> {
     if value.is_finite() && value > 0.0 {
         Ok(())
     } else {
-        Err(Error::invalid(format!(
-            "{shape}: {field} must be finite and > 0, got {value}"
-        )))
+        Err(Error::invalid(format!("{shape}: {field} must be finite and > 0, got {value}")))
     }
 }
 
@@ -42,22 +38,15 @@ fn check_cells(shape: &str, cells: &[usize]) -> Result<()> {
     if cells.iter().all(|&n| n >= 1) {
         Ok(())
     } else {
-        Err(Error::invalid(format!(
-            "{shape}: cells must be ≥ 1 in every axis, got {cells:?}"
-        )))
+        Err(Error::invalid(format!("{shape}: cells must be ≥ 1 in every axis, got {cells:?}")))
     }
 }
 
 /// Rejects grids whose element count `product(cells) · per_cell` would exceed [`MAX_ELEMENTS`].
 fn check_element_cap(shape: &str, cells: &[usize], per_cell: usize) -> Result<()> {
-    let total = cells
-        .iter()
-        .try_fold(per_cell, |acc, &n| acc.checked_mul(n))
-        .filter(|&t| t <= MAX_ELEMENTS);
+    let total = cells.iter().try_fold(per_cell, |acc, &n| acc.checked_mul(n)).filter(|&t| t <= MAX_ELEMENTS);
     match total {
         Some(_) => Ok(()),
-        None => Err(Error::invalid(format!(
-            "{shape}: cells {cells:?} would give more than {MAX_ELEMENTS} elements"
-        ))),
+        None => Err(Error::invalid(format!("{shape}: cells {cells:?} would give more than {MAX_ELEMENTS} elements"))),
     }
 }

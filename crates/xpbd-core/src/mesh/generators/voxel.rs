@@ -16,12 +16,7 @@ pub fn sphere_mesh(radius: f64, cells: usize, split: u8) -> Result<TetMesh> {
 
 /// A torus around the y axis (its ring in the x–z plane) with `cells` voxels across its outer
 /// diameter `2·(major_radius + minor_radius)`, each split into `split` (5 or 6) tets.
-pub fn torus_mesh(
-    major_radius: f64,
-    minor_radius: f64,
-    cells: usize,
-    split: u8,
-) -> Result<TetMesh> {
+pub fn torus_mesh(major_radius: f64, minor_radius: f64, cells: usize, split: u8) -> Result<TetMesh> {
     check_length("torus", "major_radius", major_radius)?;
     check_length("torus", "minor_radius", minor_radius)?;
     if minor_radius >= major_radius {
@@ -38,13 +33,7 @@ pub fn torus_mesh(
 }
 
 /// Voxelizes `sdf` over the box `[-half, half]` with `cells` cubic voxels along its longest axis.
-fn voxelize(
-    shape: &str,
-    half: [f64; 3],
-    cells: usize,
-    split: u8,
-    sdf: impl Fn(&Vec3) -> f64,
-) -> Result<TetMesh> {
+fn voxelize(shape: &str, half: [f64; 3], cells: usize, split: u8, sdf: impl Fn(&Vec3) -> f64) -> Result<TetMesh> {
     if cells == 0 {
         return Err(Error::invalid(format!("{shape}: cells must be ≥ 1, got 0")));
     }
@@ -64,9 +53,7 @@ fn voxelize(
     check_element_cap(shape, &n, split as usize)?;
     let [nx, ny, nz] = n;
     let origin = Vec3::new(nx as f64, ny as f64, nz as f64) * (-0.5 * h);
-    let point = |i: usize, j: usize, k: usize, off: f64| {
-        origin + Vec3::new(i as f64 + off, j as f64 + off, k as f64 + off) * h
-    };
+    let point = |i: usize, j: usize, k: usize, off: f64| origin + Vec3::new(i as f64 + off, j as f64 + off, k as f64 + off) * h;
 
     // Kept voxels in grid order, and which grid vertices they use.
     let mut kept = Vec::new();
@@ -84,9 +71,7 @@ fn voxelize(
         }
     }
     if kept.is_empty() {
-        return Err(Error::invalid(format!(
-            "{shape}: cells = {cells} is too coarse, no voxel centre lies inside the shape"
-        )));
+        return Err(Error::invalid(format!("{shape}: cells = {cells} is too coarse, no voxel centre lies inside the shape")));
     }
 
     // Compact renumbering in grid order.
@@ -116,9 +101,7 @@ mod tests {
 
     /// Checks every tet is positive and at least a sixth of a voxel; returns the total volume.
     fn volume(m: &TetMesh, h: f64) -> f64 {
-        checked_volumes(m, h * h * h / 6.0 * (1.0 - 1e-9))
-            .iter()
-            .sum()
+        checked_volumes(m, h * h * h / 6.0 * (1.0 - 1e-9)).iter().sum()
     }
 
     /// Directed edge counts of a face set: a closed, consistently oriented, edge-manifold surface
@@ -163,17 +146,11 @@ mod tests {
     fn sphere_is_centred_and_compact() {
         let m = sphere_mesh(1.0, 11, 6).unwrap();
         let mut used = vec![false; m.vertices.len()];
-        m.tets
-            .iter()
-            .flatten()
-            .for_each(|&i| used[i as usize] = true);
+        m.tets.iter().flatten().for_each(|&i| used[i as usize] = true);
         assert!(used.iter().all(|&u| u), "unused vertex left in the mesh");
         let centroid = m.vertices.iter().sum::<Vec3>() / m.vertices.len() as f64;
         assert!(centroid.norm() < 1e-12, "{centroid}");
-        assert!(m
-            .vertices
-            .iter()
-            .all(|v| v.norm() < 1.0 + 2.0 * 3f64.sqrt() / 11.0));
+        assert!(m.vertices.iter().all(|v| v.norm() < 1.0 + 2.0 * 3f64.sqrt() / 11.0));
     }
 
     #[test]
@@ -187,10 +164,7 @@ mod tests {
             if cells == 1 {
                 assert_eq!((faces.len(), on_surface), (12, 8));
             } else {
-                assert!(
-                    on_surface < m.vertices.len(),
-                    "no interior vertex at {cells} cells"
-                );
+                assert!(on_surface < m.vertices.len(), "no interior vertex at {cells} cells");
             }
         }
     }
@@ -218,10 +192,7 @@ mod tests {
     fn torus_has_a_hole() {
         let m = torus_mesh(1.0, 0.3, 30, 6).unwrap();
         // No tet touches the axis region well inside the hole.
-        assert!(m
-            .vertices
-            .iter()
-            .all(|v| (v.x * v.x + v.z * v.z).sqrt() > 0.5));
+        assert!(m.vertices.iter().all(|v| (v.x * v.x + v.z * v.z).sqrt() > 0.5));
     }
 
     #[test]
@@ -229,22 +200,13 @@ mod tests {
         let err = |r: Result<TetMesh>| r.unwrap_err().to_string();
         assert!(err(sphere_mesh(-1.0, 10, 5)).starts_with("sphere: radius"));
         assert!(err(sphere_mesh(f64::NAN, 10, 5)).starts_with("sphere: radius"));
-        assert_eq!(
-            err(sphere_mesh(1.0, 0, 5)),
-            "sphere: cells must be ≥ 1, got 0"
-        );
-        assert_eq!(
-            err(sphere_mesh(1.0, 10, 7)),
-            "sphere: split must be 5 or 6, got 7"
-        );
+        assert_eq!(err(sphere_mesh(1.0, 0, 5)), "sphere: cells must be ≥ 1, got 0");
+        assert_eq!(err(sphere_mesh(1.0, 10, 7)), "sphere: split must be 5 or 6, got 7");
         assert!(err(sphere_mesh(1.0, 1000, 6)).contains("cells"));
         assert!(err(torus_mesh(0.0, 0.1, 10, 5)).starts_with("torus: major_radius"));
         assert!(err(torus_mesh(1.0, -0.1, 10, 5)).starts_with("torus: minor_radius"));
         assert!(err(torus_mesh(1.0, 1.0, 10, 5)).contains("minor_radius must be < major_radius"));
         assert!(err(torus_mesh(1.0, 0.5, 1, 5)).contains("cells"));
-        assert_eq!(
-            err(torus_mesh(1.0, 0.5, 10, 0)),
-            "torus: split must be 5 or 6, got 0"
-        );
+        assert_eq!(err(torus_mesh(1.0, 0.5, 10, 0)), "torus: split must be 5 or 6, got 0");
     }
 }

@@ -34,10 +34,7 @@ struct Nodes {
 impl Nodes {
     fn new(c: &Cursor, vertices: Vec<Vec3>, tags: Vec<u64>) -> Result<Nodes> {
         let first = tags.first().copied().unwrap_or(0);
-        let contiguous = tags
-            .iter()
-            .enumerate()
-            .all(|(i, &t)| t == first.wrapping_add(i as u64));
+        let contiguous = tags.iter().enumerate().all(|(i, &t)| t == first.wrapping_add(i as u64));
         let tags = if contiguous {
             Tags::Offset(first)
         } else {
@@ -54,17 +51,10 @@ impl Nodes {
 
     fn index(&self, c: &Cursor, tag: i64) -> Result<u32> {
         let found = u64::try_from(tag).ok().and_then(|t| match &self.tags {
-            Tags::Offset(o) => t
-                .checked_sub(*o)
-                .filter(|&i| i < self.vertices.len() as u64)
-                .map(|i| i as u32),
+            Tags::Offset(o) => t.checked_sub(*o).filter(|&i| i < self.vertices.len() as u64).map(|i| i as u32),
             Tags::Map(m) => m.get(&t).copied(),
         });
-        found.ok_or_else(|| {
-            c.err(format!(
-                "element references node tag {tag}, which is not defined"
-            ))
-        })
+        found.ok_or_else(|| c.err(format!("element references node tag {tag}, which is not defined")))
     }
 }
 
@@ -90,31 +80,15 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
                         (false, None) => nodes_v2_ascii(&mut c)?,
                         (false, Some(e)) => nodes_v2_binary(&mut c, e)?,
                         (true, None) => nodes_v4_ascii(&mut c)?,
-                        (true, Some(e)) => nodes_v4_binary(
-                            &mut c,
-                            Bin {
-                                e,
-                                size_t: f.size_t,
-                            },
-                        )?,
+                        (true, Some(e)) => nodes_v4_binary(&mut c, Bin { e, size_t: f.size_t })?,
                     });
                 } else {
-                    let n = nodes
-                        .as_ref()
-                        .ok_or_else(|| c.err("$Elements before $Nodes"))?;
+                    let n = nodes.as_ref().ok_or_else(|| c.err("$Elements before $Nodes"))?;
                     match (f.v4, f.binary) {
                         (false, None) => elements_v2_ascii(&mut c, n, &mut elems)?,
                         (false, Some(e)) => elements_v2_binary(&mut c, n, e, &mut elems)?,
                         (true, None) => elements_v4_ascii(&mut c, n, &mut elems)?,
-                        (true, Some(e)) => elements_v4_binary(
-                            &mut c,
-                            n,
-                            Bin {
-                                e,
-                                size_t: f.size_t,
-                            },
-                            &mut elems,
-                        )?,
+                        (true, Some(e)) => elements_v4_binary(&mut c, n, Bin { e, size_t: f.size_t }, &mut elems)?,
                     }
                 }
                 c.keyword(&format!("$End{}", &tok[1..]))?;
@@ -125,12 +99,7 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
                     return Err(c.err(format!("section {s} has no {end}")));
                 }
             }
-            s => {
-                return Err(c.err(format!(
-                    "expected a section such as `$Nodes`, found `{}`",
-                    shorten(s)
-                )))
-            }
+            s => return Err(c.err(format!("expected a section such as `$Nodes`, found `{}`", shorten(s)))),
         }
     }
     let nodes = nodes.ok_or_else(|| Error::parse(path, None, "no $Nodes section"))?;
@@ -142,12 +111,7 @@ fn read_format(c: &mut Cursor) -> Result<Format> {
     let v4 = match version {
         "4.1" => true,
         v if v.starts_with("2.") || v == "2" => false,
-        v => {
-            return Err(c.err(format!(
-                "Gmsh format version {} is not supported (2.2 or 4.1)",
-                shorten(v)
-            )))
-        }
+        v => return Err(c.err(format!("Gmsh format version {} is not supported (2.2 or 4.1)", shorten(v)))),
     };
     let file_type: u32 = c.parse("the file type (0 ASCII, 1 binary)")?;
     let size_t: usize = c.parse("the data size")?;
@@ -173,10 +137,7 @@ fn read_format(c: &mut Cursor) -> Result<Format> {
 
 /// Nodes per element of each Gmsh element type (enough to skip what is not kept in binary files).
 fn nodes_per_type(t: u64) -> Option<usize> {
-    const N: [usize; 32] = [
-        0, 2, 3, 4, 4, 8, 6, 5, 3, 6, 9, 10, 27, 18, 14, 1, 8, 20, 15, 13, 9, 10, 12, 15, 15, 21,
-        4, 5, 6, 20, 35, 56,
-    ];
+    const N: [usize; 32] = [0, 2, 3, 4, 4, 8, 6, 5, 3, 6, 9, 10, 27, 18, 14, 1, 8, 20, 15, 13, 9, 10, 12, 15, 15, 21, 4, 5, 6, 20, 35, 56];
     match t {
         1..=31 => Some(N[t as usize]),
         92 => Some(64),
@@ -220,10 +181,7 @@ fn element_nodes(c: &mut Cursor, n: &Nodes, ty: u64, elems: &mut Elements) -> Re
         }
     }
     match c.inline_token() {
-        Some(t) => Err(c.err(format!(
-            "unexpected `{}` after the nodes of a type-{ty} element",
-            shorten(t)
-        ))),
+        Some(t) => Err(c.err(format!("unexpected `{}` after the nodes of a type-{ty} element", shorten(t)))),
         None => Ok(()),
     }
 }
@@ -261,16 +219,11 @@ fn elements_v2_binary(c: &mut Cursor, n: &Nodes, e: Endian, elems: &mut Elements
         let h = c.bytes(12, "an element block header")?;
         let (ty, count, ntags) = (e.int(&h[..4]), e.int(&h[4..8]), e.int(&h[8..]));
         let nn = u64::try_from(ty).ok().and_then(nodes_per_type);
-        let (Some(nn), Ok(count), Ok(ntags)) = (nn, u64::try_from(count), usize::try_from(ntags))
-        else {
-            return Err(c.err(format!(
-                "bad element block header (type {ty}, {count} elements, {ntags} tags)"
-            )));
+        let (Some(nn), Ok(count), Ok(ntags)) = (nn, u64::try_from(count), usize::try_from(ntags)) else {
+            return Err(c.err(format!("bad element block header (type {ty}, {count} elements, {ntags} tags)")));
         };
         if count == 0 || count > m - read || ntags > 1 << 16 {
-            return Err(c.err(format!(
-                "element block of {count} elements does not fit the {m} announced"
-            )));
+            return Err(c.err(format!("element block of {count} elements does not fit the {m} announced")));
         }
         let per = 4 * (1 + ntags + nn);
         let count = c.check_count(count, per as u64, "elements")?;
@@ -302,9 +255,7 @@ fn nodes_v4_ascii(c: &mut Cursor) -> Result<Nodes> {
         let parametric: u32 = c.parse("the parametric flag")?;
         let k: usize = c.parse("the number of nodes in the block")?;
         if k > total - tags.len() || dim > 3 {
-            return Err(c.err(format!(
-                "node block of {k} nodes exceeds the {total} announced"
-            )));
+            return Err(c.err(format!("node block of {k} nodes exceeds the {total} announced")));
         }
         for _ in 0..k {
             tags.push(c.parse("a node tag")?);
@@ -317,10 +268,7 @@ fn nodes_v4_ascii(c: &mut Cursor) -> Result<Nodes> {
         }
     }
     if tags.len() != total {
-        return Err(c.err(format!(
-            "{} nodes in the blocks, but the header announced {total}",
-            tags.len()
-        )));
+        return Err(c.err(format!("{} nodes in the blocks, but the header announced {total}", tags.len())));
     }
     Nodes::new(c, vertices, tags)
 }
@@ -339,9 +287,7 @@ fn elements_v4_ascii(c: &mut Cursor, n: &Nodes, elems: &mut Elements) -> Result<
         let ty: u64 = c.parse("an element type")?;
         let k: u64 = c.parse("the number of elements in the block")?;
         if k > total - read {
-            return Err(c.err(format!(
-                "element block of {k} elements exceeds the {total} announced"
-            )));
+            return Err(c.err(format!("element block of {k} elements exceeds the {total} announced")));
         }
         for _ in 0..k {
             c.parse::<i64>("an element tag")?;
@@ -383,15 +329,10 @@ fn nodes_v4_binary(c: &mut Cursor, b: Bin) -> Result<Nodes> {
         let parametric = b.int(c, "a node block header")?;
         let k = b.size(c, "a node block header")?;
         if k > (total - tags.len()) as u64 || !(0..=3).contains(&dim) {
-            return Err(c.err(format!(
-                "node block of {k} nodes exceeds the {total} announced"
-            )));
+            return Err(c.err(format!("node block of {k} nodes exceeds the {total} announced")));
         }
         let k = k as usize;
-        for t in c
-            .bytes(k * b.size_t, "the node tags")?
-            .chunks_exact(b.size_t)
-        {
+        for t in c.bytes(k * b.size_t, "the node tags")?.chunks_exact(b.size_t) {
             tags.push(b.e.uint(t));
         }
         let per = 8 * (3 + if parametric == 1 { dim as usize } else { 0 });
@@ -400,10 +341,7 @@ fn nodes_v4_binary(c: &mut Cursor, b: Bin) -> Result<Nodes> {
         }
     }
     if tags.len() != total {
-        return Err(c.err(format!(
-            "{} nodes in the blocks, but the header announced {total}",
-            tags.len()
-        )));
+        return Err(c.err(format!("{} nodes in the blocks, but the header announced {total}", tags.len())));
     }
     check_finite(c, &vertices)?;
     Nodes::new(c, vertices, tags)
@@ -428,19 +366,14 @@ fn elements_v4_binary(c: &mut Cursor, n: &Nodes, b: Bin, elems: &mut Elements) -
             return Err(c.err(format!("unknown element type {ty}")));
         };
         if k > total - read {
-            return Err(c.err(format!(
-                "element block of {k} elements exceeds the {total} announced"
-            )));
+            return Err(c.err(format!("element block of {k} elements exceeds the {total} announced")));
         }
         let per = b.size_t * (1 + nn);
         let k = c.check_count(k, per as u64, "elements")?;
         for el in c.bytes(k * per, "the element data")?.chunks_exact(per) {
             let idx = |j: usize| {
                 let s = b.size_t * (1 + j);
-                n.index(
-                    c,
-                    b.e.uint(&el[s..s + b.size_t]).min(i64::MAX as u64) as i64,
-                )
+                n.index(c, b.e.uint(&el[s..s + b.size_t]).min(i64::MAX as u64) as i64)
             };
             match ty as u64 {
                 TET => elems.tets.push([idx(0)?, idx(1)?, idx(2)?, idx(3)?]),

@@ -52,14 +52,8 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
     tet_or_tri(path, vertices, tets, tris)
 }
 
-fn read_elements<const K: usize>(
-    c: &mut Cursor,
-    v: Option<&[Vec3]>,
-    out: &mut Vec<[u32; K]>,
-) -> Result<()> {
-    let nv = v
-        .ok_or_else(|| c.err("elements before the Vertices section"))?
-        .len();
+fn read_elements<const K: usize>(c: &mut Cursor, v: Option<&[Vec3]>, out: &mut Vec<[u32; K]>) -> Result<()> {
+    let nv = v.ok_or_else(|| c.err("elements before the Vertices section"))?.len();
     let m = c.parse("the number of elements")?;
     let m = c.check_count(m, ascii_bytes(K as u64 + 1), "elements")?;
     out.reserve(m);

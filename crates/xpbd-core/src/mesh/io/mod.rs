@@ -20,16 +20,12 @@ use std::path::Path;
 use std::str::FromStr;
 
 /// Extensions [`read_mesh`] understands.
-pub const SUPPORTED_EXTENSIONS: &str =
-    ".node/.ele (TetGen), .msh (Gmsh), .mesh (MEDIT), .vtk, .vtu, .obj";
+pub const SUPPORTED_EXTENSIONS: &str = ".node/.ele (TetGen), .msh (Gmsh), .mesh (MEDIT), .vtk, .vtu, .obj";
 
 /// Reads a mesh, choosing the format by the file's extension. A path without an extension is taken
 /// as a TetGen stem (`stem.node` + `stem.ele`).
 pub fn read_mesh(path: &Path) -> Result<Mesh> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
     match ext.as_deref() {
         None | Some("node") | Some("ele") => tetgen::read(path).map(Mesh::Tet),
         Some("msh") => gmsh::read(path),
@@ -37,11 +33,7 @@ pub fn read_mesh(path: &Path) -> Result<Mesh> {
         Some("vtk") => vtk_legacy::read(path),
         Some("vtu") => vtu::read(path),
         Some("obj") => obj::read(path).map(Mesh::Tri),
-        Some(other) => Err(Error::parse(
-            path,
-            None,
-            format!("unknown mesh extension `.{other}` (supported: {SUPPORTED_EXTENSIONS})"),
-        )),
+        Some(other) => Err(Error::parse(path, None, format!("unknown mesh extension `.{other}` (supported: {SUPPORTED_EXTENSIONS})"))),
     }
 }
 
@@ -49,11 +41,7 @@ pub fn read_mesh(path: &Path) -> Result<Mesh> {
 pub fn read_tet_mesh(path: &Path) -> Result<TetMesh> {
     match read_mesh(path)? {
         Mesh::Tet(m) => Ok(m),
-        Mesh::Tri(_) => Err(Error::parse(
-            path,
-            None,
-            "holds a triangle mesh, but tetrahedra are needed",
-        )),
+        Mesh::Tri(_) => Err(Error::parse(path, None, "holds a triangle mesh, but tetrahedra are needed")),
     }
 }
 
@@ -61,11 +49,7 @@ pub fn read_tet_mesh(path: &Path) -> Result<TetMesh> {
 pub fn read_tri_mesh(path: &Path) -> Result<TriMesh> {
     match read_mesh(path)? {
         Mesh::Tri(m) => Ok(m),
-        Mesh::Tet(_) => Err(Error::parse(
-            path,
-            None,
-            "holds a tetrahedral mesh, but triangles are needed",
-        )),
+        Mesh::Tet(_) => Err(Error::parse(path, None, "holds a tetrahedral mesh, but triangles are needed")),
     }
 }
 
@@ -88,12 +72,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Picks the mesh to return from a file that held both kinds: tetrahedra win, else triangles.
-pub(crate) fn tet_or_tri(
-    path: &Path,
-    vertices: Vec<Vec3>,
-    tets: Vec<[u32; 4]>,
-    tris: Vec<[u32; 3]>,
-) -> Result<Mesh> {
+pub(crate) fn tet_or_tri(path: &Path, vertices: Vec<Vec3>, tets: Vec<[u32; 4]>, tris: Vec<[u32; 3]>) -> Result<Mesh> {
     if !tets.is_empty() {
         Ok(Mesh::Tet(TetMesh { vertices, tets }))
     } else if !tris.is_empty() {
@@ -116,13 +95,7 @@ pub(crate) struct Cursor<'a> {
 impl<'a> Cursor<'a> {
     /// `comment`: a byte that starts a comment running to the end of its line, if the format has one.
     pub fn new(path: &'a Path, data: &'a [u8], comment: Option<u8>) -> Self {
-        Cursor {
-            path,
-            data,
-            pos: 0,
-            line: 1,
-            comment,
-        }
+        Cursor { path, data, pos: 0, line: 1, comment }
     }
 
     pub fn line(&self) -> usize {
@@ -205,8 +178,7 @@ impl<'a> Cursor<'a> {
 
     /// The next token, or an error saying that `what` was expected.
     pub fn expect(&mut self, what: &str) -> Result<&'a str> {
-        self.token()
-            .ok_or_else(|| self.err(format!("unexpected end of file, expected {what}")))
+        self.token().ok_or_else(|| self.err(format!("unexpected end of file, expected {what}")))
     }
 
     /// Checks that the next token is `keyword` (ASCII case-insensitive).
@@ -243,20 +215,13 @@ impl<'a> Cursor<'a> {
     /// Parses a (possibly one-based) index and shifts it by `-base` into `0..len`.
     pub fn index(&mut self, base: i64, len: usize, what: &str) -> Result<u32> {
         let raw: i64 = self.parse(what)?;
-        to_index(raw - base, len).ok_or_else(|| {
-            self.err(format!(
-                "{what} {raw} is out of range ({len} vertices, first index {base})"
-            ))
-        })
+        to_index(raw - base, len).ok_or_else(|| self.err(format!("{what} {raw} is out of range ({len} vertices, first index {base})")))
     }
 
     /// Takes `n` raw bytes (binary data); `what` names them in errors.
     pub fn bytes(&mut self, n: usize, what: &str) -> Result<&'a [u8]> {
         if n > self.remaining() {
-            return Err(self.err(format!(
-                "file ends inside {what}: {n} bytes expected, {} left",
-                self.remaining()
-            )));
+            return Err(self.err(format!("file ends inside {what}: {n} bytes expected, {} left", self.remaining())));
         }
         let s = &self.data[self.pos..self.pos + n];
         self.pos += n;
@@ -287,10 +252,7 @@ impl<'a> Cursor<'a> {
     pub fn check_count(&self, count: u64, min_bytes: u64, what: &str) -> Result<usize> {
         let need = count.saturating_mul(min_bytes);
         if need > self.remaining() as u64 + 1 || count > u32::MAX as u64 {
-            return Err(self.err(format!(
-                "header claims {count} {what}, more than the {} bytes left in the file can hold",
-                self.remaining()
-            )));
+            return Err(self.err(format!("header claims {count} {what}, more than the {} bytes left in the file can hold", self.remaining())));
         }
         Ok(count as usize)
     }
@@ -385,9 +347,6 @@ mod tests {
     #[test]
     fn unknown_extension_lists_the_supported_ones() {
         let e = read_mesh(Path::new("m.ply")).unwrap_err().to_string();
-        assert!(
-            e.starts_with("m.ply: unknown mesh extension `.ply`") && e.contains(".msh"),
-            "{e}"
-        );
+        assert!(e.starts_with("m.ply: unknown mesh extension `.ply`") && e.contains(".msh"), "{e}");
     }
 }

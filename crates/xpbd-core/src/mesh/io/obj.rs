@@ -19,16 +19,8 @@ pub(super) fn read(path: &Path) -> Result<TriMesh> {
             "v" => {
                 let mut p = [0.0; 3];
                 for x in p.iter_mut() {
-                    let t = c
-                        .inline_token()
-                        .ok_or_else(|| c.err("vertex has fewer than 3 coordinates"))?;
-                    *x = t
-                        .parse::<f64>()
-                        .ok()
-                        .filter(|x| x.is_finite())
-                        .ok_or_else(|| {
-                            c.err(format!("expected a coordinate, found `{}`", shorten(t)))
-                        })?;
+                    let t = c.inline_token().ok_or_else(|| c.err("vertex has fewer than 3 coordinates"))?;
+                    *x = t.parse::<f64>().ok().filter(|x| x.is_finite()).ok_or_else(|| c.err(format!("expected a coordinate, found `{}`", shorten(t))))?;
                 }
                 vertices.push(Vec3::from(p));
                 c.rest_of_line();
@@ -37,18 +29,14 @@ pub(super) fn read(path: &Path) -> Result<TriMesh> {
                 poly.clear();
                 while let Some(t) = c.inline_token() {
                     let head = t.split('/').next().unwrap_or("");
-                    let i: i64 = head.parse().map_err(|_| {
-                        c.err(format!("expected a vertex index, found `{}`", shorten(t)))
-                    })?;
+                    let i: i64 = head.parse().map_err(|_| c.err(format!("expected a vertex index, found `{}`", shorten(t))))?;
                     let nv = vertices.len() as i64;
                     let idx = if (1..=u32::MAX as i64).contains(&i) {
                         (i - 1) as u32
                     } else if i < 0 && -i <= nv {
                         (nv + i) as u32
                     } else {
-                        return Err(c.err(format!(
-                            "vertex index {i} is out of range ({nv} vertices so far)"
-                        )));
+                        return Err(c.err(format!("vertex index {i} is out of range ({nv} vertices so far)")));
                     };
                     if i > 0 && max_index.is_none_or(|(m, _)| idx > m) {
                         max_index = Some((idx, c.line()));
@@ -56,10 +44,7 @@ pub(super) fn read(path: &Path) -> Result<TriMesh> {
                     poly.push(idx);
                 }
                 if poly.len() < 3 {
-                    return Err(c.err(format!(
-                        "face has {} vertices, at least 3 needed",
-                        poly.len()
-                    )));
+                    return Err(c.err(format!("face has {} vertices, at least 3 needed", poly.len())));
                 }
                 tris.extend((1..poly.len() - 1).map(|k| [poly[0], poly[k], poly[k + 1]]));
             }
@@ -69,15 +54,7 @@ pub(super) fn read(path: &Path) -> Result<TriMesh> {
         }
     }
     if let Some((m, line)) = max_index.filter(|&(m, _)| m as usize >= vertices.len()) {
-        return Err(Error::parse(
-            path,
-            Some(line),
-            format!(
-                "vertex index {} is out of range ({} vertices)",
-                m as u64 + 1,
-                vertices.len()
-            ),
-        ));
+        return Err(Error::parse(path, Some(line), format!("vertex index {} is out of range ({} vertices)", m as u64 + 1, vertices.len())));
     }
     if tris.is_empty() {
         return Err(Error::parse(path, None, "no faces found"));

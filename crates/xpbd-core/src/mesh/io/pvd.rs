@@ -13,16 +13,10 @@ pub fn write_pvd(path: &Path, entries: &[(f64, String)]) -> Result<()> {
     s.push_str("<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n  <Collection>\n");
     for (time, file) in entries {
         if !time.is_finite() {
-            return Err(Error::invalid(format!(
-                "{}: time {time} of `{file}` is not finite",
-                path.display()
-            )));
+            return Err(Error::invalid(format!("{}: time {time} of `{file}` is not finite", path.display())));
         }
         let file = quick_xml::escape::escape(file.as_str());
-        let _ = writeln!(
-            s,
-            "    <DataSet timestep=\"{time}\" group=\"\" part=\"0\" file=\"{file}\"/>"
-        );
+        let _ = writeln!(s, "    <DataSet timestep=\"{time}\" group=\"\" part=\"0\" file=\"{file}\"/>");
     }
     s.push_str("  </Collection>\n</VTKFile>\n");
     write_atomic(path, s.as_bytes())

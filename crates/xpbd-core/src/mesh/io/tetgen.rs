@@ -17,9 +17,7 @@ pub(super) fn read(path: &Path) -> Result<TetMesh> {
 }
 
 fn pair(path: &Path) -> (PathBuf, PathBuf) {
-    let has_ext = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("node") || e.eq_ignore_ascii_case("ele"));
+    let has_ext = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("node") || e.eq_ignore_ascii_case("ele"));
     if has_ext {
         (path.with_extension("node"), path.with_extension("ele"))
     } else {
@@ -59,10 +57,7 @@ fn read_node(path: &Path, data: &[u8]) -> Result<(Vec<crate::mesh::Vec3>, i64)> 
                 return Err(c.err(format!("first point index is {id}, expected 0 or 1")));
             }
         } else if id != base + i as i64 {
-            return Err(c.err(format!(
-                "point index {id} out of sequence, expected {}",
-                base + i as i64
-            )));
+            return Err(c.err(format!("point index {id} out of sequence, expected {}", base + i as i64)));
         }
         vertices.push(c.vec3("a coordinate")?);
         for _ in 0..nattr.saturating_add(nmark) {

@@ -18,30 +18,17 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
         .to_ascii_lowercase()
         .strip_prefix("# vtk datafile version")
         .and_then(|v| v.trim().split('.').next()?.parse::<u32>().ok())
-        .ok_or_else(|| {
-            c.err(format!(
-                "not a legacy VTK file: first line is `{}`",
-                shorten(head)
-            ))
-        })?;
+        .ok_or_else(|| c.err(format!("not a legacy VTK file: first line is `{}`", shorten(head))))?;
     c.rest_of_line(); // title
     let binary = match c.rest_of_line().to_ascii_uppercase().as_str() {
         "ASCII" => false,
         "BINARY" => true,
-        other => {
-            return Err(c.err(format!(
-                "expected ASCII or BINARY, found `{}`",
-                shorten(other)
-            )))
-        }
+        other => return Err(c.err(format!("expected ASCII or BINARY, found `{}`", shorten(other)))),
     };
     c.keyword("DATASET")?;
     let kind = c.expect("a dataset type")?;
     if !kind.eq_ignore_ascii_case("UNSTRUCTURED_GRID") {
-        return Err(c.err(format!(
-            "dataset `{}` is not supported (only UNSTRUCTURED_GRID)",
-            shorten(kind)
-        )));
+        return Err(c.err(format!("dataset `{}` is not supported (only UNSTRUCTURED_GRID)", shorten(kind))));
     }
     let r = Reader { binary };
     let mut points: Option<Vec<Vec3>> = None;
@@ -53,11 +40,7 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
                 let n: u64 = c.parse("the number of points")?;
                 let ty = c.expect("the point data type")?;
                 let xs = r.floats(&mut c, n.saturating_mul(3), ty, "point coordinates")?;
-                points = Some(
-                    xs.chunks_exact(3)
-                        .map(|p| Vec3::new(p[0], p[1], p[2]))
-                        .collect(),
-                );
+                points = Some(xs.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])).collect());
             }
             "CELLS" if version >= 5 => {
                 let no: u64 = c.parse("the number of offsets")?;
@@ -68,13 +51,9 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
                 c.keyword("CONNECTIVITY")?;
                 let ty = c.expect("the connectivity data type")?;
                 let conn = r.ints(&mut c, nc, ty, "connectivity")?;
-                let off: Option<Vec<usize>> =
-                    offsets.iter().map(|&o| usize::try_from(o).ok()).collect();
+                let off: Option<Vec<usize>> = offsets.iter().map(|&o| usize::try_from(o).ok()).collect();
                 let off = off.unwrap_or_default();
-                if off.first() != Some(&0)
-                    || off.last() != Some(&conn.len())
-                    || off.windows(2).any(|w| w[1] < w[0])
-                {
+                if off.first() != Some(&0) || off.last() != Some(&conn.len()) || off.windows(2).any(|w| w[1] < w[0]) {
                     return Err(c.err("offsets do not run from 0 up to the connectivity size"));
                 }
                 cells = Some((off, conn));
@@ -84,8 +63,7 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
                 let size: u64 = c.parse("the cell list size")?;
                 let list = r.ints(&mut c, size, "int", "the cell list")?;
                 let n = c.check_count(n, 1, "cells")?;
-                let (mut off, mut conn) =
-                    (Vec::with_capacity(n + 1), Vec::with_capacity(list.len()));
+                let (mut off, mut conn) = (Vec::with_capacity(n + 1), Vec::with_capacity(list.len()));
                 let mut i = 0usize;
                 for _ in 0..n {
                     off.push(conn.len());
@@ -96,9 +74,7 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
                     i += 1 + k;
                 }
                 if i != list.len() {
-                    return Err(c.err(format!(
-                        "cell list size {size} does not match its {n} cells"
-                    )));
+                    return Err(c.err(format!("cell list size {size} does not match its {n} cells")));
                 }
                 off.push(conn.len());
                 cells = Some((off, conn));
@@ -130,11 +106,7 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
     let (off, conn) = cells.ok_or_else(|| c.err("no CELLS section"))?;
     let types = types.ok_or_else(|| c.err("no CELL_TYPES section"))?;
     if types.len() + 1 != off.len() {
-        return Err(c.err(format!(
-            "{} cell types for {} cells",
-            types.len(),
-            off.len() - 1
-        )));
+        return Err(c.err(format!("{} cell types for {} cells", types.len(), off.len() - 1)));
     }
     let (mut tets, mut tris) = (Vec::new(), Vec::new());
     let nv = points.len();
@@ -146,18 +118,11 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
             _ => continue,
         };
         if ids.len() != want {
-            return Err(c.err(format!(
-                "cell {i} of type {ty} has {} points, expected {want}",
-                ids.len()
-            )));
+            return Err(c.err(format!("cell {i} of type {ty} has {} points, expected {want}", ids.len())));
         }
         let mut v = [0u32; 4];
         for (d, &s) in v.iter_mut().zip(ids) {
-            *d = super::to_index(s, nv).ok_or_else(|| {
-                c.err(format!(
-                    "cell {i} references point {s}, but there are {nv} points"
-                ))
-            })?;
+            *d = super::to_index(s, nv).ok_or_else(|| c.err(format!("cell {i} references point {s}, but there are {nv} points")))?;
         }
         if want == 4 {
             tets.push(v);
@@ -191,13 +156,7 @@ fn data_type(c: &Cursor, ty: &str) -> Result<(usize, char)> {
 }
 
 impl Reader {
-    fn raw<'a>(
-        &self,
-        c: &mut Cursor<'a>,
-        n: u64,
-        ty: &str,
-        what: &str,
-    ) -> Result<(&'a [u8], usize, char)> {
+    fn raw<'a>(&self, c: &mut Cursor<'a>, n: u64, ty: &str, what: &str) -> Result<(&'a [u8], usize, char)> {
         let (size, kind) = data_type(c, ty)?;
         let n = c.check_count(n, size as u64, what)?;
         c.skip_line();
@@ -240,10 +199,7 @@ impl Reader {
         let e = Endian::Big;
         match kind {
             'i' => Ok(b.chunks_exact(size).map(|x| e.int(x)).collect()),
-            'u' => Ok(b
-                .chunks_exact(size)
-                .map(|x| e.uint(x).min(i64::MAX as u64) as i64)
-                .collect()),
+            'u' => Ok(b.chunks_exact(size).map(|x| e.uint(x).min(i64::MAX as u64) as i64).collect()),
             _ => Err(c.err(format!("{what} must be integers, not `{ty}`"))),
         }
     }

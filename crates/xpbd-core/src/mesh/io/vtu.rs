@@ -16,10 +16,8 @@ const VTK_TETRA: i64 = 10;
 const VTK_TRIANGLE: i64 = 5;
 
 /// Decoder that accepts base64 with or without padding.
-const B64_LENIENT: GeneralPurpose = GeneralPurpose::new(
-    &base64::alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
+const B64_LENIENT: GeneralPurpose =
+    GeneralPurpose::new(&base64::alphabet::STANDARD, GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent));
 
 /// One point-data array of [`write_vtu`], one value per point.
 #[derive(Clone, Copy, Debug)]
@@ -41,40 +39,23 @@ impl PointData<'_> {
 
 /// Writes one `.vtu` file (through a temporary file and a rename) holding `points`, the tetrahedra and
 /// triangles as cells, and the named point-data arrays.
-pub fn write_vtu(
-    path: &Path,
-    points: &[Vec3],
-    tets: &[[u32; 4]],
-    tris: &[[u32; 3]],
-    point_data: &[(&str, PointData)],
-) -> Result<()> {
+pub fn write_vtu(path: &Path, points: &[Vec3], tets: &[[u32; 4]], tris: &[[u32; 3]], point_data: &[(&str, PointData)]) -> Result<()> {
     let n = points.len();
     let bad = |msg: String| Error::invalid(format!("{}: {msg}", path.display()));
     for (name, d) in point_data {
         if d.len() != n {
-            return Err(bad(format!(
-                "point data `{name}` has {} values for {n} points",
-                d.len()
-            )));
+            return Err(bad(format!("point data `{name}` has {} values for {n} points", d.len())));
         }
     }
-    let flat = tets
-        .iter()
-        .flat_map(|t| t.iter())
-        .chain(tris.iter().flat_map(|t| t.iter()));
+    let flat = tets.iter().flat_map(|t| t.iter()).chain(tris.iter().flat_map(|t| t.iter()));
     if let Some(i) = flat.clone().find(|&&i| i as usize >= n) {
-        return Err(bad(format!(
-            "a cell references point {i}, but there are {n} points"
-        )));
+        return Err(bad(format!("a cell references point {i}, but there are {n} points")));
     }
     let cells = tets.len() + tris.len();
     let mut s = String::with_capacity(64 * n + 48 * cells + 1024);
     s.push_str("<?xml version=\"1.0\"?>\n");
     s.push_str("<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n");
-    let _ = writeln!(
-        s,
-        "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{cells}\">"
-    );
+    let _ = writeln!(s, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{cells}\">");
     let mut buf: Vec<u8> = Vec::with_capacity(24 * n.max(cells) + 8);
     s.push_str("      <PointData>\n");
     for (name, d) in point_data {
@@ -111,9 +92,7 @@ pub fn write_vtu(
     flat.for_each(|&i| push_int(&mut buf, i as usize));
     data_array(&mut s, int_ty, Some("connectivity"), 1, &mut buf);
     start(&mut buf);
-    let ends = (1..=tets.len())
-        .map(|k| 4 * k)
-        .chain((1..=tris.len()).map(|k| 4 * tets.len() + 3 * k));
+    let ends = (1..=tets.len()).map(|k| 4 * k).chain((1..=tris.len()).map(|k| 4 * tets.len() + 3 * k));
     ends.for_each(|o| push_int(&mut buf, o));
     data_array(&mut s, int_ty, Some("offsets"), 1, &mut buf);
     start(&mut buf);
@@ -147,10 +126,7 @@ fn data_array(s: &mut String, ty: &str, name: Option<&str>, comps: usize, buf: &
     if let Some(name) = name {
         let _ = write!(s, " Name=\"{}\"", quick_xml::escape::escape(name));
     }
-    let _ = write!(
-        s,
-        " NumberOfComponents=\"{comps}\" format=\"binary\">\n          "
-    );
+    let _ = write!(s, " NumberOfComponents=\"{comps}\" format=\"binary\">\n          ");
     STANDARD.encode_string(&buf, s);
     s.push_str("\n        </DataArray>\n");
 }
@@ -192,12 +168,7 @@ struct Out {
 
 pub(super) fn read(path: &Path) -> Result<Mesh> {
     let data = read_bytes(path)?;
-    let line_at = |pos: u64| {
-        1 + data[..(pos as usize).min(data.len())]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count()
-    };
+    let line_at = |pos: u64| 1 + data[..(pos as usize).min(data.len())].iter().filter(|&&b| b == b'\n').count();
     let err = |pos: u64, msg: String| Error::parse(path, Some(line_at(pos)), msg);
     let mut xml = quick_xml::Reader::from_reader(&data[..]);
     xml.config_mut().expand_empty_elements = true;
@@ -209,9 +180,7 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
     let mut out = Out::default();
     loop {
         let pos = xml.buffer_position();
-        let event = xml
-            .read_event()
-            .map_err(|e| err(xml.error_position(), format!("malformed XML: {e}")))?;
+        let event = xml.read_event().map_err(|e| err(xml.error_position(), format!("malformed XML: {e}")))?;
         match event {
             Event::Eof => match stack.last() {
                 Some(open) => {
@@ -226,47 +195,28 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
                     b"VTKFile" => {
                         seen_root = true;
                         if let Some(c) = attr(&e, "compressor").filter(|c| !c.is_empty()) {
-                            return Err(err(
-                                pos,
-                                format!("compressed data ({}) is not supported", shorten(&c)),
-                            ));
+                            return Err(err(pos, format!("compressed data ({}) is not supported", shorten(&c))));
                         }
                         let ty = attr(&e, "type").unwrap_or_default();
                         if ty != "UnstructuredGrid" {
-                            return Err(err(
-                                pos,
-                                format!("VTK file type `{}` is not UnstructuredGrid", shorten(&ty)),
-                            ));
+                            return Err(err(pos, format!("VTK file type `{}` is not UnstructuredGrid", shorten(&ty))));
                         }
                         header = match attr(&e, "header_type").as_deref() {
                             None | Some("UInt32") => 4,
                             Some("UInt64") => 8,
-                            Some(h) => {
-                                return Err(err(
-                                    pos,
-                                    format!("header_type `{}` is not supported", shorten(h)),
-                                ))
-                            }
+                            Some(h) => return Err(err(pos, format!("header_type `{}` is not supported", shorten(h)))),
                         };
                         endian = match attr(&e, "byte_order").as_deref() {
                             None | Some("LittleEndian") => Endian::Little,
                             Some("BigEndian") => Endian::Big,
-                            Some(b) => {
-                                return Err(err(
-                                    pos,
-                                    format!("byte_order `{}` is not supported", shorten(b)),
-                                ))
-                            }
+                            Some(b) => return Err(err(pos, format!("byte_order `{}` is not supported", shorten(b)))),
                         };
                     }
-                    _ if !seen_root => {
-                        return Err(err(pos, "not a VTK XML file (no VTKFile element)".into()))
-                    }
+                    _ if !seen_root => return Err(err(pos, "not a VTK XML file (no VTKFile element)".into())),
                     b"AppendedData" => break,
                     b"Piece" => {
                         piece = Piece::default();
-                        piece.declared_points =
-                            attr(&e, "NumberOfPoints").and_then(|v| v.trim().parse().ok());
+                        piece.declared_points = attr(&e, "NumberOfPoints").and_then(|v| v.trim().parse().ok());
                     }
                     b"DataArray" => {
                         let parent = stack.last().map(|p| &p[..]);
@@ -295,32 +245,18 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
                             store(&mut piece, &a, &text, header, endian).map_err(|m| err(at, m))?;
                         }
                     }
-                    b"Piece" => {
-                        finish(&mut out, std::mem::take(&mut piece)).map_err(|m| err(pos, m))?
-                    }
+                    b"Piece" => finish(&mut out, std::mem::take(&mut piece)).map_err(|m| err(pos, m))?,
                     _ => {}
                 }
             }
             // Only the array's own text: VTK nests `InformationKey` elements inside arrays.
-            Event::Text(t)
-                if current.is_some() && stack.last().is_some_and(|n| n == b"DataArray") =>
-            {
-                text.push_str(&String::from_utf8_lossy(&t))
-            }
-            Event::CData(t)
-                if current.is_some() && stack.last().is_some_and(|n| n == b"DataArray") =>
-            {
-                text.push_str(&String::from_utf8_lossy(&t))
-            }
+            Event::Text(t) if current.is_some() && stack.last().is_some_and(|n| n == b"DataArray") => text.push_str(&String::from_utf8_lossy(&t)),
+            Event::CData(t) if current.is_some() && stack.last().is_some_and(|n| n == b"DataArray") => text.push_str(&String::from_utf8_lossy(&t)),
             _ => {}
         }
     }
     if out.pieces == 0 {
-        return Err(Error::parse(
-            path,
-            None,
-            "no complete UnstructuredGrid Piece found",
-        ));
+        return Err(Error::parse(path, None, "no complete UnstructuredGrid Piece found"));
     }
     tet_or_tri(path, out.vertices, out.tets, out.tris)
 }
@@ -335,25 +271,13 @@ fn open_array(e: &BytesStart, role: Role, pos: u64) -> std::result::Result<Array
     let binary = match attr(e, "format").as_deref() {
         Some("ascii") => false,
         Some("binary") => true,
-        Some("appended") => {
-            return Err("appended data (format=\"appended\") is not supported".into())
-        }
-        f => {
-            return Err(format!(
-                "DataArray format {f:?} is not supported (ascii or binary)"
-            ))
-        }
+        Some("appended") => return Err("appended data (format=\"appended\") is not supported".into()),
+        f => return Err(format!("DataArray format {f:?} is not supported (ascii or binary)")),
     };
-    if role == Role::Points && attr(e, "NumberOfComponents").as_deref().map(str::trim) != Some("3")
-    {
+    if role == Role::Points && attr(e, "NumberOfComponents").as_deref().map(str::trim) != Some("3") {
         return Err("Points DataArray must have NumberOfComponents=\"3\"".into());
     }
-    Ok(Array {
-        role,
-        ty,
-        binary,
-        pos,
-    })
+    Ok(Array { role, ty, binary, pos })
 }
 
 /// Byte size and kind (`i`, `u`, `f`) of a VTK XML data type.
@@ -380,10 +304,7 @@ fn decode_base64(text: &str, header: usize) -> std::result::Result<Vec<u8>, Stri
     let bad = |e: base64::DecodeError| format!("bad base64 data: {e}");
     let hc = header.div_ceil(3) * 4;
     let (head, mut body) = if t.len() >= hc && t[..hc].ends_with(b"=") {
-        (
-            B64_LENIENT.decode(&t[..hc]).map_err(bad)?,
-            B64_LENIENT.decode(&t[hc..]).map_err(bad)?,
-        )
+        (B64_LENIENT.decode(&t[..hc]).map_err(bad)?, B64_LENIENT.decode(&t[hc..]).map_err(bad)?)
     } else {
         let mut all = B64_LENIENT.decode(&t).map_err(bad)?;
         if all.len() < header {
@@ -394,10 +315,7 @@ fn decode_base64(text: &str, header: usize) -> std::result::Result<Vec<u8>, Stri
     };
     let n = Endian::Little.uint(&head[..header.min(head.len())]);
     if head.len() != header || n > body.len() as u64 {
-        return Err(format!(
-            "binary header announces {n} bytes, but {} follow",
-            body.len()
-        ));
+        return Err(format!("binary header announces {n} bytes, but {} follow", body.len()));
     }
     body.truncate(n as usize);
     Ok(body)
@@ -412,40 +330,18 @@ fn values<T>(
     conv: impl Fn(char, &[u8], Endian) -> Option<T>,
     parse: impl Fn(&str) -> Option<T>,
 ) -> std::result::Result<Vec<T>, String> {
-    let (size, kind) = type_info(&a.ty)
-        .ok_or_else(|| format!("data type `{}` is not supported", shorten(&a.ty)))?;
+    let (size, kind) = type_info(&a.ty).ok_or_else(|| format!("data type `{}` is not supported", shorten(&a.ty)))?;
     if !a.binary {
-        return text
-            .split_ascii_whitespace()
-            .map(|t| {
-                parse(t)
-                    .ok_or_else(|| format!("bad number `{}` in the {:?} array", shorten(t), a.role))
-            })
-            .collect();
+        return text.split_ascii_whitespace().map(|t| parse(t).ok_or_else(|| format!("bad number `{}` in the {:?} array", shorten(t), a.role))).collect();
     }
     let bytes = decode_base64(text, header)?;
     if bytes.len() % size != 0 {
-        return Err(format!(
-            "{} bytes is not a whole number of {} values",
-            bytes.len(),
-            a.ty
-        ));
+        return Err(format!("{} bytes is not a whole number of {} values", bytes.len(), a.ty));
     }
-    bytes
-        .chunks_exact(size)
-        .map(|b| {
-            conv(kind, b, endian).ok_or_else(|| format!("bad value in the {:?} array", a.role))
-        })
-        .collect()
+    bytes.chunks_exact(size).map(|b| conv(kind, b, endian).ok_or_else(|| format!("bad value in the {:?} array", a.role))).collect()
 }
 
-fn store(
-    p: &mut Piece,
-    a: &Array,
-    text: &str,
-    header: usize,
-    e: Endian,
-) -> std::result::Result<(), String> {
+fn store(p: &mut Piece, a: &Array, text: &str, header: usize, e: Endian) -> std::result::Result<(), String> {
     if a.role == Role::Points {
         let f = |k: char, b: &[u8], e: Endian| {
             let x = match (k, b.len()) {
@@ -456,14 +352,9 @@ fn store(
             };
             x.is_finite().then_some(x)
         };
-        let v = values(a, text, header, e, f, |t| {
-            t.parse::<f64>().ok().filter(|x| x.is_finite())
-        })?;
+        let v = values(a, text, header, e, f, |t| t.parse::<f64>().ok().filter(|x| x.is_finite()))?;
         if v.len() % 3 != 0 {
-            return Err(format!(
-                "{} point coordinates is not a multiple of 3",
-                v.len()
-            ));
+            return Err(format!("{} point coordinates is not a multiple of 3", v.len()));
         }
         p.points = Some(v);
         return Ok(());
@@ -487,20 +378,13 @@ fn finish(out: &mut Out, p: Piece) -> std::result::Result<(), String> {
     let points = p.points.ok_or("Piece has no Points array")?;
     let nv = points.len() / 3;
     if p.declared_points.is_some_and(|d| d != nv) {
-        return Err(format!(
-            "NumberOfPoints is {} but {nv} points were read",
-            p.declared_points.unwrap_or(0)
-        ));
+        return Err(format!("NumberOfPoints is {} but {nv} points were read", p.declared_points.unwrap_or(0)));
     }
     let conn = p.connectivity.ok_or("Piece has no connectivity array")?;
     let offsets = p.offsets.ok_or("Piece has no offsets array")?;
     let types = p.types.ok_or("Piece has no types array")?;
     if offsets.len() != types.len() {
-        return Err(format!(
-            "{} offsets but {} cell types",
-            offsets.len(),
-            types.len()
-        ));
+        return Err(format!("{} offsets but {} cell types", offsets.len(), types.len()));
     }
     let base = out.vertices.len() as u64;
     if base + nv as u64 > u32::MAX as u64 {
@@ -508,12 +392,8 @@ fn finish(out: &mut Out, p: Piece) -> std::result::Result<(), String> {
     }
     let mut start = 0usize;
     for (i, (&end, &ty)) in offsets.iter().zip(&types).enumerate() {
-        let end = usize::try_from(end)
-            .ok()
-            .filter(|&e| e >= start && e <= conn.len());
-        let end = end.ok_or_else(|| {
-            format!("offset of cell {i} is out of order or past the connectivity")
-        })?;
+        let end = usize::try_from(end).ok().filter(|&e| e >= start && e <= conn.len());
+        let end = end.ok_or_else(|| format!("offset of cell {i} is out of order or past the connectivity"))?;
         let ids = &conn[start..end];
         start = end;
         let want = match ty {
@@ -522,15 +402,11 @@ fn finish(out: &mut Out, p: Piece) -> std::result::Result<(), String> {
             _ => continue,
         };
         if ids.len() != want {
-            return Err(format!(
-                "cell {i} of type {ty} has {} points, expected {want}",
-                ids.len()
-            ));
+            return Err(format!("cell {i} of type {ty} has {} points, expected {want}", ids.len()));
         }
         let mut v = [0u32; 4];
         for (d, &s) in v.iter_mut().zip(ids) {
-            let k = super::to_index(s, nv)
-                .ok_or_else(|| format!("cell {i} references point {s} of {nv}"))?;
+            let k = super::to_index(s, nv).ok_or_else(|| format!("cell {i} references point {s} of {nv}"))?;
             *d = k + base as u32;
         }
         if want == 4 {
@@ -539,8 +415,7 @@ fn finish(out: &mut Out, p: Piece) -> std::result::Result<(), String> {
             out.tris.push([v[0], v[1], v[2]]);
         }
     }
-    out.vertices
-        .extend(points.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])));
+    out.vertices.extend(points.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])));
     out.pieces += 1;
     Ok(())
 }
