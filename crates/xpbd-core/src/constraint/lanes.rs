@@ -284,6 +284,10 @@ mod tests {
                 for k in 0..2 {
                     assert!((b.lambda[l][k] - lam[k]).abs() <= 1e-9 * lam[k].abs().max(1e-12), "lane {l} λ{k}: {} vs {}", b.lambda[l][k], lam[k]);
                 }
+                // The dispatched (AVX2 where available) and portable builds run the same operations
+                // (Rust does not fuse multiply-adds by itself): bit-identical results.
+                assert_eq!(b.x[l], p.x[l], "lane {l}: dispatched and portable builds differ");
+                assert_eq!(b.lambda[l], p.lambda[l]);
             }
         }
     }
