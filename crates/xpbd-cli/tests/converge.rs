@@ -124,18 +124,6 @@ fn frame_zero_starts_from_the_initial_state_and_the_default_folder_is_out_name()
     assert!(dir.path().join("out/tiny/converge.svg").is_file());
 }
 
-/// Runs `xpbd args`, expecting exit 1 with one line on stderr containing every `needle`.
-fn expect_error(dir: &Path, args: &[&str], needles: &[&str]) {
-    let (code, _, stderr) = xpbd_in(dir, args);
-    assert_eq!(code, 1, "exit code for {args:?}: {stderr}");
-    let line = stderr.trim_end();
-    assert!(!line.contains('\n'), "more than one line for {args:?}:\n{stderr}");
-    assert!(line.starts_with("error: "), "{line}");
-    for n in needles {
-        assert!(line.contains(n), "{args:?}: expected '{n}' in: {line}");
-    }
-}
-
 #[test]
 fn bad_arguments_give_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();

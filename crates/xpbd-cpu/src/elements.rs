@@ -27,22 +27,24 @@ pub struct Lanes<'a> {
     pub rest: &'a [TetRest],
 }
 
-/// What a sweep does with each family.
+/// One family as a sweep sees it.
+pub struct Family<'a, const N: usize> {
+    /// Its place in model order: tet groups, then per cloth its edges and its hinges.
+    pub index: usize,
+    pub elements: &'a [[u32; N]],
+    /// Damped constraints read the positions at the start of the substep.
+    pub damped: bool,
+    /// Element `e` owns the multipliers `lambda_offset + e*rows ..+rows`.
+    pub rows: usize,
+    pub lambda_offset: usize,
+    /// Given when the four-lane kernel applies.
+    pub lanes: Option<Lanes<'a>>,
+}
+
+/// What a sweep does with each family; `project(e, local, lambda)` returns element `e`'s corrections.
 pub trait FamilyVisitor {
-    /// `family` numbers the families in model order; element `e` owns multipliers
-    /// `lambda_offset + e*rows ..+rows`; `project(e, local, lambda)` returns the corrections;
-    /// `lanes` is given when the four-lane kernel applies.
-    #[allow(clippy::too_many_arguments)]
-    fn visit<const N: usize, P>(
-        &mut self,
-        family: usize,
-        elements: &[[u32; N]],
-        damped: bool,
-        rows: usize,
-        lambda_offset: usize,
-        project: P,
-        lanes: Option<Lanes>,
-    ) where
+    fn visit<const N: usize, P>(&mut self, family: Family<N>, project: P)
+    where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync;
 }
 
@@ -62,37 +64,23 @@ pub fn for_each_family(model: &Model, h: f64, v: &mut impl FamilyVisitor) {
             project_tet(&p, &g.rest[e], &l.w, &mut x, &l.xp, lam);
             [x[0] - l.x[0], x[1] - l.x[1], x[2] - l.x[2], x[3] - l.x[3]]
         };
-        v.visit(family, &g.tets, g.damping > 0.0, g.model.rows(), g.lambda_offset, project, lanes);
+        v.visit(Family { index: family, elements: &g.tets, damped: g.damping > 0.0, rows: g.model.rows(), lambda_offset: g.lambda_offset, lanes }, project);
         family += 1;
     }
     for g in &model.cloth_groups {
         let stretch = BlockParams::diagonal([g.stretch_compliance], g.damping, h);
         let bend = BlockParams::diagonal([g.bending_compliance], g.damping, h);
         let damped = g.damping > 0.0;
-        v.visit(
-            family,
-            &g.edges,
-            damped,
-            1,
-            g.lambda_offset,
-            |i, l: &Local<2>, lam| {
-                let (c, grad) = distance::distance(&l.x, g.rest_length[i]);
-                scalar_row(c, grad, l, &stretch, lam)
-            },
-            None,
-        );
-        v.visit(
-            family + 1,
-            &g.hinges,
-            damped,
-            1,
-            g.lambda_offset + g.edges.len(),
-            |i, l: &Local<4>, lam| {
-                let (c, grad) = bending::bending(&l.x, g.rest_angle[i]);
-                scalar_row(c, grad, l, &bend, lam)
-            },
-            None,
-        );
+        let edges = Family { index: family, elements: &g.edges, damped, rows: 1, lambda_offset: g.lambda_offset, lanes: None };
+        v.visit(edges, |i, l: &Local<2>, lam| {
+            let (c, grad) = distance::distance(&l.x, g.rest_length[i]);
+            scalar_row(c, grad, l, &stretch, lam)
+        });
+        let hinges = Family { index: family + 1, elements: &g.hinges, damped, rows: 1, lambda_offset: g.lambda_offset + g.edges.len(), lanes: None };
+        v.visit(hinges, |i, l: &Local<4>, lam| {
+            let (c, grad) = bending::bending(&l.x, g.rest_angle[i]);
+            scalar_row(c, grad, l, &bend, lam)
+        });
         family += 2;
     }
 }

@@ -2,7 +2,7 @@
 //! colored (block paper, Algorithm 2) or clustered (Algorithm 3). Batches run in sequence; the items
 //! of a batch in parallel with rayon; the elements of an item in sequence, each update seen by the next.
 
-use crate::elements::{for_each_family, gather, FamilyVisitor, Lanes, Local};
+use crate::elements::{for_each_family, gather, Family, FamilyVisitor, Lanes, Local};
 use crate::schedule::Schedule;
 use crate::shared::SharedMut;
 use rayon::prelude::*;
@@ -96,18 +96,11 @@ struct Sweep<'a> {
 const GRAIN: usize = 64;
 
 impl FamilyVisitor for Sweep<'_> {
-    fn visit<const N: usize, P>(
-        &mut self,
-        family: usize,
-        elements: &[[u32; N]],
-        damped: bool,
-        rows: usize,
-        lambda_offset: usize,
-        project: P,
-        lanes: Option<Lanes>,
-    ) where
+    fn visit<const N: usize, P>(&mut self, f: Family<N>, project: P)
+    where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
+        let Family { index: family, elements, damped, rows, lambda_offset, lanes } = f;
         let (x, lambda, x_prev, w) = (&self.x, &self.lambda, self.x_prev, self.w);
         let s = &self.schedules[family];
         let item = |i: usize| {
@@ -204,18 +197,11 @@ struct Planner {
 }
 
 impl FamilyVisitor for Planner {
-    fn visit<const N: usize, P>(
-        &mut self,
-        _family: usize,
-        elements: &[[u32; N]],
-        _damped: bool,
-        _rows: usize,
-        _lambda_offset: usize,
-        _project: P,
-        _lanes: Option<Lanes>,
-    ) where
+    fn visit<const N: usize, P>(&mut self, f: Family<N>, _project: P)
+    where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
+        let elements = f.elements;
         self.schedules.push(match self.kind {
             ScheduleKind::Serial => Schedule::serial(elements.len()),
             ScheduleKind::Colored => Schedule::colored(&partitions(elements, self.vertex_count, 1).colored),

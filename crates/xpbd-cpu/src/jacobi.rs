@@ -5,7 +5,7 @@
 //! Σ m Δx = 0, so linear momentum is conserved (per-vertex averaging would break that), and scaling
 //! Δλ alike keeps the multipliers consistent with the motion. Deterministic: no atomics.
 
-use crate::elements::{for_each_family, gather, FamilyVisitor, Lanes, Local};
+use crate::elements::{for_each_family, gather, Family, FamilyVisitor, Local};
 use rayon::prelude::*;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
@@ -33,13 +33,13 @@ struct Layout {
 }
 
 impl FamilyVisitor for Layout {
-    fn visit<const N: usize, P>(&mut self, _f: usize, elements: &[[u32; N]], _d: bool, _r: usize, _o: usize, _p: P, _l: Option<Lanes>)
+    fn visit<const N: usize, P>(&mut self, f: Family<N>, _project: P)
     where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
         self.family_slot.push(self.owners.len());
-        self.element_sizes.push((elements.len(), N));
-        self.owners.extend(elements.iter().flatten());
+        self.element_sizes.push((f.elements.len(), N));
+        self.owners.extend(f.elements.iter().flatten());
     }
 }
 
@@ -94,18 +94,11 @@ struct Pass<'a> {
 }
 
 impl FamilyVisitor for Pass<'_> {
-    fn visit<const N: usize, P>(
-        &mut self,
-        family: usize,
-        elements: &[[u32; N]],
-        damped: bool,
-        rows: usize,
-        lambda_offset: usize,
-        project: P,
-        _lanes: Option<Lanes>,
-    ) where
+    fn visit<const N: usize, P>(&mut self, f: Family<N>, project: P)
+    where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
+        let Family { index: family, elements, damped, rows, lambda_offset, .. } = f;
         let first = self.jacobi.family_slot[family];
         let slots = &mut self.jacobi.slots[first..first + N * elements.len()];
         let first_e = self.jacobi.family_element[family];

@@ -21,3 +21,17 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     std::fs::write(&p, text).unwrap();
     p
 }
+
+/// Runs `xpbd args` in `dir`, expecting exit 1 with one line on stderr that starts with `error: `,
+/// reports no panic, and contains every `needle`.
+pub fn expect_error(dir: &Path, args: &[&str], needles: &[&str]) {
+    let (code, _, stderr) = xpbd_in(dir, args);
+    assert_eq!(code, 1, "exit code for {args:?}: {stderr}");
+    let line = stderr.trim_end();
+    assert!(!line.contains('\n'), "more than one line for {args:?}:\n{stderr}");
+    assert!(line.starts_with("error: "), "{line}");
+    assert!(!line.contains("panicked") && !line.contains("internal error"), "{line}");
+    for n in needles {
+        assert!(line.contains(n), "{args:?}: expected '{n}' in: {line}");
+    }
+}
