@@ -111,6 +111,15 @@ fn finite3(v: [f64; 3], what: &str) -> Result<Vec3> {
     }
 }
 
+/// Rejects the first field that is `present` but not `allowed` for `kind` (a generator, a file, a
+/// collider kind): "`what`.`field`: not a field of `kind`".
+fn reject_foreign(present: &[(&str, bool)], allowed: &[&str], what: &str, kind: &str) -> Result<()> {
+    match present.iter().find(|(k, p)| *p && !allowed.contains(k)) {
+        Some((k, _)) => Err(Error::invalid(format!("{what}.{k}: not a field of {kind}"))),
+        None => Ok(()),
+    }
+}
+
 /// Rejects fields that do not belong to the chosen generator or file source.
 fn only(src: &schema::MeshSource, allowed: &[&str], what: &str, kind: &str) -> Result<()> {
     let present = [
@@ -122,10 +131,7 @@ fn only(src: &schema::MeshSource, allowed: &[&str], what: &str, kind: &str) -> R
         ("major_radius", src.major_radius.is_some()),
         ("minor_radius", src.minor_radius.is_some()),
     ];
-    match present.iter().find(|(k, p)| *p && !allowed.contains(k)) {
-        Some((k, _)) => Err(Error::invalid(format!("{what}.{k}: not a field of {kind}"))),
-        None => Ok(()),
-    }
+    reject_foreign(&present, allowed, what, kind)
 }
 
 fn need<T: Clone>(v: &Option<T>, what: &str, field: &str, kind: &str) -> Result<T> {
@@ -408,10 +414,7 @@ fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
             ("min", c.min.is_some()),
             ("max", c.max.is_some()),
         ];
-        match present.iter().find(|(k, p)| *p && !allowed.contains(k)) {
-            Some((k, _)) => Err(Error::invalid(format!("{what}.{k}: not a field of a {} collider", c.kind))),
-            None => Ok(()),
-        }
+        reject_foreign(&present, allowed, what, &format!("a {} collider", c.kind))
     };
     let req = |v: Option<[f64; 3]>, f: &str| -> Result<Vec3> {
         finite3(v.ok_or_else(|| Error::invalid(format!("{what}.{f}: required for a {} collider", c.kind)))?, &format!("{what}.{f}"))
