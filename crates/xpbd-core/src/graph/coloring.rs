@@ -47,6 +47,11 @@ impl Coloring {
     /// Checks that no two elements of one color share a vertex; returns the first offending pair
     /// (by vertex, then by position in the vertex's element list).
     pub fn conflict<const N: usize>(&self, elements: &[[u32; N]], vertex_count: usize) -> Option<(u32, u32)> {
+        self.conflict_at(elements, vertex_count).map(|(a, b, _)| (a, b))
+    }
+
+    /// The first two elements of one color that share a vertex, with that vertex.
+    pub(crate) fn conflict_at<const N: usize>(&self, elements: &[[u32; N]], vertex_count: usize) -> Option<(u32, u32, u32)> {
         let inc = Incidence::new(elements, vertex_count);
         // owner[c] = (vertex stamp, element) of the element of color c last seen at that vertex.
         let mut owner: Vec<(u32, u32)> = vec![(u32::MAX, 0); self.colors()];
@@ -54,7 +59,7 @@ impl Coloring {
             for &e in inc.elements_of(v) {
                 let c = self.color[e as usize] as usize;
                 if owner[c].0 == v {
-                    return Some((owner[c].1, e));
+                    return Some((owner[c].1, e, v));
                 }
                 owner[c] = (v, e);
             }

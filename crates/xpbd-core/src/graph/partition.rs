@@ -126,19 +126,10 @@ fn check_coloring_shape(c: &Coloring, n: usize, what: &str) -> Result<(), String
 /// vertex; the message names the two elements and the vertex.
 pub fn check_colored<const N: usize>(elements: &[[u32; N]], vertex_count: usize, c: &Coloring) -> Result<(), String> {
     check_coloring_shape(c, elements.len(), "element")?;
-    let inc = Incidence::new(elements, vertex_count);
-    // owner[c] = (vertex, element) of the element of color c last seen at that vertex.
-    let mut owner: Vec<(u32, u32)> = vec![(u32::MAX, 0); c.colors()];
-    for v in 0..vertex_count as u32 {
-        for &e in inc.elements_of(v) {
-            let col = c.color[e as usize] as usize;
-            if owner[col].0 == v {
-                return Err(format!("elements {} and {e} share vertex {v} and both have color {col}", owner[col].1));
-            }
-            owner[col] = (v, e);
-        }
+    match c.conflict_at(elements, vertex_count) {
+        Some((a, b, v)) => Err(format!("elements {a} and {b} share vertex {v} and both have color {}", c.color[b as usize])),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 /// Checks that every element is in exactly one cluster (π and χ agree), that `cc` colors every
