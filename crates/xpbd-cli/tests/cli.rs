@@ -41,6 +41,7 @@ fn run_writes_the_contracted_outputs() {
     assert_eq!(summary["frames"], 3);
     assert_eq!(summary["vertices"], 20);
     assert_eq!(summary["elements"], 20);
+    assert!(summary.get("colors").is_none(), "a serial run has no colors");
     let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
     let lines: Vec<&str> = metrics.lines().collect();
     assert_eq!(lines[0], "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements");
@@ -142,4 +143,19 @@ fn info_describes_a_generated_scene() {
     assert!(v["colors_smallest_last"].as_u64().unwrap() >= v["lower_bound"].as_u64().unwrap());
     let covered: u64 = v["cluster_sizes"].as_object().unwrap().iter().map(|(size, n)| size.parse::<u64>().unwrap() * n.as_u64().unwrap()).sum();
     assert_eq!(covered, 20, "every element in exactly one cluster");
+}
+
+#[test]
+fn clustered_run_records_its_colors() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = write(dir.path(), "s.toml", &format!("{SMALL}\n[solver]\nordering = \"clustered\"\n"));
+    let out = dir.path().join("out");
+    let (code, _, stderr) = xpbd(&["run", scene.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let (code, stdout, stderr) = xpbd(&["info", scene.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let info: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert!(summary["colors"].as_u64().is_some(), "summary.json lacks colors: {summary}");
+    assert_eq!(summary["colors"], info["colors_clustered"], "the run's colors are the clustered coloring's");
 }

@@ -19,4 +19,9 @@ pub trait Backend {
     fn describe(&self) -> String;
     /// Advances `state` by one frame of `model.solver.substeps` substeps.
     fn step_frame(&mut self, model: &Model, state: &mut State) -> FrameStats;
+    /// Colors (sequential batches) per sweep over all constraint families, for colored and clustered
+    /// orderings; `None` otherwise. Recorded as `colors` in `summary.json` (DESIGN.md §5).
+    fn colors(&self) -> Option<usize> {
+        None
+    }
 }

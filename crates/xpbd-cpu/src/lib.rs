@@ -133,6 +133,13 @@ impl Backend for CpuBackend {
         }
     }
 
+    fn colors(&self) -> Option<usize> {
+        match &self.sweep {
+            Sweep::GaussSeidel(g) if !g.schedules.iter().all(|s| s.batches() == 1) => Some(g.schedules.iter().map(|s| s.batches()).sum()),
+            _ => None,
+        }
+    }
+
     fn step_frame(&mut self, model: &Model, s: &mut State) -> FrameStats {
         let h = model.h();
         let n = model.solver.substeps;

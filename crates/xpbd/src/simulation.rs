@@ -31,6 +31,9 @@ pub struct Summary {
     pub solver: SolverSettings,
     pub vertices: usize,
     pub elements: usize,
+    /// Colors per sweep, for colored and clustered orderings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub colors: Option<usize>,
     pub frames: usize,
     pub wall_time_s: f64,
     pub ms_per_frame: f64,
@@ -124,6 +127,7 @@ impl Simulation {
             solver: self.model.solver.clone(),
             vertices: self.model.vertex_count(),
             elements: self.model.element_count(),
+            colors: self.selection.backend.colors(),
             frames: done,
             wall_time_s: start.elapsed().as_secs_f64(),
             ms_per_frame,
