@@ -9,6 +9,7 @@ pub mod backend;
 pub mod collider;
 pub mod constraint;
 pub mod graph;
+pub mod linear;
 pub mod material;
 pub mod metrics;
 pub mod model;

@@ -1,0 +1,63 @@
+//! Linear solvers for the symmetric positive definite systems of MGPBD's global dual step
+//! `(J M⁻¹ Jᵀ + α̃) Δλ = −(C + α̃λ)` (DESIGN.md §7). Matrices are CSR (`sprs::CsMat`), whose
+//! `indptr`/`indices`/`data` arrays map one-to-one onto GPU buffers.
+//!
+//! A solver is set up once per matrix pattern and refreshed when only the values change: this is
+//! MGPBD's lazy setup, where the AMG hierarchy is rebuilt every `setup_interval` frames and only
+//! the Galerkin products are refreshed in between.
+
+pub mod cg;
+
+/// A sparse matrix in compressed sparse row form.
+pub type Csr = sprs::CsMat<f64>;
+
+/// What a solve did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolveStats {
+    pub iterations: usize,
+    /// ‖b − A x‖ / ‖b‖ at return (0 when b = 0).
+    pub relative_residual: f64,
+    pub converged: bool,
+}
+
+/// How much of a solver's preparation to redo for a matrix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setup {
+    /// Everything that depends on the matrix (aggregates, prolongators, smoother parameters).
+    Full,
+    /// Only what depends on the values with the structure kept (Galerkin products, diagonals).
+    Refresh,
+}
+
+/// A solver of `A x = b` for symmetric positive definite `A`.
+pub trait LinearSolver: Send {
+    /// Name as given on the command line, e.g. `cg` or `amg-pcg`.
+    fn name(&self) -> &'static str;
+    /// Prepares for `a`; must be called with `Setup::Full` before the first solve and whenever the
+    /// pattern of `a` changes.
+    fn setup(&mut self, a: &Csr, setup: Setup);
+    /// Solves `a x = b` from the initial guess in `x` until `‖b − A x‖ ≤ tol ‖b‖` or `max_iter`.
+    fn solve(&mut self, a: &Csr, b: &[f64], x: &mut [f64], tol: f64, max_iter: usize) -> SolveStats;
+}
+
+/// `y = A x`.
+pub fn spmv(a: &Csr, x: &[f64], y: &mut [f64]) {
+    debug_assert!(a.is_csr());
+    let (indptr, indices, data) = (a.indptr(), a.indices(), a.data());
+    let indptr = indptr.raw_storage();
+    for (i, yi) in y.iter_mut().enumerate() {
+        let mut s = 0.0;
+        for k in indptr[i]..indptr[i + 1] {
+            s += data[k] * x[indices[k]];
+        }
+        *yi = s;
+    }
+}
+
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+pub fn norm(a: &[f64]) -> f64 {
+    dot(a, a).sqrt()
+}
