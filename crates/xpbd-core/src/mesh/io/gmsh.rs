@@ -1,7 +1,7 @@
 //! Gmsh `.msh`, versions 2.x and 4.1, ASCII and binary. Keeps 4-node tetrahedra (type 4), or
 //! 3-node triangles (type 2) when there are no tetrahedra; every other element type is skipped.
 
-use super::{ascii_bytes, read_bytes, shorten, tet_or_tri, Cursor, Endian};
+use super::{ascii_bytes, shorten, tet_or_tri, Cursor, Endian};
 use crate::mesh::{Mesh, Vec3};
 use crate::{Error, Result};
 use std::collections::HashMap;
@@ -64,9 +64,8 @@ struct Elements {
     tris: Vec<[u32; 3]>,
 }
 
-pub(super) fn read(path: &Path) -> Result<Mesh> {
-    let data = read_bytes(path)?;
-    let mut c = Cursor::new(path, &data, None);
+pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
+    let mut c = Cursor::new(path, data, None);
     let mut format: Option<Format> = None;
     let mut nodes: Option<Nodes> = None;
     let mut elems = Elements::default();
@@ -76,6 +75,9 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
             "$Nodes" | "$Elements" => {
                 let f = format.ok_or_else(|| c.err(format!("{tok} before $MeshFormat")))?;
                 if tok == "$Nodes" {
+                    if nodes.is_some() {
+                        return Err(c.err("a second $Nodes section (elements already refer to the first)"));
+                    }
                     nodes = Some(match (f.v4, f.binary) {
                         (false, None) => nodes_v2_ascii(&mut c)?,
                         (false, Some(e)) => nodes_v2_binary(&mut c, e)?,

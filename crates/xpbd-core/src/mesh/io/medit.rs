@@ -1,14 +1,13 @@
 //! MEDIT `.mesh` (ASCII): `Vertices`, `Tetrahedra` and `Triangles` with one-based indices and a reference
 //! id after each record; other keywords (`Edges`, `Corners`, ...) are skipped, `End` ends the file.
 
-use super::{ascii_bytes, read_bytes, shorten, tet_or_tri, Cursor};
+use super::{ascii_bytes, shorten, tet_or_tri, Cursor};
 use crate::mesh::{Mesh, Vec3};
 use crate::Result;
 use std::path::Path;
 
-pub(super) fn read(path: &Path) -> Result<Mesh> {
-    let data = read_bytes(path)?;
-    let mut c = Cursor::new(path, &data, Some(b'#'));
+pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
+    let mut c = Cursor::new(path, data, Some(b'#'));
     let mut vertices: Option<Vec<Vec3>> = None;
     let (mut tets, mut tris) = (Vec::new(), Vec::new());
     let mut tok = c.token();
@@ -24,6 +23,9 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
                 }
             }
             "vertices" => {
+                if vertices.is_some() {
+                    return Err(c.err("a second Vertices section (elements already refer to the first)"));
+                }
                 let n = c.parse("the number of vertices")?;
                 let n = c.check_count(n, ascii_bytes(4), "vertices")?;
                 let mut v = Vec::with_capacity(n);

@@ -25,15 +25,54 @@ pub const SUPPORTED_EXTENSIONS: &str = ".node/.ele (TetGen), .msh (Gmsh), .mesh 
 /// Reads a mesh, choosing the format by the file's extension. A path without an extension is taken
 /// as a TetGen stem (`stem.node` + `stem.ele`).
 pub fn read_mesh(path: &Path) -> Result<Mesh> {
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        None | Some("node") | Some("ele") => tetgen::read(path).map(Mesh::Tet),
-        Some("msh") => gmsh::read(path),
-        Some("mesh") => medit::read(path),
-        Some("vtk") => vtk_legacy::read(path),
-        Some("vtu") => vtu::read(path),
-        Some("obj") => obj::read(path).map(Mesh::Tri),
-        Some(other) => Err(Error::parse(path, None, format!("unknown mesh extension `.{other}` (supported: {SUPPORTED_EXTENSIONS})"))),
+    match Format::of(path)? {
+        Format::TetGen => tetgen::read(path).map(Mesh::Tet),
+        _ => parse_mesh(path, &read_bytes(path)?),
+    }
+}
+
+/// Parses a one-file mesh held in memory (every format but TetGen, see [`parse_tetgen`]); `path` picks
+/// the format by its extension and names the file in errors. The fuzz targets enter here.
+pub fn parse_mesh(path: &Path, data: &[u8]) -> Result<Mesh> {
+    match Format::of(path)? {
+        Format::TetGen => Err(Error::parse(path, None, "a TetGen mesh is two files: parse it with parse_tetgen")),
+        Format::Gmsh => gmsh::parse(path, data),
+        Format::Medit => medit::parse(path, data),
+        Format::VtkLegacy => vtk_legacy::parse(path, data),
+        Format::Vtu => vtu::parse(path, data),
+        Format::Obj => obj::parse(path, data).map(Mesh::Tri),
+    }
+}
+
+/// Parses a TetGen `.node` text and `.ele` text held in memory; `path` names them in errors.
+pub fn parse_tetgen(path: &Path, node: &[u8], ele: &[u8]) -> Result<TetMesh> {
+    tetgen::parse(path, node, ele)
+}
+
+/// Mesh file formats, told apart by extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Format {
+    TetGen,
+    Gmsh,
+    Medit,
+    VtkLegacy,
+    Vtu,
+    Obj,
+}
+
+impl Format {
+    /// The format of `path`; a path without an extension is a TetGen stem.
+    fn of(path: &Path) -> Result<Format> {
+        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        match ext.as_deref() {
+            None | Some("node") | Some("ele") => Ok(Format::TetGen),
+            Some("msh") => Ok(Format::Gmsh),
+            Some("mesh") => Ok(Format::Medit),
+            Some("vtk") => Ok(Format::VtkLegacy),
+            Some("vtu") => Ok(Format::Vtu),
+            Some("obj") => Ok(Format::Obj),
+            Some(other) => Err(Error::parse(path, None, format!("unknown mesh extension `.{other}` (supported: {SUPPORTED_EXTENSIONS})"))),
+        }
     }
 }
 

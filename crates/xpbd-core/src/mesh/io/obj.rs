@@ -1,14 +1,13 @@
 //! Wavefront OBJ: `v x y z` and `f` records (`a`, `a/b`, `a//c`, `a/b/c`, negative relative indices);
 //! polygons are fan-triangulated, every other record is ignored.
 
-use super::{read_bytes, shorten, Cursor};
+use super::{shorten, Cursor};
 use crate::mesh::{TriMesh, Vec3};
 use crate::{Error, Result};
 use std::path::Path;
 
-pub(super) fn read(path: &Path) -> Result<TriMesh> {
-    let data = read_bytes(path)?;
-    let mut c = Cursor::new(path, &data, Some(b'#'));
+pub(super) fn parse(path: &Path, data: &[u8]) -> Result<TriMesh> {
+    let mut c = Cursor::new(path, data, Some(b'#'));
     let mut vertices: Vec<Vec3> = Vec::new();
     let mut tris: Vec<[u32; 3]> = Vec::new();
     let mut poly: Vec<u32> = Vec::new();

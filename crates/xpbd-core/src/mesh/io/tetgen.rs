@@ -9,10 +9,16 @@ use std::path::{Path, PathBuf};
 /// Reads `stem.node` and `stem.ele`, given either file or the stem.
 pub(super) fn read(path: &Path) -> Result<TetMesh> {
     let (node_path, ele_path) = pair(path);
-    let node_bytes = read_bytes(&node_path)?;
-    let (vertices, base) = read_node(&node_path, &node_bytes)?;
-    let ele_bytes = read_bytes(&ele_path)?;
-    let tets = read_ele(&ele_path, &ele_bytes, base, vertices.len())?;
+    let (vertices, base) = read_node(&node_path, &read_bytes(&node_path)?)?;
+    let tets = read_ele(&ele_path, &read_bytes(&ele_path)?, base, vertices.len())?;
+    Ok(TetMesh { vertices, tets })
+}
+
+/// Parses a `.node` text and an `.ele` text held in memory; `path` (either file or the stem) names them in errors.
+pub(super) fn parse(path: &Path, node: &[u8], ele: &[u8]) -> Result<TetMesh> {
+    let (node_path, ele_path) = pair(path);
+    let (vertices, base) = read_node(&node_path, node)?;
+    let tets = read_ele(&ele_path, ele, base, vertices.len())?;
     Ok(TetMesh { vertices, tets })
 }
 

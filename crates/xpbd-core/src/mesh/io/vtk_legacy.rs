@@ -2,7 +2,7 @@
 //! the VTK 5.1 `OFFSETS`/`CONNECTIVITY` form. Keeps tetrahedra (cell type 10), else triangles (5);
 //! point and cell data are ignored.
 
-use super::{ascii_bytes, read_bytes, shorten, tet_or_tri, Cursor, Endian};
+use super::{ascii_bytes, shorten, tet_or_tri, Cursor, Endian};
 use crate::mesh::{Mesh, Vec3};
 use crate::Result;
 use std::path::Path;
@@ -10,9 +10,8 @@ use std::path::Path;
 const VTK_TETRA: i64 = 10;
 const VTK_TRIANGLE: i64 = 5;
 
-pub(super) fn read(path: &Path) -> Result<Mesh> {
-    let data = read_bytes(path)?;
-    let mut c = Cursor::new(path, &data, None);
+pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
+    let mut c = Cursor::new(path, data, None);
     let head = c.rest_of_line();
     let version = head
         .to_ascii_lowercase()

@@ -2,7 +2,7 @@
 //! for simulation frames (base64 binary with a UInt64 header, tetrahedra and triangles mixed as cells).
 //! The reader accepts the header and data base64-encoded as one stream (VTK, meshio) or as two.
 
-use super::{read_bytes, shorten, tet_or_tri, write_atomic, Endian};
+use super::{shorten, tet_or_tri, write_atomic, Endian};
 use crate::mesh::{Mesh, Vec3};
 use crate::{Error, Result};
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
@@ -166,8 +166,7 @@ struct Out {
     pieces: usize,
 }
 
-pub(super) fn read(path: &Path) -> Result<Mesh> {
-    let data = read_bytes(path)?;
+pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
     let line_at = |pos: u64| 1 + data[..(pos as usize).min(data.len())].iter().filter(|&&b| b == b'\n').count();
     let err = |pos: u64, msg: String| Error::parse(path, Some(line_at(pos)), msg);
     let mut xml = quick_xml::Reader::from_reader(&data[..]);

@@ -1,0 +1,4 @@
+#![no_main]
+//! Fuzzes the vtu reader (`.vtu`) through `xpbd_core::mesh::io::parse_mesh`.
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| xpbd_fuzz::mesh("fuzz.vtu", data));
