@@ -13,6 +13,7 @@ pub mod linear;
 pub mod material;
 pub mod metrics;
 pub mod model;
+pub mod resources;
 pub mod scene;
 pub mod stability;
 pub mod state;

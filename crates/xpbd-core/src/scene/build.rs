@@ -10,7 +10,7 @@ use crate::constraint::tet_model::{gather, TetModel};
 use crate::material::Lame;
 use crate::mesh::{generators, io, orientation, surface, Mesh, Vec3};
 use crate::model::{Attachment, Body, ClothGroup, Model, Ordering, Probe, SolverSettings, TetGroup};
-use crate::{Error, Result};
+use crate::{resources, Error, Result};
 use nalgebra::Rotation3;
 use std::path::Path;
 
@@ -38,12 +38,15 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
         probes: vec![],
         rows: 0,
     };
+    let (mut vertices, mut elements) = (0u64, 0u64);
     for (bi, spec) in scene.bodies.iter().enumerate() {
         let what = format!("body[{bi}] '{}'", spec.name);
         if scene.bodies[..bi].iter().any(|b| b.name == spec.name) {
             return Err(Error::invalid(format!("{what}: body name used twice")));
         }
         let mesh = load_mesh(&spec.mesh, base_dir, &format!("body[{bi}].mesh"))?;
+        (vertices, elements) = (vertices + mesh.vertices().len() as u64, elements + mesh.element_count() as u64);
+        resources::check(&format!("{what}: the model with its solver structures"), resources::model_bytes(vertices, elements))?;
         add_body(&mut m, bi, spec, mesh, &what, &mut warnings)?;
     }
     for (ci, c) in scene.colliders.iter().enumerate() {
@@ -152,7 +155,10 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<Me
             if !(scale.is_finite() && scale > 0.0) {
                 return Err(Error::invalid(format!("{what}.scale: must be positive, got {scale}")));
             }
-            let mut mesh = io::read_mesh(&base_dir.join(file)).map_err(|e| Error::invalid(format!("{what}.file: {e}")))?;
+            let path = base_dir.join(file);
+            let file_len = std::fs::metadata(&path).map_or(0, |m| m.len());
+            resources::check(&format!("{what}.file"), file_len.saturating_mul(resources::MESH_BYTES_PER_FILE_BYTE))?;
+            let mut mesh = io::read_mesh(&path).map_err(|e| Error::invalid(format!("{what}.file: {e}")))?;
             mesh.vertices_mut().iter_mut().for_each(|p| *p *= scale);
             Ok(mesh)
         }
@@ -164,16 +170,19 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<Me
                     only(src, &["size", "cells", "split"], what, &kind)?;
                     let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
                     let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    check_grid(what, &cells, split as u64)?;
                     Ok(Mesh::Tet(generators::box_mesh(size, cells, split)?))
                 }
                 "sphere" => {
                     only(src, &["radius", "cells", "split"], what, &kind)?;
                     let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    check_grid(what, &[cells[0]; 3], split as u64)?;
                     Ok(Mesh::Tet(generators::sphere_mesh(need(&src.radius, what, "radius", &kind)?, cells[0], split)?))
                 }
                 "torus" => {
                     only(src, &["major_radius", "minor_radius", "cells", "split"], what, &kind)?;
                     let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    check_grid(what, &[cells[0]; 3], split as u64)?;
                     let (r0, r1) = (need(&src.major_radius, what, "major_radius", &kind)?, need(&src.minor_radius, what, "minor_radius", &kind)?);
                     Ok(Mesh::Tet(generators::torus_mesh(r0, r1, cells[0], split)?))
                 }
@@ -181,12 +190,20 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<Me
                     only(src, &["size", "cells"], what, &kind)?;
                     let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
                     let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    check_grid(what, &cells, 2)?;
                     Ok(Mesh::Tri(generators::grid2d_mesh(size, cells)?))
                 }
                 other => Err(Error::invalid(format!("{what}.generator: unknown generator '{other}' (expected box, sphere, torus, grid2d)"))),
             }
         }
     }
+}
+
+/// Checks the memory estimate of a generator's grid of `cells` with `per_cell` elements per cell
+/// before it is generated (a bound: sphere and torus keep only the cells inside the shape).
+fn check_grid(what: &str, cells: &[usize], per_cell: u64) -> Result<()> {
+    let product = |extra: u64| cells.iter().fold(1u64, |acc, &n| acc.saturating_mul((n as u64).saturating_add(extra)));
+    resources::check(what, resources::model_bytes(product(1), product(0).saturating_mul(per_cell)))
 }
 
 /// Keeps only vertices that some element references; returns the number dropped.
@@ -343,6 +360,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
         }
     }
     let range = base..m.rest.len();
+    zero_mass_vertices(&mass, what)?;
     // Initial velocity: v + ω × (x − x_com).
     let total: f64 = mass.iter().sum();
     let com = range.clone().zip(&mass).map(|(i, &w)| m.rest[i] * w).sum::<Vec3>() / total;
@@ -391,6 +409,18 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
     m.inv_mass.extend(inv);
     m.bodies.push(Body { name: spec.name.clone(), vertices: range, surface: body_surface, tets: body_tets });
     Ok(())
+}
+
+/// Rejects vertices whose lumped mass is zero, or so small that its inverse overflows (a density
+/// times an element volume that underflows), naming the first few by index.
+fn zero_mass_vertices(mass: &[f64], what: &str) -> Result<()> {
+    let bad: Vec<usize> = mass.iter().enumerate().filter(|(_, &w)| !(w > 0.0 && (1.0 / w).is_finite())).map(|(i, _)| i).collect();
+    if bad.is_empty() {
+        return Ok(());
+    }
+    let shown: Vec<String> = bad.iter().take(8).map(usize::to_string).collect();
+    let more = if bad.len() > 8 { format!(" and {} more", bad.len() - 8) } else { String::new() };
+    Err(Error::invalid(format!("{what}: {} vertices have zero mass (vertices {}{more}); check the density and the element sizes", bad.len(), shown.join(", "))))
 }
 
 fn tri_area(v: &[Vec3], t: &[u32; 3]) -> f64 {
