@@ -3,6 +3,7 @@
 
 pub mod converge;
 pub mod device;
+pub mod health;
 pub mod output;
 pub mod plot;
 pub mod simulation;

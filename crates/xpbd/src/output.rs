@@ -1,10 +1,12 @@
 //! Run outputs (DESIGN.md §5): `summary.json`, `metrics.csv`, `probes.csv`, and frames as VTU with an
-//! `animation.pvd` collection. Every file is written to a temporary name and renamed, and the CSV
-//! files are flushed each frame, so a run stopped at any moment keeps complete files.
+//! `animation.pvd` collection. Frames, the collection and the summary are written to a temporary name
+//! and renamed; the CSV files get their header the same way and then grow by whole lines, each one a
+//! single `write` of the complete line, so a run killed at any moment keeps complete files
+//! (docs/robustness.md).
 
 use serde::Serialize;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::fs::{File, OpenOptions};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use xpbd_core::mesh::io::{write_atomic, write_pvd, write_vtu, PointData};
 use xpbd_core::model::Model;
@@ -57,20 +59,21 @@ pub struct Writer {
     tris: Vec<[u32; 3]>,
 }
 
+/// A CSV file that only ever holds whole lines: the header is written atomically, then each row is
+/// appended with one unbuffered `write` of the complete line.
 struct CsvFile {
     path: PathBuf,
-    out: BufWriter<File>,
+    out: File,
 }
 
 impl CsvFile {
     fn create(path: PathBuf, header: &str) -> Result<Self> {
-        let file = File::create(&path).map_err(|e| Error::io(&path, e))?;
-        let mut f = CsvFile { path, out: BufWriter::new(file) };
-        f.line(header)?;
-        Ok(f)
+        write_atomic(&path, format!("{header}\n").as_bytes())?;
+        let out = OpenOptions::new().append(true).open(&path).map_err(|e| Error::io(&path, e))?;
+        Ok(CsvFile { path, out })
     }
     fn line(&mut self, s: &str) -> Result<()> {
-        writeln!(self.out, "{s}").and_then(|_| self.out.flush()).map_err(|e| Error::io(&self.path, e))
+        self.out.write_all(format!("{s}\n").as_bytes()).map_err(|e| Error::io(&self.path, e))
     }
 }
 

@@ -2,6 +2,7 @@
 //! detection, and the summary (DESIGN.md §5).
 
 use crate::device::{select, Device, Selection};
+use crate::health::{Failure, Health, OnFailure};
 use crate::output::{frame_formats, FrameMetrics, Writer};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,8 @@ pub struct Simulation {
     pub model: Model,
     pub state: State,
     pub selection: Selection,
+    /// The per-frame checks of `[simulation]` (`on_failure`, `max_speed`, `max_inverted_fraction`).
+    pub health: Health,
     /// Load-time warnings (reoriented elements, dropped vertices).
     pub warnings: Vec<String>,
 }
@@ -40,8 +43,22 @@ pub struct Summary {
     pub ms_per_substep: f64,
     #[serde(rename = "final")]
     pub last: FinalState,
+    /// The failed check that stopped the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<Failure>,
+    /// With `on_failure = "continue"`: the checks that failed while the run went on (the first
+    /// [`MAX_FAILED_CHECKS`]), and how many failed in all.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failed_checks: Vec<Failure>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub failed_check_count: usize,
+}
+
+/// How many failed checks of a continued run `summary.json` lists.
+pub const MAX_FAILED_CHECKS: usize = 100;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Clone, Debug, Default, Serialize)]
@@ -53,12 +70,6 @@ pub struct FinalState {
     pub min_volume_ratio: f64,
     pub inverted_elements: usize,
     pub nan: bool,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct Failure {
-    pub frame: usize,
-    pub cause: String,
 }
 
 impl Simulation {
@@ -78,7 +89,8 @@ impl Simulation {
         frame_formats(&scene.output.formats).map_err(|e| prefix(path, e))?;
         let selection = select(device, &model)?;
         let state = State::initial(&model);
-        Ok(Simulation { scene, model, state, selection, warnings })
+        let health = Health::new(&scene.simulation).map_err(|e| prefix(path, e))?;
+        Ok(Simulation { scene, model, state, selection, health, warnings })
     }
 
     /// Runs `frames` frames (the scene's count when `None`) writing into `out`. `progress(done, total)`
@@ -92,16 +104,17 @@ impl Simulation {
         writer.frame(&self.model, &self.state)?;
         let mut solve_s = 0.0;
         let mut last = self.final_state(0.0, 0.0);
-        let mut failure = None;
+        let (mut failure, mut failed_checks, mut failed_check_count) = (None, Vec::new(), 0);
         for _ in 0..total {
             let stats = self.selection.backend.step_frame(&self.model, &mut self.state);
             solve_s += stats.solve_seconds;
-            if let Some(cause) = self.non_finite(stats.residual) {
+            if let Some(f) = Health::non_finite(&self.model, &self.state, stats.residual) {
                 last.nan = true;
-                failure = Some(Failure { frame: self.state.frame, cause });
+                failure = Some(f);
                 break;
             }
             last = self.final_state(stats.residual, stats.relative_residual);
+            let check = self.health.limits(&self.model, &self.state, last.inverted_elements);
             writer.metrics(&FrameMetrics {
                 frame: self.state.frame,
                 time: self.state.time,
@@ -115,12 +128,30 @@ impl Simulation {
             })?;
             writer.frame(&self.model, &self.state)?;
             progress(self.state.frame, total);
+            match (check, self.health.on_failure) {
+                (None, _) => {}
+                (Some(f), OnFailure::Stop) => {
+                    failure = Some(f);
+                    break;
+                }
+                (Some(f), OnFailure::Continue) => {
+                    failed_check_count += 1;
+                    if failed_checks.len() < MAX_FAILED_CHECKS {
+                        failed_checks.push(f);
+                    }
+                }
+            }
         }
-        let done = self.state.frame - failure.is_some() as usize;
+        // A non-finite frame is not written; a frame that failed a limit is (its state is finite).
+        let done = self.state.frame - last.nan as usize;
         let ms_per_frame = if done > 0 { solve_s * 1e3 / done as f64 } else { 0.0 };
         let summary = Summary {
             scene: self.scene.name.clone(),
-            status: if failure.is_some() { "failed" } else { "completed" },
+            status: match (&failure, failed_check_count) {
+                (Some(_), _) => "failed",
+                (None, 0) => "completed",
+                (None, _) => "completed_with_failures",
+            },
             device: self.selection.device.clone(),
             device_reason: self.selection.reason.clone(),
             backend: self.selection.backend.describe(),
@@ -134,6 +165,8 @@ impl Simulation {
             ms_per_substep: ms_per_frame / self.model.solver.substeps as f64,
             last,
             failure: failure.clone(),
+            failed_checks,
+            failed_check_count,
         };
         writer.summary(&summary)?;
         match failure {
@@ -155,15 +188,6 @@ impl Simulation {
             inverted_elements,
             nan: false,
         }
-    }
-
-    /// The cause when the state or its reported residual is not finite.
-    fn non_finite(&self, residual: f64) -> Option<String> {
-        if let Some(v) = self.state.first_non_finite() {
-            let body = &self.model.bodies[self.model.body_of_vertex(v)];
-            return Some(format!("non-finite position or velocity at vertex {} of body '{}'", v - body.vertices.start, body.name));
-        }
-        (!residual.is_finite()).then(|| "non-finite constraint residual".to_string())
     }
 }
 

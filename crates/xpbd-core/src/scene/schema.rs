@@ -35,11 +35,30 @@ pub struct Simulation {
     pub velocity_damping: f64,
     /// auto | cpu | cuda | cuda:N
     pub device: String,
+    /// stop | continue: what a failed health check (runaway speed, inverted elements) does; a
+    /// non-finite state always stops.
+    pub on_failure: String,
+    /// m/s: a vertex faster than this after a frame fails the run's health check.
+    pub max_speed: f64,
+    /// A frame whose fraction of inverted tetrahedra (det F ≤ 0) exceeds this fails the health check;
+    /// 1 (the default) only counts them.
+    pub max_inverted_fraction: f64,
 }
 
 impl Default for Simulation {
     fn default() -> Self {
-        Simulation { dt: 0.01, frames: 100, substeps: 10, iterations: 1, gravity: [0.0, -9.81, 0.0], velocity_damping: 0.0, device: "auto".into() }
+        Simulation {
+            dt: 0.01,
+            frames: 100,
+            substeps: 10,
+            iterations: 1,
+            gravity: [0.0, -9.81, 0.0],
+            velocity_damping: 0.0,
+            device: "auto".into(),
+            on_failure: "stop".into(),
+            max_speed: 1.0e3,
+            max_inverted_fraction: 1.0,
+        }
     }
 }
 

@@ -1,0 +1,153 @@
+//! Per-frame health checks of a run (issue 9): a non-finite state, a runaway vertex speed, too many
+//! inverted tetrahedra. Settings come from the scene's `[simulation]` table (`on_failure`, `max_speed`,
+//! `max_inverted_fraction`, docs/scene-format.md); what a failed check does is docs/robustness.md.
+
+use serde::Serialize;
+use xpbd_core::model::Model;
+use xpbd_core::scene::schema;
+use xpbd_core::state::State;
+use xpbd_core::{Error, Result};
+
+/// What a failed speed or inversion check does. A non-finite state always stops the run: nothing
+/// after it could be trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnFailure {
+    Stop,
+    Continue,
+}
+
+/// One failed check: the frame it was seen after, a machine-readable `kind` (`non_finite`,
+/// `max_speed`, `inverted`) and a one-line cause naming the vertex or the count.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Failure {
+    pub frame: usize,
+    pub kind: &'static str,
+    pub cause: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct Health {
+    pub on_failure: OnFailure,
+    max_speed: f64,
+    max_inverted_fraction: f64,
+}
+
+impl Health {
+    /// Checks and takes the settings; errors name the field (`simulation.max_speed`, ...).
+    pub fn new(s: &schema::Simulation) -> Result<Self> {
+        let on_failure = match s.on_failure.as_str() {
+            "stop" => OnFailure::Stop,
+            "continue" => OnFailure::Continue,
+            other => return Err(Error::invalid(format!("simulation.on_failure: expected 'stop' or 'continue', got '{other}'"))),
+        };
+        if !(s.max_speed > 0.0) {
+            return Err(Error::invalid(format!("simulation.max_speed: must be a positive speed in m/s (or inf), got {}", s.max_speed)));
+        }
+        if !(0.0..=1.0).contains(&s.max_inverted_fraction) {
+            return Err(Error::invalid(format!("simulation.max_inverted_fraction: must lie in [0, 1], got {}", s.max_inverted_fraction)));
+        }
+        Ok(Health { on_failure, max_speed: s.max_speed, max_inverted_fraction: s.max_inverted_fraction })
+    }
+
+    /// A non-finite position or velocity, or a non-finite reported residual.
+    pub fn non_finite(model: &Model, state: &State, residual: f64) -> Option<Failure> {
+        let cause = match state.first_non_finite() {
+            Some(v) => format!("non-finite position or velocity at {}", vertex_name(model, v)),
+            None if !residual.is_finite() => "non-finite constraint residual".to_string(),
+            None => return None,
+        };
+        Some(Failure { frame: state.frame, kind: "non_finite", cause })
+    }
+
+    /// The speed and inversion checks of a finite state; `inverted` is the frame's count of inverted
+    /// tetrahedra (from `metrics::volume_stats`).
+    pub fn limits(&self, model: &Model, state: &State, inverted: usize) -> Option<Failure> {
+        let fastest = state.v.iter().map(|v| v.norm()).enumerate().max_by(|a, b| a.1.total_cmp(&b.1));
+        if let Some((v, speed)) = fastest.filter(|&(_, s)| s > self.max_speed) {
+            let cause = format!("runaway speed {speed:.4e} m/s at {} (simulation.max_speed = {})", vertex_name(model, v), self.max_speed);
+            return Some(Failure { frame: state.frame, kind: "max_speed", cause });
+        }
+        let tets = model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>();
+        if tets > 0 && inverted as f64 > self.max_inverted_fraction * tets as f64 {
+            let cause = format!("{inverted} of {tets} tetrahedra inverted (simulation.max_inverted_fraction = {})", self.max_inverted_fraction);
+            return Some(Failure { frame: state.frame, kind: "inverted", cause });
+        }
+        None
+    }
+}
+
+/// "vertex V of body 'B'", with `V` counted within its body.
+fn vertex_name(model: &Model, v: usize) -> String {
+    let body = &model.bodies[model.body_of_vertex(v)];
+    format!("vertex {} of body '{}'", v - body.vertices.start, body.name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(on_failure: &str, max_speed: f64, max_inverted_fraction: f64) -> schema::Simulation {
+        schema::Simulation { on_failure: on_failure.into(), max_speed, max_inverted_fraction, ..Default::default() }
+    }
+
+    fn cube() -> (Model, State) {
+        let text = r#"
+            name = "h"
+            [[body]]
+            name = "cube"
+            mesh = { generator = "box", size = [1.0, 1.0, 1.0], cells = [2, 1, 1], split = 5 }
+            material = { model = "neohookean", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
+        "#;
+        let scene = xpbd_core::scene::parse(text, std::path::Path::new("h.toml")).unwrap();
+        let (model, _) = xpbd_core::scene::build(&scene, std::path::Path::new(".")).unwrap();
+        let state = State::initial(&model);
+        (model, state)
+    }
+
+    #[test]
+    fn runaway_speed_names_the_fastest_vertex() {
+        let (model, mut state) = cube();
+        let h = Health::new(&settings("stop", 10.0, 1.0)).unwrap();
+        assert_eq!(h.limits(&model, &state, 0), None);
+        state.v[3].y = -10.5;
+        state.v[4].x = 10.2;
+        state.frame = 7;
+        let f = h.limits(&model, &state, 0).unwrap();
+        assert_eq!((f.frame, f.kind), (7, "max_speed"));
+        assert!(f.cause.contains("1.0500e1 m/s at vertex 3 of body 'cube'"), "{}", f.cause);
+        assert_eq!(Health::new(&settings("stop", f64::INFINITY, 1.0)).unwrap().limits(&model, &state, 0), None);
+    }
+
+    #[test]
+    fn inverted_fraction_above_the_bound_fails() {
+        let (model, mut state) = cube();
+        // Mirroring every vertex inverts every tetrahedron.
+        state.x.iter_mut().for_each(|p| p.x = -p.x);
+        let (_, inverted) = xpbd_core::metrics::volume_stats(&model, &state.x);
+        assert_eq!(inverted, 10);
+        assert_eq!(Health::new(&settings("stop", 1e3, 1.0)).unwrap().limits(&model, &state, inverted), None, "the default only counts");
+        let f = Health::new(&settings("stop", 1e3, 0.5)).unwrap().limits(&model, &state, inverted).unwrap();
+        assert_eq!(f.kind, "inverted");
+        assert!(f.cause.starts_with("10 of 10 tetrahedra inverted"), "{}", f.cause);
+        assert_eq!(Health::new(&settings("stop", 1e3, 0.5)).unwrap().limits(&model, &state, 5), None, "5 of 10 is not above 0.5");
+    }
+
+    #[test]
+    fn non_finite_state_or_residual_is_reported() {
+        let (model, mut state) = cube();
+        assert_eq!(Health::non_finite(&model, &state, 0.0), None);
+        assert_eq!(Health::non_finite(&model, &state, f64::NAN).unwrap().cause, "non-finite constraint residual");
+        state.x[2].z = f64::INFINITY;
+        assert!(Health::non_finite(&model, &state, 0.0).unwrap().cause.contains("vertex 2 of body 'cube'"));
+    }
+
+    #[test]
+    fn bad_settings_name_their_field() {
+        let e = |s| Health::new(&s).unwrap_err().to_string();
+        assert!(e(settings("retry", 1.0, 1.0)).starts_with("simulation.on_failure:"));
+        assert!(e(settings("stop", 0.0, 1.0)).starts_with("simulation.max_speed:"));
+        assert!(e(settings("stop", f64::NAN, 1.0)).starts_with("simulation.max_speed:"));
+        assert!(e(settings("stop", 1.0, 1.5)).starts_with("simulation.max_inverted_fraction:"));
+        assert_eq!(Health::new(&settings("continue", f64::INFINITY, 0.0)).unwrap().on_failure, OnFailure::Continue);
+    }
+}
