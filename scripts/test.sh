@@ -19,3 +19,10 @@ cargo test --release --workspace --locked
 
 step "PTX assembled with ptxas -arch=sm_90"
 bash scripts/check-ptx.sh
+
+step "fuzz smoke test (10 s per target; skipped without cargo-fuzz)"
+if cargo fuzz --version >/dev/null 2>&1; then
+    bash scripts/fuzz.sh 10
+else
+    echo "skipped: cargo-fuzz is not installed (cargo install cargo-fuzz; see docs/robustness.md)"
+fi

@@ -9,6 +9,10 @@ use xpbd::{Device, Simulation};
 use xpbd_core::{Error, Result};
 
 #[derive(Args)]
+#[command(after_help = "Environment: XPBD_MEMORY_LIMIT_MB caps the memory estimate checked before meshes and solver structures \
+are built (default: MemAvailable of /proc/meminfo). A failed health check (simulation.max_speed, \
+simulation.max_inverted_fraction, a non-finite state) stops the run with exit 1 unless simulation.on_failure = \"continue\"; \
+see docs/robustness.md.")]
 pub struct RunArgs {
     /// The scene file.
     scene: PathBuf,
@@ -61,6 +65,12 @@ pub fn run(a: RunArgs) -> Result<()> {
         b.finish_and_clear();
     }
     let s = result?;
+    if let Some(first) = s.failed_checks.first() {
+        eprintln!(
+            "warning: {} frames failed a health check (first at frame {}: {}); the run went on (on_failure = \"continue\"), see summary.json",
+            s.failed_check_count, first.frame, first.cause
+        );
+    }
     if !a.quiet {
         println!(
             "{}: {} frames on {} in {:.2} s ({:.3} ms/frame solve); final relative residual {:.3e}, min det F {:.4}; output in {}",

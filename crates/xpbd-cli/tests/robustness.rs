@@ -120,6 +120,7 @@ fn runaway_speed_stops_the_run_or_is_recorded_when_continuing() {
     let s = write(d, "continue.toml", &FALLING.replace("substeps = 2", "substeps = 2\nmax_speed = 0.5\non_failure = \"continue\""));
     let (code, _, stderr) = xpbd_in(d, &run_args(&s, &out));
     assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("warning: 15 frames failed a health check (first at frame 6: runaway speed"), "{stderr}");
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["status"], "completed_with_failures");
     assert_eq!(summary["frames"], 20);
