@@ -17,9 +17,14 @@ fn elements<const N: usize>() -> impl Strategy<Value = (usize, Vec<[u32; N]>)> {
     })
 }
 
-/// Every element in exactly one cluster of 1..=k_s elements.
-fn check_cover(p: &Partitions, elements: usize, k_s: usize) {
-    let mut seen = vec![0u32; elements];
+/// The element coloring and the cluster coloring are valid, and every element lies in exactly one
+/// cluster of 1..=k_s elements.
+fn check_partitions<const N: usize>(n: usize, elements: &[[u32; N]], k_s: usize) {
+    let p = Partitions::compute(elements, n, k_s);
+    check_colored(elements, n, &p.colored).unwrap();
+    check_clustered(elements, n, &p.clustering, &p.cluster_colors).unwrap();
+    assert!(p.colored.colors() >= p.max_valence);
+    let mut seen = vec![0u32; elements.len()];
     for r in 0..p.clustering.clusters() {
         let m = p.clustering.members_of(r);
         assert!(!m.is_empty() && m.len() <= k_s, "cluster {r} has {} members (k_s = {k_s})", m.len());
@@ -44,19 +49,12 @@ proptest! {
 
     #[test]
     fn tet_colorings_are_valid_and_clusters_cover((n, tets) in elements::<4>(), k_s in 1usize..8) {
-        let p = Partitions::compute(&tets, n, k_s);
-        check_colored(&tets, n, &p.colored).unwrap();
-        check_clustered(&tets, n, &p.clustering, &p.cluster_colors).unwrap();
-        check_cover(&p, tets.len(), k_s);
-        prop_assert!(p.colored.colors() >= p.max_valence);
+        check_partitions(n, &tets, k_s);
     }
 
     #[test]
     fn triangle_colorings_are_valid_and_clusters_cover((n, tris) in elements::<3>(), k_s in 1usize..8) {
-        let p = Partitions::compute(&tris, n, k_s);
-        check_colored(&tris, n, &p.colored).unwrap();
-        check_clustered(&tris, n, &p.clustering, &p.cluster_colors).unwrap();
-        check_cover(&p, tris.len(), k_s);
+        check_partitions(n, &tris, k_s);
     }
 
     #[test]
