@@ -76,6 +76,9 @@ fn bad_robustness_fields_and_unwritable_output_fail_in_one_line() {
         let s = write(d, "s.toml", &FALLING.replace("substeps = 2", &format!("substeps = 2\n{field}")));
         expect_error(d, &run_args(&s, &out), &["s.toml", needle]);
     }
+    // 1e-320 kg/m³ times a tet's volume underflows to a mass whose inverse is infinite.
+    let s = write(d, "light.toml", &FALLING.replace("density = 1000.0", "density = 1.0e-320"));
+    expect_error(d, &run_args(&s, &out), &["light.toml", "body[0] 'cube': 8 vertices have zero mass (vertices 0, 1, 2, 3, 4, 5, 6, 7)"]);
     let s = write(d, "ok.toml", FALLING);
     write(d, "file", "not a folder");
     expect_error(d, &run_args(&s, &d.join("file/out")), &["file/out"]);
