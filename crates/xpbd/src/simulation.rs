@@ -1,6 +1,7 @@
 //! A simulation run: scene → model → backend, the frame loop with metrics and outputs, failure
 //! detection, and the summary (DESIGN.md §5).
 
+use crate::checkpoint;
 use crate::device::{select, Device, Selection};
 use crate::output::{frame_formats, FrameMetrics, Writer};
 use serde::Serialize;
@@ -19,6 +20,8 @@ pub struct Simulation {
     pub selection: Selection,
     /// Load-time warnings (reoriented elements, dropped vertices).
     pub warnings: Vec<String>,
+    /// Write a checkpoint every this many frames (0: never).
+    pub checkpoint_every: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -78,22 +81,35 @@ impl Simulation {
         frame_formats(&scene.output.formats).map_err(|e| prefix(path, e))?;
         let selection = select(device, &model)?;
         let state = State::initial(&model);
-        Ok(Simulation { scene, model, state, selection, warnings })
+        Ok(Simulation { scene, model, state, selection, warnings, checkpoint_every: 0 })
     }
 
-    /// Runs `frames` frames (the scene's count when `None`) writing into `out`. `progress(done, total)`
+    /// Continues from the checkpoint in the run folder `dir`; the next [`run`](Self::run) into `dir`
+    /// appends to its outputs.
+    pub fn resume(&mut self, dir: &Path) -> Result<()> {
+        self.state = checkpoint::read(&dir.join(checkpoint::FILE), checkpoint::fingerprint(&self.scene), &self.state)?;
+        Ok(())
+    }
+
+    /// Runs up to frame `frames` (the scene's count when `None`) writing into `out`, continuing a
+    /// resumed state's outputs. `progress(done, total)`
     /// is called after each frame. A run that blows up stops, keeps what it wrote, records the failure
     /// in `summary.json` and returns the error.
     pub fn run(&mut self, out: &Path, frames: Option<usize>, progress: &mut dyn FnMut(usize, usize)) -> Result<Summary> {
         let total = frames.unwrap_or(self.scene.simulation.frames);
         let formats = frame_formats(&self.scene.output.formats)?;
-        let mut writer = Writer::create(out, &self.model, formats, self.scene.output.every)?;
+        let every = self.scene.output.every;
+        let first = self.state.frame;
+        let mut writer = if first > 0 { Writer::resume(out, &self.model, formats, every, first)? } else { Writer::create(out, &self.model, formats, every)? };
         let start = Instant::now();
-        writer.frame(&self.model, &self.state)?;
+        let fingerprint = checkpoint::fingerprint(&self.scene);
+        if first == 0 {
+            writer.frame(&self.model, &self.state)?;
+        }
         let mut solve_s = 0.0;
         let mut last = self.final_state(0.0, 0.0);
         let mut failure = None;
-        for _ in 0..total {
+        for _ in first..total.max(first) {
             let stats = self.selection.backend.step_frame(&self.model, &mut self.state);
             solve_s += stats.solve_seconds;
             if let Some(cause) = self.non_finite(stats.residual) {
@@ -114,10 +130,13 @@ impl Simulation {
                 inverted_elements: last.inverted_elements,
             })?;
             writer.frame(&self.model, &self.state)?;
+            if self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0 {
+                checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state)?;
+            }
             progress(self.state.frame, total);
         }
         let done = self.state.frame - failure.is_some() as usize;
-        let ms_per_frame = if done > 0 { solve_s * 1e3 / done as f64 } else { 0.0 };
+        let ms_per_frame = if done > first { solve_s * 1e3 / (done - first) as f64 } else { 0.0 };
         let summary = Summary {
             scene: self.scene.name.clone(),
             status: if failure.is_some() { "failed" } else { "completed" },
