@@ -112,9 +112,9 @@ fn product(vary: &BTreeMap<String, Vec<Value>>) -> Vec<Vec<(String, Value)>> {
     })
 }
 
-/// Sets the field at a dotted `path` (table keys, list indices) of a scene. Every step but the last
-/// must exist; the last may be a table key the scene leaves at its default (the scene's own parser
-/// then rejects unknown keys).
+/// Sets the field at a dotted `path` (table keys, list indices) of a scene. List elements must
+/// exist; tables and keys the scene leaves at their defaults are added (the scene's own parser then
+/// rejects unknown keys).
 fn set(root: &mut Value, path: &str, value: Value) -> std::result::Result<(), String> {
     let parts: Vec<&str> = path.split('.').collect();
     let mut node = root;
@@ -126,7 +126,13 @@ fn set(root: &mut Value, path: &str, value: Value) -> std::result::Result<(), St
                 t.insert(part.to_string(), value);
                 return Ok(());
             }
-            Value::Table(t) => t.get_mut(*part).ok_or_else(|| format!("'{walked}' does not exist"))?,
+            Value::Table(t) => {
+                if parts[k + 1].parse::<usize>().is_ok() {
+                    t.get_mut(*part).ok_or_else(|| format!("list '{walked}' does not exist"))?
+                } else {
+                    t.entry(part.to_string()).or_insert_with(|| Value::Table(Default::default()))
+                }
+            }
             Value::Array(a) => {
                 let i: usize = part.parse().map_err(|_| format!("'{walked}': '{part}' is not a list index"))?;
                 let len = a.len();
@@ -166,7 +172,9 @@ mod tests {
         assert_eq!(s["body"][0]["material"]["youngs"].as_float(), Some(2.0));
         assert_eq!(s["simulation"]["frames"].as_integer(), Some(3));
         assert!(set(&mut s, "body.1.material.youngs", Value::Float(2.0)).unwrap_err().contains("index 1 is past the list's 1 elements"));
-        assert!(set(&mut s, "solver.kind", Value::Float(2.0)).unwrap_err().contains("'solver' does not exist"));
+        set(&mut s, "solver.kind", Value::String("xpbd".into())).unwrap();
+        assert_eq!(s["solver"]["kind"].as_str(), Some("xpbd"), "tables left at their defaults are added");
+        assert!(set(&mut s, "collider.0.kind", Value::Float(2.0)).unwrap_err().contains("list 'collider' does not exist"));
         assert!(set(&mut s, "body.x", Value::Float(2.0)).unwrap_err().contains("not a list index"));
     }
 
