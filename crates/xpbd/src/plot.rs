@@ -69,17 +69,24 @@ pub fn panels_png(title: &str, panels: &[Panel]) -> Result<Vec<u8>> {
     let (w, h) = canvas_size(panels);
     let mut rgb = vec![0u8; 3 * (w * h) as usize];
     draw_panels(BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area(), title, panels)?;
-    let mut out = Vec::new();
-    let mut enc = png::Encoder::new(&mut out, w, h);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let err = |e: png::EncodingError| Error::invalid(format!("encoding PNG: {e}"));
-    enc.write_header().map_err(err)?.write_image_data(&rgb).map_err(err)?;
-    Ok(out)
+    crate::image_file::rgb_png(w, h, &rgb)
 }
 
-/// The legend's entries: each series name once, in order of appearance.
+/// Legends with more names than this are left out: the ten colors repeat, so lines could not be told
+/// apart by it anyway.
+const MAX_LEGEND: usize = 20;
+
+/// The legend's entries: the series names, or none when there are more than `MAX_LEGEND`.
 fn legend_names(panels: &[Panel]) -> Vec<&str> {
+    let names = series_names(panels);
+    if names.len() > MAX_LEGEND {
+        return vec![];
+    }
+    names
+}
+
+/// Each series name once, in order of appearance: the order of the colors.
+fn series_names(panels: &[Panel]) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     for s in panels.iter().flat_map(|p| &p.series) {
         if !names.contains(&s.name.as_str()) {
@@ -109,7 +116,8 @@ where
     let names = legend_names(panels);
     let width = root.dim_in_pixel().0;
     let rows = legend_rows(&names, width - 40);
-    let color = |name: &str| COLORS[names.iter().position(|n| *n == name).unwrap_or(0) % COLORS.len()];
+    let order = series_names(panels);
+    let color = |name: &str| COLORS[order.iter().position(|n| *n == name).unwrap_or(0) % COLORS.len()];
     {
         root.fill(&WHITE).map_err(plot_error)?;
         let (top, rest) = root.split_vertically(TITLE_H);
@@ -276,6 +284,14 @@ mod tests {
         // The title's glyphs are drawn in black on the white strip above the panels.
         let title_strip = &buf[..3 * info.width as usize * TITLE_H as usize];
         assert!(title_strip.chunks(3).any(|p| p.iter().all(|&c| c < 100)), "no dark text pixels in the title strip");
+    }
+
+    #[test]
+    fn long_legends_are_left_out() {
+        let series = (0..=MAX_LEGEND).map(|i| Series { name: format!("#{i}"), points: vec![(0.0, 1.0)] }).collect();
+        let panel = Panel { title: "t".into(), x_label: "x".into(), y_label: "y".into(), log_y: false, series };
+        assert!(legend_names(std::slice::from_ref(&panel)).is_empty());
+        assert_eq!(canvas_size(&[panel]).1, TITLE_H + PANEL.1 + 12);
     }
 
     #[test]

@@ -49,13 +49,7 @@ impl Image {
 
     /// PNG bytes.
     pub fn png(&self) -> Result<Vec<u8>> {
-        let mut out = Vec::new();
-        let mut enc = png::Encoder::new(&mut out, self.width, self.height);
-        enc.set_color(png::ColorType::Rgb);
-        enc.set_depth(png::BitDepth::Eight);
-        let err = |e: png::EncodingError| Error::invalid(format!("encoding PNG: {e}"));
-        enc.write_header().map_err(err)?.write_image_data(&self.rgb).map_err(err)?;
-        Ok(out)
+        crate::image_file::rgb_png(self.width, self.height, &self.rgb)
     }
 }
 
