@@ -1,0 +1,48 @@
+//! `xpbd run --checkpoint-every/--resume`, `xpbd render` and `xpbd report` from the command line.
+
+mod common;
+
+use common::{expect_error, write, xpbd_in};
+
+const SCENE: &str = r#"
+name = "cube"
+[simulation]
+frames = 6
+substeps = 4
+[[body]]
+name = "cube"
+mesh = { generator = "box", size = [1.0, 1.0, 1.0], cells = [2, 2, 2], split = 5 }
+material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
+pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 10.0, 10.0] } }]
+[output]
+every = 2
+"#;
+
+#[test]
+fn resume_continues_the_run_folder_and_render_and_report_draw_it() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "cube.toml", SCENE);
+    let (code, _, stderr) = xpbd_in(dir.path(), &["run", "cube.toml", "--out", "r", "--frames", "3", "--checkpoint-every", "2", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = xpbd_in(dir.path(), &["run", "cube.toml", "--resume", "r", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let metrics = std::fs::read_to_string(dir.path().join("r/metrics.csv")).unwrap();
+    let frames: Vec<&str> = metrics.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(frames, ["1", "2", "3", "4", "5", "6"], "frame 3 from before the resume is not repeated");
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("r/summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["frames"], 6);
+
+    let (code, stdout, stderr) = xpbd_in(dir.path(), &["render", "r", "--frames", "0,4-6", "--size", "64x48"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 3, "frames 0, 4 and 6: {stdout}");
+    assert!(dir.path().join("r/render/frame_00006.png").is_file());
+    let (code, stdout, stderr) = xpbd_in(dir.path(), &["report", "r"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.starts_with("1 runs: "), "{stdout}");
+    assert!(std::fs::read_to_string(dir.path().join("r/report.md")).unwrap().contains("render/frame_00006.png"));
+
+    expect_error(dir.path(), &["render", "r", "--frames", "7"], &["--frames", "no frame file for '7'"]);
+    expect_error(dir.path(), &["render", "r", "--size", "64"], &["--size", "'64'"]);
+    expect_error(dir.path(), &["render", "nowhere"], &["nowhere"]);
+    expect_error(dir.path(), &["run", "cube.toml", "--resume", "nowhere"], &["checkpoint.bin"]);
+}
