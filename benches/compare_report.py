@@ -53,9 +53,11 @@ def main(work, frames):
         rejected = [r for r in runs if r["status"] == "error"]
         if rejected:
             print("\nNot supported by this build:\n")
+            kinds = defaultdict(list)
             for r in rejected:
-                p = r["params"]
-                print(f"- {p['solver.kind']}/{p['solver.ordering']}: {r.get('error', '')}")
+                kinds[r["params"]["solver.kind"]].append(r)
+            for kind, rs in kinds.items():
+                print(f"- {kind} ({', '.join(r['params']['solver.ordering'] for r in rs)}): {rs[0].get('error', '')}")
         print()
 
 
