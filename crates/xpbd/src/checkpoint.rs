@@ -65,11 +65,11 @@ pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<State> 
     if r.take(8) != Some(MAGIC.as_slice()) {
         return Err(bad("not an xpbd checkpoint (bad magic)".into()));
     }
-    let version = r.u64_or(4).ok_or_else(|| bad("truncated header".into()))? as u32;
+    let version = r.uint(4).ok_or_else(|| bad("truncated header".into()))? as u32;
     if version != VERSION {
         return Err(bad(format!("checkpoint version {version} is not supported (expected {VERSION})")));
     }
-    let header = [r.u64_or(8), r.u64_or(8), r.u64_or(8), r.u64_or(8), r.u64_or(8)];
+    let header = [r.uint(8), r.uint(8), r.uint(8), r.uint(8), r.uint(8)];
     let [Some(fp), Some(frame), Some(time), Some(n), Some(m)] = header else {
         return Err(bad("truncated header".into()));
     };
@@ -82,11 +82,12 @@ pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<State> 
     if r.b.len() - r.pos != 8 * (6 * n as usize + m as usize) {
         return Err(bad("truncated or oversized body".into()));
     }
-    let mut f = || f64::from_bits(r.u64_or(8).unwrap_or(0));
+    // The length check above makes every read below succeed.
+    let mut f = || f64::from_bits(r.uint(8).unwrap_or(0));
     let mut vec3s = |k: usize| (0..k).map(|_| Vec3::new(f(), f(), f())).collect::<Vec<_>>();
     let x = vec3s(n as usize);
     let v = vec3s(n as usize);
-    let lambda = (0..m).map(|_| f64::from_bits(r.u64_or(8).unwrap_or(0))).collect();
+    let lambda = (0..m).map(|_| f()).collect();
     Ok(State { x, v, lambda, time: f64::from_bits(time), frame: frame as usize })
 }
 
@@ -102,7 +103,7 @@ impl<'a> Reader<'a> {
         Some(s)
     }
     /// A little-endian unsigned integer of `k` ≤ 8 bytes.
-    fn u64_or(&mut self, k: usize) -> Option<u64> {
+    fn uint(&mut self, k: usize) -> Option<u64> {
         let mut w = [0u8; 8];
         w[..k].copy_from_slice(self.take(k)?);
         Some(u64::from_le_bytes(w))

@@ -166,3 +166,22 @@ fn simulate(r: &RunSpec, dir: &Path, checkpoint_every: usize) -> Result<()> {
 fn read_summary(path: &Path) -> Option<Value> {
     std::fs::read(path).ok().and_then(|b| serde_json::from_slice(&b).ok())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_come_from_slurm_arrays() {
+        assert_eq!("2/5".parse::<Shard>(), Ok(Shard { index: 2, count: 5 }));
+        assert!("5/5".parse::<Shard>().is_err() && "1/0".parse::<Shard>().is_err() && "x".parse::<Shard>().is_err());
+        let env = |vars: &'static [(&'static str, &'static str)]| move |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
+        assert_eq!(Shard::from_slurm(env(&[])), Ok(None));
+        assert_eq!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "3"), ("SLURM_ARRAY_TASK_COUNT", "8")])), Ok(Some(Shard { index: 3, count: 8 })));
+        // --array=1-4: ids 1..=4 are shards 0..=3 of 4.
+        let one_based = env(&[("SLURM_ARRAY_TASK_ID", "4"), ("SLURM_ARRAY_TASK_MIN", "1"), ("SLURM_ARRAY_TASK_MAX", "4")]);
+        assert_eq!(Shard::from_slurm(one_based), Ok(Some(Shard { index: 3, count: 4 })));
+        assert!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "3")])).unwrap_err().contains("SLURM_ARRAY_TASK_COUNT"));
+        assert!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "x"), ("SLURM_ARRAY_TASK_COUNT", "8")])).unwrap_err().contains("SLURM_ARRAY_TASK_ID=x"));
+    }
+}
