@@ -4,6 +4,7 @@
 
 use crate::batch::results;
 use crate::plot::{panels_png, panels_svg, Panel, Series};
+use crate::render::{available_frames, render_frames};
 use serde_json::{json, Value};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -26,8 +27,9 @@ struct Entry {
 }
 
 /// Writes `report.md`, `report.svg` and `report.png` into `dir`, a run folder (with `summary.json`)
-/// or a batch folder (with `results*.jsonl`).
-pub fn write(dir: &Path) -> Result<Report> {
+/// or a batch folder (with `results*.jsonl`). With `render`, each run with VTU frames and no picture
+/// yet first gets one of its last frame (`render/frame_NNNNN.png`, 320×240).
+pub fn write(dir: &Path, render: bool) -> Result<Report> {
     let entries = entries(dir)?;
     let mut md = format!("# Report: {}\n\n![time per frame, residual and energy](report.png)\n\n", dir.display());
     md.push_str("| # | run | parameters | status | frames | ms/frame | final relative residual | final elastic energy (J) | picture |\n");
@@ -41,7 +43,13 @@ pub fn write(dir: &Path) -> Result<Report> {
             Some(why) => format!("{} ({why})", plain(&r["status"])),
             None => plain(&r["status"]),
         };
-        let picture = latest_picture(&dir.join(&e.dir)).map(|p| format!("![{}]({}/render/{p})", i + 1, e.dir)).unwrap_or_default();
+        let run_dir = dir.join(&e.dir);
+        if render && latest_picture(&run_dir).is_none() {
+            if let Some(&last) = available_frames(&run_dir).ok().and_then(|f| f.last().copied()).as_ref() {
+                render_frames(&run_dir, &[last], None, 320, 240)?;
+            }
+        }
+        let picture = latest_picture(&run_dir).map(|p| format!("![{}]({}/render/{p})", i + 1, e.dir)).unwrap_or_default();
         let _ = writeln!(
             md,
             "| {} | [{}]({}) | {} | {} | {} | {} | {} | {} | {} |",
@@ -56,7 +64,7 @@ pub fn write(dir: &Path) -> Result<Report> {
             number(&r["final"]["elastic_energy"], true),
             picture
         );
-        let metrics = dir.join(&e.dir).join("metrics.csv");
+        let metrics = run_dir.join("metrics.csv");
         if let Ok(text) = std::fs::read_to_string(&metrics) {
             for (panel, column) in panels.iter_mut().zip(["ms", "relative_residual", "elastic_energy"]) {
                 panel.series.push(Series { name: format!("#{}", i + 1), points: column_points(&text, column) });
