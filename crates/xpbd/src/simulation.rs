@@ -22,6 +22,8 @@ pub struct Simulation {
     pub warnings: Vec<String>,
     /// Write a checkpoint every this many frames (0: never).
     pub checkpoint_every: usize,
+    /// The checkpoint's frame after [`resume`](Self::resume), until the next run continues from it.
+    resumed_at: Option<usize>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -81,35 +83,40 @@ impl Simulation {
         frame_formats(&scene.output.formats).map_err(|e| prefix(path, e))?;
         let selection = select(device, &model)?;
         let state = State::initial(&model);
-        Ok(Simulation { scene, model, state, selection, warnings, checkpoint_every: 0 })
+        Ok(Simulation { scene, model, state, selection, warnings, checkpoint_every: 0, resumed_at: None })
     }
 
     /// Continues from the checkpoint in the run folder `dir`; the next [`run`](Self::run) into `dir`
     /// appends to its outputs.
     pub fn resume(&mut self, dir: &Path) -> Result<()> {
         self.state = checkpoint::read(&dir.join(checkpoint::FILE), checkpoint::fingerprint(&self.scene), &self.state)?;
+        self.resumed_at = Some(self.state.frame);
         Ok(())
     }
 
-    /// Runs up to frame `frames` (the scene's count when `None`) writing into `out`, continuing a
-    /// resumed state's outputs. `progress(done, total)`
-    /// is called after each frame. A run that blows up stops, keeps what it wrote, records the failure
+    /// Runs `frames` frames (the scene's count when `None`) writing into `out`; after
+    /// [`resume`](Self::resume), runs up to frame `frames` continuing the outputs in `out`.
+    /// `progress(done, total)` is called after each frame. A run that blows up stops, keeps what it wrote, records the failure
     /// in `summary.json` and returns the error.
     pub fn run(&mut self, out: &Path, frames: Option<usize>, progress: &mut dyn FnMut(usize, usize)) -> Result<Summary> {
         let total = frames.unwrap_or(self.scene.simulation.frames);
         let formats = frame_formats(&self.scene.output.formats)?;
         let every = self.scene.output.every;
-        let first = self.state.frame;
-        let mut writer = if first > 0 { Writer::resume(out, &self.model, formats, every, first)? } else { Writer::create(out, &self.model, formats, every)? };
+        let resumed_at = self.resumed_at.take();
+        let mut writer = match resumed_at {
+            Some(frame) => Writer::resume(out, &self.model, formats, every, frame)?,
+            None => Writer::create(out, &self.model, formats, every)?,
+        };
         let start = Instant::now();
         let fingerprint = checkpoint::fingerprint(&self.scene);
-        if first == 0 {
+        if resumed_at.is_none() {
             writer.frame(&self.model, &self.state)?;
         }
+        let first = self.state.frame;
         let mut solve_s = 0.0;
         let mut last = self.final_state(0.0, 0.0);
         let mut failure = None;
-        for _ in first..total.max(first) {
+        for _ in 0..total.saturating_sub(resumed_at.unwrap_or(0)) {
             let stats = self.selection.backend.step_frame(&self.model, &mut self.state);
             solve_s += stats.solve_seconds;
             if let Some(cause) = self.non_finite(stats.residual) {
