@@ -46,3 +46,13 @@ fn resume_continues_the_run_folder_and_render_and_report_draw_it() {
     expect_error(dir.path(), &["render", "nowhere"], &["nowhere"]);
     expect_error(dir.path(), &["run", "cube.toml", "--resume", "nowhere"], &["checkpoint.bin"]);
 }
+
+#[test]
+fn resume_into_a_folder_without_run_files_is_a_one_line_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "cube.toml", SCENE);
+    let (code, _, stderr) = xpbd_in(dir.path(), &["run", "cube.toml", "--out", "r", "--frames", "2", "--checkpoint-every", "2", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    std::fs::write(dir.path().join("r/metrics.csv"), "something else\n1,2\n").unwrap();
+    expect_error(dir.path(), &["run", "cube.toml", "--resume", "r"], &["metrics.csv:1", "not the header of a run's file"]);
+}

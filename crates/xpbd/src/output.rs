@@ -79,13 +79,19 @@ impl CsvFile {
     }
     /// Reopens `path` for appending after dropping its rows of frames after `frame` (and a partial
     /// last line), so a resumed run continues it without duplicated rows. Returns the file and the
-    /// `(frame, time)` of the kept rows.
+    /// `(frame, time)` of the kept rows. A file without the expected header is an error.
     fn resume(path: PathBuf, header: &str, frame: usize) -> Result<(Self, Vec<(usize, f64)>)> {
         let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
         let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
-        let mut kept = format!("{header}\n");
+        let mut lines = complete.lines();
+        // The file's own header: it may have more columns than the fixed ones.
+        let head = lines
+            .next()
+            .filter(|h| h.starts_with(header))
+            .ok_or_else(|| Error::parse(&path, Some(1), format!("not the header of a run's file ('{header}...')")))?;
+        let mut kept = format!("{head}\n");
         let mut rows = Vec::new();
-        for line in complete.lines().skip(1).filter(|_| complete.starts_with(header)) {
+        for line in lines {
             let mut fields = line.split(',');
             match (fields.next().map(str::parse::<usize>), fields.next().map(str::parse::<f64>)) {
                 (Some(Ok(f)), Some(Ok(t))) if f <= frame => rows.push((f, t)),
