@@ -31,8 +31,7 @@ pub fn fingerprint(scene: &Scene) -> u64 {
     let mut s = scene.clone();
     s.simulation.frames = 0;
     s.output = Output::default();
-    let json = serde_json::to_vec(&s).unwrap_or_default();
-    json.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3))
+    crate::fnv::fnv1a(&serde_json::to_vec(&s).unwrap_or_default())
 }
 
 /// Writes `state` to `path` atomically.

@@ -5,6 +5,7 @@ pub mod batch;
 pub mod checkpoint;
 pub mod converge;
 pub mod device;
+pub mod fnv;
 pub mod image_file;
 pub mod output;
 pub mod plot;

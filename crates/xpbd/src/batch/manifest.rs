@@ -149,11 +149,20 @@ fn set(root: &mut Value, path: &str, value: Value) -> std::result::Result<(), St
     Ok(())
 }
 
-/// `label-path=value,...` with every character outside `[A-Za-z0-9._=+-]` replaced by `_`.
+/// Longest folder name; longer ones are cut and get a hash of the whole name (file systems allow 255
+/// bytes).
+const MAX_NAME: usize = 200;
+
+/// `label-path=value,...` with every character outside `[A-Za-z0-9._=+-,]` replaced by `_`; past
+/// `MAX_NAME` characters, its first ones and `-` and the FNV-1a hash of the whole name in hex.
 fn run_name(label: &str, params: &[(String, Value)]) -> String {
     let values = params.iter().map(|(k, v)| format!("{k}={}", v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()))).collect::<Vec<_>>();
     let raw = if values.is_empty() { label.to_string() } else { format!("{label}-{}", values.join(",")) };
-    raw.chars().map(|c| if c.is_ascii_alphanumeric() || "._=+-,".contains(c) { c } else { '_' }).collect()
+    let name: String = raw.chars().map(|c| if c.is_ascii_alphanumeric() || "._=+-,".contains(c) { c } else { '_' }).collect();
+    if name.len() <= MAX_NAME {
+        return name;
+    }
+    format!("{}-{:016x}", &name[..MAX_NAME - 17], crate::fnv::fnv1a(raw.as_bytes()))
 }
 
 #[cfg(test)]
@@ -194,5 +203,9 @@ mod tests {
     fn run_names_are_sanitised() {
         let n = run_name("cant ilever", &[("solver.ordering".into(), Value::String("serial".into())), ("x".into(), Value::Float(1e5))]);
         assert_eq!(n, "cant_ilever-solver.ordering=serial,x=100000.0");
+        let long = |v: i64| run_name("s", &[("a".repeat(300), Value::Integer(v))]);
+        assert_eq!(long(1).len(), MAX_NAME);
+        assert_ne!(long(1), long(2), "names that differ only past the cut stay distinct");
+        assert_eq!(long(1), long(1));
     }
 }
