@@ -3,9 +3,9 @@
 //! and written as PNG. No GPU or display is needed.
 
 use std::path::{Path, PathBuf};
-use xpbd_core::mesh::io::{read_mesh, write_atomic};
+use xpbd_core::mesh::io::{read_vtu_cells, write_atomic};
 use xpbd_core::mesh::surface::boundary_faces;
-use xpbd_core::mesh::{Mesh, Vec3};
+use xpbd_core::mesh::Vec3;
 use xpbd_core::{Error, Result};
 
 /// Background and surface colors (sRGB).
@@ -53,15 +53,11 @@ impl Image {
     }
 }
 
-/// The surface of a frame file: boundary triangles of its tetrahedra, or its triangles (cloth).
+/// The surface of a frame file: the boundary triangles of its tetrahedra and its triangles (cloth).
 pub fn read_surface(path: &Path) -> Result<(Vec<Vec3>, Vec<[u32; 3]>)> {
-    Ok(match read_mesh(path)? {
-        Mesh::Tet(m) => {
-            let tris = boundary_faces(&m.tets);
-            (m.vertices, tris)
-        }
-        Mesh::Tri(m) => (m.vertices, m.tris),
-    })
+    let (vertices, tets, mut tris) = read_vtu_cells(path)?;
+    tris.extend(boundary_faces(&tets));
+    Ok((vertices, tris))
 }
 
 /// Draws the triangles seen by `cam` into a `width` × `height` image.

@@ -38,3 +38,19 @@ fn a_rendered_box_fills_the_centre_with_shaded_faces_and_leaves_the_corners() {
     shades.dedup();
     assert_eq!(shades.len(), 3, "three flat faces in view, each its own shade: {shades:?}");
 }
+
+#[test]
+fn frames_with_solids_and_cloth_draw_both() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("frames")).unwrap();
+    // A unit cube at the origin and, beside it, a cloth square of its own vertices.
+    let cube = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
+    let cloth = generators::grid2d_mesh([1.0, 1.0], [1, 1]).unwrap();
+    let offset = cube.vertices.len() as u32;
+    let mut points = cube.vertices.clone();
+    points.extend(cloth.vertices.iter().map(|p| p + xpbd::core::mesh::Vec3::new(3.0, 0.0, 0.0)));
+    let tris: Vec<[u32; 3]> = cloth.tris.iter().map(|t| t.map(|i| i + offset)).collect();
+    write_vtu(&dir.path().join("frames/frame_00000.vtu"), &points, &cube.tets, &tris, &[]).unwrap();
+    let (_, surface) = xpbd::render::read_surface(&dir.path().join("frames/frame_00000.vtu")).unwrap();
+    assert_eq!(surface.len(), 12 + 2, "the cube's 12 boundary triangles and the cloth's 2");
+}

@@ -167,6 +167,13 @@ struct Out {
 }
 
 pub(super) fn read(path: &Path) -> Result<Mesh> {
+    let (vertices, tets, tris) = read_vtu_cells(path)?;
+    tet_or_tri(path, vertices, tets, tris)
+}
+
+/// The points, tetrahedra and triangles of a `.vtu` file, both kinds of cells kept (the frames of a
+/// run with solids and cloth hold both).
+pub fn read_vtu_cells(path: &Path) -> Result<(Vec<Vec3>, Vec<[u32; 4]>, Vec<[u32; 3]>)> {
     let data = read_bytes(path)?;
     let line_at = |pos: u64| 1 + data[..(pos as usize).min(data.len())].iter().filter(|&&b| b == b'\n').count();
     let err = |pos: u64, msg: String| Error::parse(path, Some(line_at(pos)), msg);
@@ -258,7 +265,7 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
     if out.pieces == 0 {
         return Err(Error::parse(path, None, "no complete UnstructuredGrid Piece found"));
     }
-    tet_or_tri(path, out.vertices, out.tets, out.tris)
+    Ok((out.vertices, out.tets, out.tris))
 }
 
 fn attr(e: &BytesStart, key: &str) -> Option<String> {
