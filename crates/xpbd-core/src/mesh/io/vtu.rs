@@ -171,9 +171,12 @@ pub(super) fn read(path: &Path) -> Result<Mesh> {
     tet_or_tri(path, vertices, tets, tris)
 }
 
+/// Points, tetrahedra and triangles.
+pub type Cells = (Vec<Vec3>, Vec<[u32; 4]>, Vec<[u32; 3]>);
+
 /// The points, tetrahedra and triangles of a `.vtu` file, both kinds of cells kept (the frames of a
 /// run with solids and cloth hold both).
-pub fn read_vtu_cells(path: &Path) -> Result<(Vec<Vec3>, Vec<[u32; 4]>, Vec<[u32; 3]>)> {
+pub fn read_vtu_cells(path: &Path) -> Result<Cells> {
     let data = read_bytes(path)?;
     let line_at = |pos: u64| 1 + data[..(pos as usize).min(data.len())].iter().filter(|&&b| b == b'\n').count();
     let err = |pos: u64, msg: String| Error::parse(path, Some(line_at(pos)), msg);
