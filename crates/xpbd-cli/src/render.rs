@@ -1,9 +1,10 @@
-//! `xpbd render RUN_DIR --frames LIST [--size WxH] [--eye X,Y,Z --target X,Y,Z]`.
+//! `xpbd render RUN_DIR --frames LIST [--size WxH] [--scene SCENE.toml] [--eye X,Y,Z --target X,Y,Z]`.
 
 use clap::Args;
 use std::path::PathBuf;
 use xpbd::render::{available_frames, render_frames, Camera};
 use xpbd_core::mesh::Vec3;
+use xpbd_core::scene;
 use xpbd_core::{Error, Result};
 
 #[derive(Args)]
@@ -16,7 +17,12 @@ pub struct RenderArgs {
     /// Image size in pixels, WIDTHxHEIGHT.
     #[arg(long, default_value = "640x480")]
     size: String,
-    /// Camera position (default: framing all drawn frames from the front-right, above).
+    /// A scene whose [render] section gives the camera (default: RUN_DIR/scene.toml when there is
+    /// one, as in batch runs).
+    #[arg(long, value_name = "SCENE.toml")]
+    scene: Option<PathBuf>,
+    /// Camera position (overrides the scene's; default: framing all drawn frames from the
+    /// front-right, above).
     #[arg(long, value_name = "X,Y,Z", requires = "target")]
     eye: Option<String>,
     /// Point the camera looks at.
@@ -39,8 +45,13 @@ pub fn render(a: RenderArgs) -> Result<()> {
         return Err(Error::invalid(format!("{}: no frames/frame_NNNNN.vtu files (run with output.formats including \"vtu\")", a.run_dir.display())));
     }
     let frames = parse_frames(&a.frames, &available)?;
-    let cam = match (a.eye, a.target) {
-        (Some(e), Some(t)) => Some(Camera { eye: vec3("--eye", &e)?, target: vec3("--target", &t)?, up: Vec3::new(0.0, 1.0, 0.0), fov_deg: a.fov }),
+    let scene = a.scene.or_else(|| Some(a.run_dir.join("scene.toml")).filter(|p| p.is_file()));
+    let cam = match (a.eye, a.target, scene) {
+        (Some(e), Some(t), _) => Some(Camera { eye: vec3("--eye", &e)?, target: vec3("--target", &t)?, up: Vec3::new(0.0, 1.0, 0.0), fov_deg: a.fov }),
+        (_, _, Some(path)) => match scene::load(&path)?.render {
+            Some(r) => Some(Camera::from_scene(&r, &path.display().to_string())?),
+            None => None,
+        },
         _ => None,
     };
     for p in render_frames(&a.run_dir, &frames, cam, w, h)? {

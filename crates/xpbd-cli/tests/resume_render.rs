@@ -56,3 +56,31 @@ fn resume_into_a_folder_without_run_files_is_a_one_line_error() {
     std::fs::write(dir.path().join("r/metrics.csv"), "something else\n1,2\n").unwrap();
     expect_error(dir.path(), &["run", "cube.toml", "--resume", "r"], &["metrics.csv:1", "not the header of a run's file"]);
 }
+
+/// Whether every pixel of a PNG file has the color of its corner.
+fn uniform(path: &std::path::Path) -> bool {
+    let mut reader = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap())).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    reader.next_frame(&mut buf).unwrap();
+    buf.chunks(3).all(|p| p == &buf[..3])
+}
+
+#[test]
+fn the_scene_render_camera_is_used_and_the_command_line_one_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    // The scene's camera looks away from the cube.
+    write(dir.path(), "cube.toml", &format!("{SCENE}[render]\neye = [0.5, 0.5, 10.0]\ntarget = [0.5, 0.5, 20.0]\n"));
+    assert_eq!(xpbd_in(dir.path(), &["run", "cube.toml", "--out", "r", "--frames", "2", "--quiet"]).0, 0);
+    let png = dir.path().join("r/render/frame_00000.png");
+    assert_eq!(xpbd_in(dir.path(), &["render", "r", "--frames", "0", "--size", "40x30"]).0, 0);
+    assert!(!uniform(&png), "without --scene (and no r/scene.toml) the default camera frames the cube");
+    assert_eq!(xpbd_in(dir.path(), &["render", "r", "--frames", "0", "--size", "40x30", "--scene", "cube.toml"]).0, 0);
+    assert!(uniform(&png), "the scene's camera looks away");
+    std::fs::copy(dir.path().join("cube.toml"), dir.path().join("r/scene.toml")).unwrap();
+    assert_eq!(xpbd_in(dir.path(), &["render", "r", "--frames", "0", "--size", "40x30"]).0, 0);
+    assert!(uniform(&png), "a run folder's scene.toml is used by default");
+    assert_eq!(xpbd_in(dir.path(), &["render", "r", "--frames", "0", "--size", "40x30", "--eye", "0.5,0.5,10", "--target", "0.5,0.5,0"]).0, 0);
+    assert!(!uniform(&png), "--eye/--target override the scene");
+    write(dir.path(), "bad.toml", &format!("{SCENE}[render]\neye = [0.0, 0.0, 0.0]\ntarget = [0.0, 0.0, 0.0]\n"));
+    expect_error(dir.path(), &["render", "r", "--scene", "bad.toml"], &["bad.toml: render.target: equals the eye"]);
+}

@@ -25,12 +25,13 @@ const VERSION: u32 = 1;
 /// The checkpoint's file name inside a run folder.
 pub const FILE: &str = "checkpoint.bin";
 
-/// A 64-bit FNV-1a hash of the scene's settings that shape the state: everything but the frame count
-/// and the output options, so a resumed run may run longer or write other formats.
+/// A 64-bit FNV-1a hash of the scene's settings that shape the state: everything but the frame count,
+/// the output options and the camera, so a resumed run may run longer or write other formats.
 pub fn fingerprint(scene: &Scene) -> u64 {
     let mut s = scene.clone();
     s.simulation.frames = 0;
     s.output = Output::default();
+    s.render = None;
     crate::fnv::fnv1a(&serde_json::to_vec(&s).unwrap_or_default())
 }
 

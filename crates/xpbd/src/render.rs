@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use xpbd_core::mesh::io::{read_vtu_cells, write_atomic};
 use xpbd_core::mesh::surface::boundary_faces;
 use xpbd_core::mesh::Vec3;
+use xpbd_core::scene::schema::Render;
 use xpbd_core::{Error, Result};
 
 /// Background and surface colors (sRGB).
@@ -31,6 +32,27 @@ impl Camera {
         let fov_deg: f64 = 35.0;
         let distance = 1.05 * radius / (fov_deg.to_radians() / 2.0).sin();
         Camera { eye: centre + Vec3::new(0.45, 0.45, 1.0).normalize() * distance, target: centre, up: Vec3::new(0.0, 1.0, 0.0), fov_deg }
+    }
+}
+
+impl Camera {
+    /// The camera of a scene's `[render]` section, checked: finite, the eye away from the target,
+    /// `up` not along the view, 0 < fov < 180.
+    pub fn from_scene(r: &Render, what: &str) -> Result<Self> {
+        let bad = |m: &str| Error::invalid(format!("{what}: render.{m}"));
+        let v = |a: [f64; 3], name: &str| if a.iter().all(|c| c.is_finite()) { Ok(Vec3::from(a)) } else { Err(bad(&format!("{name}: not finite"))) };
+        let cam = Camera { eye: v(r.eye, "eye")?, target: v(r.target, "target")?, up: v(r.up, "up")?, fov_deg: r.fov };
+        let view = cam.target - cam.eye;
+        if view.norm() == 0.0 {
+            return Err(bad("target: equals the eye"));
+        }
+        if view.normalize().cross(&cam.up).norm() < 1e-9 {
+            return Err(bad("up: zero or along the view direction"));
+        }
+        if !(r.fov > 0.0 && r.fov < 180.0) {
+            return Err(bad(&format!("fov: {} is not between 0 and 180 degrees", r.fov)));
+        }
+        Ok(cam)
     }
 }
 

@@ -54,3 +54,25 @@ fn frames_with_solids_and_cloth_draw_both() {
     let (_, surface) = xpbd::render::read_surface(&dir.path().join("frames/frame_00000.vtu")).unwrap();
     assert_eq!(surface.len(), 12 + 2, "the cube's 12 boundary triangles and the cloth's 2");
 }
+
+#[test]
+fn a_scene_camera_is_checked_and_used() {
+    use xpbd::core::scene::schema::Render;
+    use xpbd::render::Camera;
+    let r = |eye: [f64; 3], up: [f64; 3], fov: f64| Render { eye, target: [0.0; 3], up, fov };
+    let err = |x: Render| Camera::from_scene(&x, "s.toml").unwrap_err().to_string();
+    assert!(err(r([0.0; 3], [0.0, 1.0, 0.0], 35.0)).contains("s.toml: render.target: equals the eye"));
+    assert!(err(r([0.0, 5.0, 0.0], [0.0, 1.0, 0.0], 35.0)).contains("render.up"));
+    assert!(err(r([0.0, 0.0, 5.0], [0.0, 1.0, 0.0], 180.0)).contains("render.fov: 180"));
+    assert!(err(r([f64::NAN, 0.0, 5.0], [0.0, 1.0, 0.0], 35.0)).contains("render.eye: not finite"));
+
+    // Looking at the unit box from far away along +z, it covers the centre only; looking away, nothing.
+    let m = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
+    let tris = xpbd::core::mesh::surface::boundary_faces(&m.tets);
+    let toward = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 0.5], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
+    let img = xpbd::render::draw(&m.vertices, &tris, &toward, 101, 101);
+    assert_ne!(img.pixel(50, 50), BACKGROUND);
+    assert_eq!(img.pixel(20, 50), BACKGROUND, "the box spans about 0.5 / 19.5 · 50.5 / tan(17.5°) ≈ 4 pixels either side of the centre");
+    let away = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 40.0], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
+    assert!(xpbd::render::draw(&m.vertices, &tris, &away, 101, 101).rgb.chunks(3).all(|p| p == BACKGROUND));
+}
