@@ -1,8 +1,11 @@
 //! The `xpbd` command (DESIGN.md §5). User errors print one line on standard error and exit 1;
 //! usage errors exit 2; a panic (a bug) prints one line and exits 101, without a backtrace.
 
+mod batch;
 mod converge;
 mod info;
+mod render;
+mod report;
 mod run;
 
 use clap::{Parser, Subcommand};
@@ -22,6 +25,14 @@ enum Command {
     /// Run a scene to frame F, then solve the next substep with each solver from that state and
     /// write converge.csv (residual and elastic energy per iteration) and converge.svg into DIR.
     Converge(converge::ConvergeArgs),
+    /// Run a manifest's parameter sweeps, J at a time, resumably, into DIR (one folder per run and
+    /// results.jsonl).
+    Batch(batch::BatchArgs),
+    /// Write report.md and plots (PNG and SVG) of time per frame, residual and energy for a run or
+    /// batch folder.
+    Report(report::ReportArgs),
+    /// Draw shaded PNG pictures of a run's body surfaces from its VTU frames, headlessly.
+    Render(render::RenderArgs),
     /// Describe a mesh file or a scene.
     Info {
         /// A mesh (.node/.ele, .msh, .mesh, .vtk, .vtu, .obj) or a scene (.toml).
@@ -43,6 +54,9 @@ fn main() {
         Command::Run(args) => run::run(args),
         Command::Converge(args) => converge::converge(args),
         Command::Info { path, json } => info::info(&path, json),
+        Command::Batch(args) => batch::batch(args),
+        Command::Report(args) => report::report(args),
+        Command::Render(args) => render::render(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

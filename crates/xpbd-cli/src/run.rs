@@ -1,4 +1,5 @@
-//! `xpbd run SCENE.toml [--out DIR] [--device auto|cpu|cuda[:N]] [--frames N] [--threads N] [--quiet]`.
+//! `xpbd run SCENE.toml [--out DIR] [--device auto|cpu|cuda[:N]] [--frames N] [--threads N] [--quiet]
+//! [--checkpoint-every N] [--resume DIR]`.
 
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -28,6 +29,13 @@ pub struct RunArgs {
     /// Worker threads for parallel solvers (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
+    /// Write DIR/checkpoint.bin every N frames (the full state, for --resume).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    checkpoint_every: usize,
+    /// Continue the run in DIR from its checkpoint.bin (bit-exact on the CPU backend), appending to
+    /// its outputs; --frames is then the final frame count.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    resume: Option<PathBuf>,
     /// No progress bar and no final report.
     #[arg(long)]
     quiet: bool,
@@ -48,10 +56,15 @@ pub fn run(a: RunArgs) -> Result<()> {
     for w in &sim.warnings {
         eprintln!("warning: {w}");
     }
-    let out = a.out.unwrap_or_else(|| default_out_dir(&sim.scene.name));
+    sim.checkpoint_every = a.checkpoint_every;
+    if let Some(dir) = &a.resume {
+        sim.resume(dir)?;
+    }
+    let out = a.resume.or(a.out).unwrap_or_else(|| default_out_dir(&sim.scene.name));
     let total = a.frames.unwrap_or(sim.scene.simulation.frames);
     let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new(total as u64);
+        b.set_position(sim.state.frame as u64);
         b.set_style(ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} frames, {elapsed} elapsed, eta {eta}").unwrap().progress_chars("=> "));
         b.set_message(sim.scene.name.clone());
         b

@@ -1,12 +1,19 @@
 //! `xpbd`: the facade. Load a scene, let the dispatcher pick a backend (DESIGN.md §3), run it and
 //! write the outputs of DESIGN.md §5.
 
+pub mod batch;
+pub mod checkpoint;
 pub mod converge;
 pub mod device;
+pub mod fnv;
 pub mod health;
+pub mod image_file;
 pub mod output;
 pub mod plot;
+pub mod render;
+pub mod report;
 pub mod simulation;
+pub mod surface_frames;
 
 pub use device::Device;
 pub use simulation::{Simulation, Summary};

@@ -1,9 +1,10 @@
 //! Run outputs (DESIGN.md §5): `summary.json`, `metrics.csv`, `probes.csv`, and frames as VTU with an
-//! `animation.pvd` collection. Frames, the collection and the summary are written to a temporary name
-//! and renamed; the CSV files get their header the same way and then grow by whole lines, each one a
-//! single `write` of the complete line, so a run killed at any moment keeps complete files
-//! (docs/robustness.md).
+//! `animation.pvd` collection, and surfaces as OBJ or PLY (`surface_frames`). Frames, the collection
+//! and the summary are written to a temporary name and renamed; the CSV files get their header the
+//! same way and then grow by whole lines, each one a single `write` of the complete line, so a run
+//! killed at any moment keeps complete files (docs/robustness.md).
 
+use crate::surface_frames::Surface;
 use serde::Serialize;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -31,16 +32,19 @@ pub struct FrameMetrics {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrameFormat {
     Vtu,
+    Obj,
+    Ply,
 }
 
-/// Parses `output.formats`: `vtu`, or `none` alone. (`obj` and `ply` arrive with surface sequences.)
+/// Parses `output.formats`: any of `vtu`, `obj`, `ply`, or `none`.
 pub fn frame_formats(names: &[String]) -> Result<Vec<FrameFormat>> {
     let mut out = Vec::new();
     for n in names {
         match n.as_str() {
             "vtu" => out.push(FrameFormat::Vtu),
+            "obj" => out.push(FrameFormat::Obj),
+            "ply" => out.push(FrameFormat::Ply),
             "none" => {}
-            "obj" | "ply" => return Err(Error::invalid(format!("output.formats: '{n}' is not implemented yet (available: vtu, none)"))),
             other => return Err(Error::invalid(format!("output.formats: unknown format '{other}' (expected vtu, obj, ply, none)"))),
         }
     }
@@ -57,7 +61,11 @@ pub struct Writer {
     body_id: Vec<i32>,
     tets: Vec<[u32; 4]>,
     tris: Vec<[u32; 3]>,
+    surface: Surface,
 }
+
+const METRICS_HEADER: &str = "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements";
+const PROBES_HEADER: &str = "frame,time,probe,x,y,z";
 
 /// A CSV file that only ever holds whole lines: the header is written atomically, then each row is
 /// appended with one unbuffered `write` of the complete line.
@@ -72,6 +80,33 @@ impl CsvFile {
         let out = OpenOptions::new().append(true).open(&path).map_err(|e| Error::io(&path, e))?;
         Ok(CsvFile { path, out })
     }
+    /// Reopens `path` for appending after dropping its rows of frames after `frame` (and a partial
+    /// last line), so a resumed run continues it without duplicated rows. Returns the file and the
+    /// `(frame, time)` of the kept rows. A file without the expected header is an error.
+    fn resume(path: PathBuf, header: &str, frame: usize) -> Result<(Self, Vec<(usize, f64)>)> {
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+        let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+        let mut lines = complete.lines();
+        // The file's own header: it may have more columns than the fixed ones.
+        let head = lines
+            .next()
+            .filter(|h| h.starts_with(header))
+            .ok_or_else(|| Error::parse(&path, Some(1), format!("not the header of a run's file ('{header}...')")))?;
+        let mut kept = format!("{head}\n");
+        let mut rows = Vec::new();
+        for line in lines {
+            let mut fields = line.split(',');
+            match (fields.next().map(str::parse::<usize>), fields.next().map(str::parse::<f64>)) {
+                (Some(Ok(f)), Some(Ok(t))) if f <= frame => rows.push((f, t)),
+                _ => break,
+            }
+            kept.push_str(line);
+            kept.push('\n');
+        }
+        write_atomic(&path, kept.as_bytes())?;
+        let out = OpenOptions::new().append(true).open(&path).map_err(|e| Error::io(&path, e))?;
+        Ok((CsvFile { path, out }, rows))
+    }
     fn line(&mut self, s: &str) -> Result<()> {
         self.out.write_all(format!("{s}\n").as_bytes()).map_err(|e| Error::io(&self.path, e))
     }
@@ -85,11 +120,25 @@ impl Writer {
             let frames = dir.join("frames");
             std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
         }
-        let metrics = CsvFile::create(
-            dir.join("metrics.csv"),
-            "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements",
-        )?;
-        let probes = if model.probes.is_empty() { None } else { Some(CsvFile::create(dir.join("probes.csv"), "frame,time,probe,x,y,z")?) };
+        let metrics = CsvFile::create(dir.join("metrics.csv"), METRICS_HEADER)?;
+        let probes = if model.probes.is_empty() { None } else { Some(CsvFile::create(dir.join("probes.csv"), PROBES_HEADER)?) };
+        Ok(Self::with_files(dir, model, formats, every, metrics, probes))
+    }
+
+    /// Reopens the outputs of a run in `dir` to continue after `frame` (a checkpoint's): rows of later
+    /// frames are dropped and `animation.pvd` lists the frame files up to `frame` that exist.
+    pub fn resume(dir: &Path, model: &Model, formats: Vec<FrameFormat>, every: usize, frame: usize) -> Result<Self> {
+        let (metrics, rows) = CsvFile::resume(dir.join("metrics.csv"), METRICS_HEADER, frame)?;
+        let probes = if model.probes.is_empty() { None } else { Some(CsvFile::resume(dir.join("probes.csv"), PROBES_HEADER, frame)?.0) };
+        let mut w = Self::with_files(dir, model, formats, every, metrics, probes);
+        if w.formats.contains(&FrameFormat::Vtu) {
+            let times = std::iter::once((0, 0.0)).chain(rows);
+            w.pvd = times.map(|(f, t)| (t, format!("frames/frame_{f:05}.vtu"))).filter(|(_, name)| dir.join(name).exists()).collect();
+        }
+        Ok(w)
+    }
+
+    fn with_files(dir: &Path, model: &Model, formats: Vec<FrameFormat>, every: usize, metrics: CsvFile, probes: Option<CsvFile>) -> Self {
         let mut body_id = vec![0; model.vertex_count()];
         for (b, body) in model.bodies.iter().enumerate() {
             body_id[body.vertices.clone()].fill(b as i32);
@@ -97,7 +146,8 @@ impl Writer {
         // Each body's tetrahedra, or its triangles when it is cloth.
         let tets = model.bodies.iter().flat_map(|b| b.tets.iter().copied()).collect();
         let tris = model.bodies.iter().filter(|b| b.tets.is_empty()).flat_map(|b| b.surface.iter().copied()).collect();
-        Ok(Writer { dir: dir.to_path_buf(), metrics, probes, formats, every: every.max(1), pvd: vec![], body_id, tets, tris })
+        let surface = Surface::of(model);
+        Writer { dir: dir.to_path_buf(), metrics, probes, formats, every: every.max(1), pvd: vec![], body_id, tets, tris, surface }
     }
 
     /// Writes the frame file (when due) and the probe rows of `state`.
@@ -120,6 +170,8 @@ impl Writer {
                     self.pvd.push((state.time, name));
                     write_pvd(&self.dir.join("animation.pvd"), &self.pvd)?;
                 }
+                FrameFormat::Obj => self.surface.write_obj(&self.dir.join(format!("frames/frame_{:05}.obj", state.frame)), &state.x)?,
+                FrameFormat::Ply => self.surface.write_ply(&self.dir.join(format!("frames/frame_{:05}.ply", state.frame)), &state.x)?,
             }
         }
         Ok(())

@@ -1,6 +1,7 @@
-//! Line plots as SVG, for the report files of the command line (`converge.svg`). Drawn with
-//! `plotters` built without font support: SVG text is written as `<text>` elements that the viewer
-//! lays out, so no font file is needed on the machine that draws the plot.
+//! Line plots as SVG and PNG, for the report files of the command line (`converge.svg`, `xpbd
+//! report`). SVG text is written as `<text>` elements that the viewer lays out; PNG text is drawn
+//! with DejaVu Sans, embedded in the binary (`assets/`, free licence beside it), so plots render on
+//! a machine with no fonts installed.
 
 use plotters::coord::cartesian::Cartesian2d;
 use plotters::coord::ranged1d::Ranged;
@@ -57,19 +58,67 @@ fn entry_width(name: &str) -> u32 {
 /// the SVG text. On a logarithmic axis, points with y ≤ 0 are left out (the line breaks there), as
 /// are non-finite points on either axis.
 pub fn panels_svg(title: &str, panels: &[Panel]) -> Result<String> {
+    let mut svg = String::new();
+    let size = canvas_size(panels);
+    draw_panels(SVGBackend::with_string(&mut svg, size).into_drawing_area(), title, panels)?;
+    Ok(svg)
+}
+
+/// The same figure as [`panels_svg`], as PNG bytes.
+pub fn panels_png(title: &str, panels: &[Panel]) -> Result<Vec<u8>> {
+    let (w, h) = canvas_size(panels);
+    let mut rgb = vec![0u8; 3 * (w * h) as usize];
+    draw_panels(BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area(), title, panels)?;
+    crate::image_file::rgb_png(w, h, &rgb)
+}
+
+/// Legends with more names than this are left out: the ten colors repeat, so lines could not be told
+/// apart by it anyway.
+const MAX_LEGEND: usize = 20;
+
+/// The legend's entries: the series names, or none when there are more than `MAX_LEGEND`.
+fn legend_names(panels: &[Panel]) -> Vec<&str> {
+    let names = series_names(panels);
+    if names.len() > MAX_LEGEND {
+        return vec![];
+    }
+    names
+}
+
+/// Each series name once, in order of appearance: the order of the colors.
+fn series_names(panels: &[Panel]) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
     for s in panels.iter().flat_map(|p| &p.series) {
         if !names.contains(&s.name.as_str()) {
             names.push(&s.name);
         }
     }
+    names
+}
+
+/// Width and height of the figure: the panels side by side, the title above, the legend below.
+fn canvas_size(panels: &[Panel]) -> (u32, u32) {
     let width = PANEL.0 * panels.len().max(1) as u32;
+    let rows = legend_rows(&legend_names(panels), width - 40);
+    (width, TITLE_H + PANEL.1 + LEGEND_ROW_H * rows.len() as u32 + 12)
+}
+
+fn draw_panels<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, title: &str, panels: &[Panel]) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    // Text is measured (SVG, PNG) and drawn (PNG) with the embedded font.
+    static FONT: std::sync::Once = std::sync::Once::new();
+    FONT.call_once(|| {
+        // Cannot fail for a valid TrueType file, which the embedded one is (the tests draw with it).
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, include_bytes!("../assets/DejaVuSans.ttf"));
+    });
+    let names = legend_names(panels);
+    let width = root.dim_in_pixel().0;
     let rows = legend_rows(&names, width - 40);
-    let height = TITLE_H + PANEL.1 + LEGEND_ROW_H * rows.len() as u32 + 12;
-    let color = |name: &str| COLORS[names.iter().position(|n| *n == name).unwrap_or(0) % COLORS.len()];
-    let mut svg = String::new();
+    let order = series_names(panels);
+    let color = |name: &str| COLORS[order.iter().position(|n| *n == name).unwrap_or(0) % COLORS.len()];
     {
-        let root = SVGBackend::with_string(&mut svg, (width, height)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_error)?;
         let (top, rest) = root.split_vertically(TITLE_H);
         let (charts, legend) = rest.split_vertically(PANEL.1);
@@ -91,7 +140,7 @@ pub fn panels_svg(title: &str, panels: &[Panel]) -> Result<String> {
         }
         root.present().map_err(plot_error)?;
     }
-    Ok(svg)
+    Ok(())
 }
 
 /// Splits the legend entries into rows no wider than `width`.
@@ -112,7 +161,10 @@ fn legend_rows<'a>(names: &[&'a str], width: u32) -> Vec<Vec<&'a str>> {
     rows
 }
 
-fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, p: &Panel, color: &dyn Fn(&str) -> RGBColor) -> Result<()> {
+fn draw_panel<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: &Panel, color: &dyn Fn(&str) -> RGBColor) -> Result<()>
+where
+    DB::ErrorType: 'static,
+{
     let usable = |q: &(f64, f64)| q.0.is_finite() && q.1.is_finite() && (!p.log_y || q.1 > 0.0);
     let points = || p.series.iter().flat_map(|s| s.points.iter()).filter(|q| usable(q));
     let x_max = points().map(|q| q.0).fold(0.0f64, f64::max);
@@ -152,8 +204,8 @@ fn draw_panel(area: &DrawingArea<SVGBackend, Shift>, p: &Panel, color: &dyn Fn(&
 }
 
 /// The lines of `p`, broken where a point is not usable.
-fn draw_lines<'a, Y: Ranged<ValueType = f64>>(
-    c: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>,
+fn draw_lines<'a, DB: DrawingBackend + 'a, Y: Ranged<ValueType = f64>>(
+    c: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, Y>>,
     p: &Panel,
     usable: impl Fn(&(f64, f64)) -> bool + Copy,
     color: &dyn Fn(&str) -> RGBColor,
@@ -212,6 +264,34 @@ mod tests {
         let lines = |color: &str| svg.matches(&format!("<polyline fill=\"none\" opacity=\"1\" stroke=\"{color}\"")).count();
         assert_eq!(lines("#1F77B4"), 3);
         assert_eq!(lines("#FF7F0E"), 4);
+    }
+
+    #[test]
+    fn png_has_the_svg_size_and_drawn_text() {
+        let panel = Panel {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            log_y: false,
+            series: vec![Series { name: "a".into(), points: vec![(0.0, 1.0), (1.0, 2.0)] }],
+        };
+        let png = panels_png("title", &[panel.clone(), panel.clone()]).unwrap();
+        let decoder = png::Decoder::new(std::io::Cursor::new(png));
+        let mut reader = decoder.read_info().unwrap();
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).unwrap();
+        assert_eq!((info.width, info.height), canvas_size(&[panel.clone(), panel]));
+        // The title's glyphs are drawn in black on the white strip above the panels.
+        let title_strip = &buf[..3 * info.width as usize * TITLE_H as usize];
+        assert!(title_strip.chunks(3).any(|p| p.iter().all(|&c| c < 100)), "no dark text pixels in the title strip");
+    }
+
+    #[test]
+    fn long_legends_are_left_out() {
+        let series = (0..=MAX_LEGEND).map(|i| Series { name: format!("#{i}"), points: vec![(0.0, 1.0)] }).collect();
+        let panel = Panel { title: "t".into(), x_label: "x".into(), y_label: "y".into(), log_y: false, series };
+        assert!(legend_names(std::slice::from_ref(&panel)).is_empty());
+        assert_eq!(canvas_size(&[panel]).1, TITLE_H + PANEL.1 + 12);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! A simulation run: scene → model → backend, the frame loop with metrics and outputs, failure
 //! detection, and the summary (DESIGN.md §5).
 
+use crate::checkpoint;
 use crate::device::{select, Device, Selection};
 use crate::health::{Failure, Health, OnFailure};
 use crate::output::{frame_formats, FrameMetrics, Writer};
@@ -22,6 +23,10 @@ pub struct Simulation {
     pub health: Health,
     /// Load-time warnings (reoriented elements, dropped vertices).
     pub warnings: Vec<String>,
+    /// Write a checkpoint every this many frames (0: never).
+    pub checkpoint_every: usize,
+    /// The checkpoint's frame after [`resume`](Self::resume), until the next run continues from it.
+    resumed_at: Option<usize>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -90,22 +95,40 @@ impl Simulation {
         let selection = select(device, &model)?;
         let state = State::initial(&model);
         let health = Health::new(&scene.simulation).map_err(|e| prefix(path, e))?;
-        Ok(Simulation { scene, model, state, selection, health, warnings })
+        Ok(Simulation { scene, model, state, selection, health, warnings, checkpoint_every: 0, resumed_at: None })
     }
 
-    /// Runs `frames` frames (the scene's count when `None`) writing into `out`. `progress(done, total)`
-    /// is called after each frame. A run that blows up stops, keeps what it wrote, records the failure
+    /// Continues from the checkpoint in the run folder `dir`; the next [`run`](Self::run) into `dir`
+    /// appends to its outputs.
+    pub fn resume(&mut self, dir: &Path) -> Result<()> {
+        self.state = checkpoint::read(&dir.join(checkpoint::FILE), checkpoint::fingerprint(&self.scene), &self.state)?;
+        self.resumed_at = Some(self.state.frame);
+        Ok(())
+    }
+
+    /// Runs `frames` frames (the scene's count when `None`) writing into `out`; after
+    /// [`resume`](Self::resume), runs up to frame `frames` continuing the outputs in `out`.
+    /// `progress(done, total)` is called after each frame. A run that blows up stops, keeps what it wrote, records the failure
     /// in `summary.json` and returns the error.
     pub fn run(&mut self, out: &Path, frames: Option<usize>, progress: &mut dyn FnMut(usize, usize)) -> Result<Summary> {
         let total = frames.unwrap_or(self.scene.simulation.frames);
         let formats = frame_formats(&self.scene.output.formats)?;
-        let mut writer = Writer::create(out, &self.model, formats, self.scene.output.every)?;
+        let every = self.scene.output.every;
+        let resumed_at = self.resumed_at.take();
+        let mut writer = match resumed_at {
+            Some(frame) => Writer::resume(out, &self.model, formats, every, frame)?,
+            None => Writer::create(out, &self.model, formats, every)?,
+        };
         let start = Instant::now();
-        writer.frame(&self.model, &self.state)?;
+        let fingerprint = checkpoint::fingerprint(&self.scene);
+        if resumed_at.is_none() {
+            writer.frame(&self.model, &self.state)?;
+        }
+        let first = self.state.frame;
         let mut solve_s = 0.0;
         let mut last = self.final_state(0.0, 0.0);
         let (mut failure, mut failed_checks, mut failed_check_count) = (None, Vec::new(), 0);
-        for _ in 0..total {
+        for _ in 0..total.saturating_sub(resumed_at.unwrap_or(0)) {
             let stats = self.selection.backend.step_frame(&self.model, &mut self.state);
             solve_s += stats.solve_seconds;
             if let Some(f) = Health::non_finite(&self.model, &self.state, stats.residual) {
@@ -127,6 +150,9 @@ impl Simulation {
                 inverted_elements: last.inverted_elements,
             })?;
             writer.frame(&self.model, &self.state)?;
+            if self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0 {
+                checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state)?;
+            }
             progress(self.state.frame, total);
             match (check, self.health.on_failure) {
                 (None, _) => {}
@@ -144,7 +170,7 @@ impl Simulation {
         }
         // A non-finite frame is not written; a frame that failed a limit is (its state is finite).
         let done = self.state.frame - last.nan as usize;
-        let ms_per_frame = if done > 0 { solve_s * 1e3 / done as f64 } else { 0.0 };
+        let ms_per_frame = if done > first { solve_s * 1e3 / (done - first) as f64 } else { 0.0 };
         let summary = Summary {
             scene: self.scene.name.clone(),
             status: match (&failure, failed_check_count) {

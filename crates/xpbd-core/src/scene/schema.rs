@@ -19,6 +19,31 @@ pub struct Scene {
     pub probes: Vec<Probe>,
     #[serde(default)]
     pub output: Output,
+    /// The camera of `xpbd render` (docs/output-format.md); a framing default when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub render: Option<Render>,
+}
+
+/// `[render]`: a perspective camera.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Render {
+    pub eye: [f64; 3],
+    pub target: [f64; 3],
+    #[serde(default = "Render::default_up")]
+    pub up: [f64; 3],
+    /// Vertical field of view, degrees.
+    #[serde(default = "Render::default_fov")]
+    pub fov: f64,
+}
+
+impl Render {
+    fn default_up() -> [f64; 3] {
+        [0.0, 1.0, 0.0]
+    }
+    fn default_fov() -> f64 {
+        35.0
+    }
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

@@ -12,7 +12,7 @@ mod vtk_legacy;
 mod vtu;
 
 pub use pvd::write_pvd;
-pub use vtu::{write_vtu, PointData};
+pub use vtu::{read_vtu_cells, write_vtu, PointData};
 
 use super::{Mesh, TetMesh, TriMesh, Vec3};
 use crate::{Error, Result};

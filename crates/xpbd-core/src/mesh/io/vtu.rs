@@ -2,7 +2,7 @@
 //! for simulation frames (base64 binary with a UInt64 header, tetrahedra and triangles mixed as cells).
 //! The reader accepts the header and data base64-encoded as one stream (VTK, meshio) or as two.
 
-use super::{shorten, tet_or_tri, write_atomic, Endian};
+use super::{read_bytes, shorten, tet_or_tri, write_atomic, Endian};
 use crate::mesh::{Mesh, Vec3};
 use crate::{Error, Result};
 use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, STANDARD};
@@ -167,6 +167,20 @@ struct Out {
 }
 
 pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
+    let (vertices, tets, tris) = parse_cells(path, data)?;
+    tet_or_tri(path, vertices, tets, tris)
+}
+
+/// Points, tetrahedra and triangles.
+pub type Cells = (Vec<Vec3>, Vec<[u32; 4]>, Vec<[u32; 3]>);
+
+/// The points, tetrahedra and triangles of a `.vtu` file, both kinds of cells kept (the frames of a
+/// run with solids and cloth hold both).
+pub fn read_vtu_cells(path: &Path) -> Result<Cells> {
+    parse_cells(path, &read_bytes(path)?)
+}
+
+fn parse_cells(path: &Path, data: &[u8]) -> Result<Cells> {
     let line_at = |pos: u64| 1 + data[..(pos as usize).min(data.len())].iter().filter(|&&b| b == b'\n').count();
     let err = |pos: u64, msg: String| Error::parse(path, Some(line_at(pos)), msg);
     let mut xml = quick_xml::Reader::from_reader(&data[..]);
@@ -257,7 +271,7 @@ pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
     if out.pieces == 0 {
         return Err(Error::parse(path, None, "no complete UnstructuredGrid Piece found"));
     }
-    tet_or_tri(path, out.vertices, out.tets, out.tris)
+    Ok((out.vertices, out.tets, out.tris))
 }
 
 fn attr(e: &BytesStart, key: &str) -> Option<String> {

@@ -1,0 +1,187 @@
+//! Runs a manifest's runs with J worker threads, each run in its own folder. Resumable: runs listed
+//! in the results file are skipped, a run folder with a `summary.json` is listed without running
+//! again, and an interrupted run continues from its checkpoint (or from the start without one).
+
+use super::manifest::{self, RunSpec};
+use super::results::Results;
+use crate::checkpoint;
+use crate::simulation::Simulation;
+use serde_json::{json, Value};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use xpbd_core::mesh::io::write_atomic;
+use xpbd_core::{Error, Result};
+
+/// Runs `index` with `index % count == shard.index` belong to the shard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    /// `I/N` with 0 ≤ I < N.
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        let (i, n) = s.split_once('/').ok_or_else(|| format!("'{s}' is not I/N"))?;
+        let (index, count) =
+            (i.trim().parse().map_err(|_| format!("'{i}' is not a shard index"))?, n.trim().parse().map_err(|_| format!("'{n}' is not a shard count"))?);
+        if count == 0 || index >= count {
+            return Err(format!("'{s}': need 0 ≤ I < N"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl Shard {
+    /// The shard of a Slurm job array task: `SLURM_ARRAY_TASK_ID` − `SLURM_ARRAY_TASK_MIN` of
+    /// `SLURM_ARRAY_TASK_COUNT` (or MAX − MIN + 1). `None` outside a job array.
+    pub fn from_slurm(var: impl Fn(&str) -> Option<String>) -> std::result::Result<Option<Self>, String> {
+        let num = |name: &str| var(name).map(|v| v.trim().parse::<usize>().map_err(|_| format!("{name}={v} is not a number"))).transpose();
+        let Some(id) = num("SLURM_ARRAY_TASK_ID")? else { return Ok(None) };
+        let min = num("SLURM_ARRAY_TASK_MIN")?.unwrap_or(0);
+        let count = match (num("SLURM_ARRAY_TASK_COUNT")?, num("SLURM_ARRAY_TASK_MAX")?) {
+            (Some(c), _) => c,
+            (None, Some(max)) => max + 1 - min.min(max),
+            (None, None) => return Err("SLURM_ARRAY_TASK_ID is set but neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX".into()),
+        };
+        format!("{}/{count}", id.saturating_sub(min)).parse().map(Some).map_err(|e| format!("Slurm array task: {e}"))
+    }
+}
+
+pub struct Options {
+    pub out: PathBuf,
+    pub jobs: usize,
+    pub shard: Option<Shard>,
+}
+
+/// What a batch invocation did.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Runs in this shard.
+    pub selected: usize,
+    /// Already listed when it started.
+    pub skipped: usize,
+    /// Listed by this invocation, by status (`completed`, `failed`, `error`).
+    pub completed: usize,
+    pub failed: usize,
+    pub errors: usize,
+}
+
+/// Runs the manifest's runs of this shard that are not finished yet. `log` receives one line per
+/// finished run.
+pub fn run(manifest_path: &Path, opts: &Options, log: &(dyn Fn(&str) + Sync)) -> Result<Outcome> {
+    let m = manifest::load(manifest_path)?;
+    std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
+    let results_name = match opts.shard {
+        Some(s) => format!("results.shard-{}-of-{}.jsonl", s.index, s.count),
+        None => "results.jsonl".to_string(),
+    };
+    let results = Results::open(&opts.out.join(results_name))?;
+    let mine: Vec<&RunSpec> = m.runs.iter().enumerate().filter(|(i, _)| opts.shard.is_none_or(|s| i % s.count == s.index)).map(|(_, r)| r).collect();
+    let todo: Vec<&RunSpec> = mine.iter().copied().filter(|r| !results.done.contains(&r.name)).collect();
+    let next = AtomicUsize::new(0);
+    let counts = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
+    let first_error = std::sync::Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..opts.jobs.max(1).min(todo.len().max(1)) {
+            scope.spawn(|| {
+                while let Some(r) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
+                    let record = record(r, &opts.out, m.checkpoint_every);
+                    let status = record["status"].as_str().unwrap_or("error");
+                    counts[match status {
+                        "completed" => 0,
+                        "failed" => 1,
+                        _ => 2,
+                    }]
+                    .fetch_add(1, Ordering::SeqCst);
+                    log(&format!("{}: {status}{}", r.name, record["error"].as_str().map(|e| format!(" ({e})")).unwrap_or_default()));
+                    if let Err(e) = results.append(&record) {
+                        first_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    let c = |k: usize| counts[k].load(Ordering::SeqCst);
+    Ok(Outcome { selected: mine.len(), skipped: mine.len() - todo.len(), completed: c(0), failed: c(1), errors: c(2) })
+}
+
+/// Runs one run (unless its folder already holds a `summary.json`) and returns its results line.
+fn record(r: &RunSpec, out: &Path, checkpoint_every: usize) -> Value {
+    let dir = out.join(&r.name);
+    let params: serde_json::Map<String, Value> = r.params.iter().map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null))).collect();
+    let base = json!({ "run": r.name, "dir": r.name, "scene": r.scene_path.display().to_string(), "params": params });
+    let summary_path = dir.join("summary.json");
+    let outcome = match read_summary(&summary_path) {
+        Some(s) => Ok(s),
+        None => catch_unwind(AssertUnwindSafe(|| simulate(r, &dir, checkpoint_every)))
+            .unwrap_or_else(|p| {
+                let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+                Err(Error::invalid(format!("internal error: {msg}")))
+            })
+            .and_then(|()| read_summary(&summary_path).ok_or_else(|| Error::invalid(format!("{}: missing after the run", summary_path.display())))),
+    };
+    let mut rec = base;
+    match outcome {
+        Ok(s) => {
+            for key in ["status", "frames", "ms_per_frame", "ms_per_substep", "wall_time_s", "final", "failure", "backend"] {
+                if let Some(v) = s.get(key) {
+                    rec[key] = v.clone();
+                }
+            }
+        }
+        Err(e) => {
+            rec["status"] = json!("error");
+            rec["error"] = json!(e.to_string());
+        }
+    }
+    rec
+}
+
+/// Runs the simulation into `dir`, continuing from its checkpoint when one is there. A blow-up is a
+/// result (its `summary.json` says `failed`), not an error.
+fn simulate(r: &RunSpec, dir: &Path, checkpoint_every: usize) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    write_atomic(&dir.join("scene.toml"), r.scene_text.as_bytes())?;
+    let base = r.scene_path.parent().unwrap_or(Path::new("."));
+    let mut sim = Simulation::from_scene(r.scene.clone(), base, None, &r.scene_path)?;
+    sim.checkpoint_every = checkpoint_every;
+    if dir.join(checkpoint::FILE).exists() && sim.resume(dir).is_err() {
+        // A checkpoint of another version of the scene: start again.
+        sim = Simulation::from_scene(r.scene.clone(), base, None, &r.scene_path)?;
+        sim.checkpoint_every = checkpoint_every;
+    }
+    match sim.run(dir, None, &mut |_, _| {}) {
+        Ok(_) => Ok(()),
+        Err(_) if read_summary(&dir.join("summary.json")).is_some() => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+fn read_summary(path: &Path) -> Option<Value> {
+    std::fs::read(path).ok().and_then(|b| serde_json::from_slice(&b).ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_come_from_slurm_arrays() {
+        assert_eq!("2/5".parse::<Shard>(), Ok(Shard { index: 2, count: 5 }));
+        assert!("5/5".parse::<Shard>().is_err() && "1/0".parse::<Shard>().is_err() && "x".parse::<Shard>().is_err());
+        let env = |vars: &'static [(&'static str, &'static str)]| move |k: &str| vars.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string());
+        assert_eq!(Shard::from_slurm(env(&[])), Ok(None));
+        assert_eq!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "3"), ("SLURM_ARRAY_TASK_COUNT", "8")])), Ok(Some(Shard { index: 3, count: 8 })));
+        // --array=1-4: ids 1..=4 are shards 0..=3 of 4.
+        let one_based = env(&[("SLURM_ARRAY_TASK_ID", "4"), ("SLURM_ARRAY_TASK_MIN", "1"), ("SLURM_ARRAY_TASK_MAX", "4")]);
+        assert_eq!(Shard::from_slurm(one_based), Ok(Some(Shard { index: 3, count: 4 })));
+        assert!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "3")])).unwrap_err().contains("SLURM_ARRAY_TASK_COUNT"));
+        assert!(Shard::from_slurm(env(&[("SLURM_ARRAY_TASK_ID", "x"), ("SLURM_ARRAY_TASK_COUNT", "8")])).unwrap_err().contains("SLURM_ARRAY_TASK_ID=x"));
+    }
+}

@@ -1,0 +1,138 @@
+//! `xpbd report DIR`: a Markdown table of a run or a batch (one row per run: parameters, status,
+//! frames, ms per frame, final residual and energy, its latest rendered picture) and one figure,
+//! as SVG and PNG, of time per frame, relative residual and elastic energy against the frame.
+
+use crate::batch::results;
+use crate::plot::{panels_png, panels_svg, Panel, Series};
+use crate::render::{available_frames, render_frames};
+use serde_json::{json, Value};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use xpbd_core::mesh::io::write_atomic;
+use xpbd_core::{Error, Result};
+
+/// The files a report wrote and the number of table rows.
+#[derive(Debug)]
+pub struct Report {
+    pub markdown: PathBuf,
+    pub svg: PathBuf,
+    pub png: PathBuf,
+    pub rows: usize,
+}
+
+/// One run of the report: its folder (relative to the report's) and its record.
+struct Entry {
+    dir: String,
+    record: Value,
+}
+
+/// Writes `report.md`, `report.svg` and `report.png` into `dir`, a run folder (with `summary.json`)
+/// or a batch folder (with `results*.jsonl`). With `render`, each run with VTU frames and no picture
+/// yet first gets one of its last frame (`render/frame_NNNNN.png`, 320×240).
+pub fn write(dir: &Path, render: bool) -> Result<Report> {
+    let entries = entries(dir)?;
+    let mut md = format!("# Report: {}\n\n![time per frame, residual and energy](report.png)\n\n", dir.display());
+    md.push_str("| # | run | parameters | status | frames | ms/frame | final relative residual | final elastic energy (J) | picture |\n");
+    md.push_str("|---|---|---|---|---|---|---|---|---|\n");
+    let mut panels =
+        [panel("solve time per frame", "ms", false), panel("relative residual (last substep)", "‖r‖/‖r₀‖", true), panel("elastic energy", "J", false)];
+    for (i, e) in entries.iter().enumerate() {
+        let r = &e.record;
+        let params = r["params"].as_object().map(|m| m.iter().map(|(k, v)| format!("{k} = {}", plain(v))).collect::<Vec<_>>().join("<br>")).unwrap_or_default();
+        let status = match r["error"].as_str().or(r["failure"]["cause"].as_str()) {
+            Some(why) => format!("{} ({why})", plain(&r["status"])),
+            None => plain(&r["status"]),
+        };
+        let run_dir = dir.join(&e.dir);
+        if render && latest_picture(&run_dir).is_none() {
+            if let Some(&last) = available_frames(&run_dir).ok().and_then(|f| f.last().copied()).as_ref() {
+                render_frames(&run_dir, &[last], None, 320, 240)?;
+            }
+        }
+        let picture = latest_picture(&run_dir).map(|p| format!("![{}]({}/render/{p})", i + 1, e.dir)).unwrap_or_default();
+        let _ = writeln!(
+            md,
+            "| {} | [{}]({}) | {} | {} | {} | {} | {} | {} | {} |",
+            i + 1,
+            e.dir,
+            e.dir,
+            params,
+            status,
+            plain(&r["frames"]),
+            number(&r["ms_per_frame"], false),
+            number(&r["final"]["relative_residual"], true),
+            number(&r["final"]["elastic_energy"], true),
+            picture
+        );
+        let metrics = run_dir.join("metrics.csv");
+        if let Ok(text) = std::fs::read_to_string(&metrics) {
+            for (panel, column) in panels.iter_mut().zip(["ms", "relative_residual", "elastic_energy"]) {
+                panel.series.push(Series { name: format!("#{}", i + 1), points: column_points(&text, column) });
+            }
+        }
+    }
+    let title = format!("{} ({} runs)", dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), entries.len());
+    let out = Report { markdown: dir.join("report.md"), svg: dir.join("report.svg"), png: dir.join("report.png"), rows: entries.len() };
+    write_atomic(&out.svg, panels_svg(&title, &panels)?.as_bytes())?;
+    write_atomic(&out.png, &panels_png(&title, &panels)?)?;
+    write_atomic(&out.markdown, md.as_bytes())?;
+    Ok(out)
+}
+
+/// The runs of a run folder (itself) or of a batch folder (its results files).
+fn entries(dir: &Path) -> Result<Vec<Entry>> {
+    let summary = dir.join("summary.json");
+    if summary.exists() {
+        let bytes = std::fs::read(&summary).map_err(|e| Error::io(&summary, e))?;
+        let mut record: Value = serde_json::from_slice(&bytes).map_err(|e| Error::parse(&summary, Some(e.line()), e.to_string()))?;
+        record["params"] = json!({});
+        return Ok(vec![Entry { dir: ".".into(), record }]);
+    }
+    let records = results::read_all(dir)?;
+    if records.is_empty() {
+        return Err(Error::invalid(format!("{}: neither a run folder (summary.json) nor a batch folder with results (results*.jsonl)", dir.display())));
+    }
+    Ok(records.into_iter().map(|r| Entry { dir: r["dir"].as_str().unwrap_or(".").to_string(), record: r }).collect())
+}
+
+fn panel(title: &str, y_label: &str, log_y: bool) -> Panel {
+    Panel { title: title.into(), x_label: "frame".into(), y_label: y_label.into(), log_y, series: vec![] }
+}
+
+/// (frame, value) of one column of a `metrics.csv` text.
+fn column_points(csv: &str, column: &str) -> Vec<(f64, f64)> {
+    let mut lines = csv.lines();
+    let Some(k) = lines.next().and_then(|h| h.split(',').position(|c| c == column)) else { return vec![] };
+    lines
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            Some((f.first()?.parse().ok()?, f.get(k)?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The file name of the highest-numbered picture in `run/render`.
+fn latest_picture(run: &Path) -> Option<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(run.join("render")).ok()?.filter_map(|e| e.ok()?.file_name().into_string().ok()).filter(|n| n.ends_with(".png")).collect();
+    names.sort();
+    names.pop()
+}
+
+/// A JSON value as table text: strings without quotes, `|` escaped, missing as `–`.
+fn plain(v: &Value) -> String {
+    match v {
+        Value::Null => "–".into(),
+        Value::String(s) => s.replace('|', "\\|"),
+        other => other.to_string().replace('|', "\\|"),
+    }
+}
+
+/// A number with three decimals, in scientific notation when `sci`; missing as `–`.
+fn number(v: &Value, sci: bool) -> String {
+    match v.as_f64() {
+        Some(x) if sci => format!("{x:.3e}"),
+        Some(x) => format!("{x:.3}"),
+        None => "–".into(),
+    }
+}

@@ -1,0 +1,107 @@
+//! Checkpoints: a run of N frames and a run of N/2 frames resumed from its checkpoint for N/2 more
+//! end in bitwise the same state, with the same metrics rows (docs/output-format.md).
+
+use std::path::Path;
+use xpbd::checkpoint;
+use xpbd::{Device, Simulation};
+
+/// A beam pinned at one end that falls onto a plane: pins, contacts and restitution all act.
+fn scene(ordering: &str) -> String {
+    format!(
+        r#"
+name = "ckpt"
+[simulation]
+frames = 8
+substeps = 4
+iterations = 2
+[solver]
+ordering = "{ordering}"
+[[body]]
+name = "beam"
+mesh = {{ generator = "box", size = [2.0, 0.5, 0.5], cells = [4, 1, 1], split = 5 }}
+translate = [0.0, 0.3, 0.0]
+material = {{ model = "neohookean_block", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }}
+pin = [{{ box = {{ min = [-0.01, -1.0, -1.0], max = [0.01, 10.0, 10.0] }} }}]
+[[collider]]
+kind = "plane"
+point = [0.0, 0.0, 0.0]
+normal = [0.0, 1.0, 0.0]
+[[probe]]
+name = "tip"
+body = "beam"
+point = [2.0, 0.3, 0.0]
+[output]
+every = 2
+formats = ["vtu"]
+"#
+    )
+}
+
+fn sim(text: &str) -> Simulation {
+    let scene = xpbd::core::scene::parse(text, Path::new("ckpt.toml")).unwrap();
+    Simulation::from_scene(scene, Path::new("."), Some(Device::Cpu), Path::new("ckpt.toml")).unwrap()
+}
+
+/// Rows of a CSV file without the timing column (`ms`, the third), which differs between runs.
+fn rows_without_timing(path: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(path).unwrap();
+    text.lines().map(|l| l.split(',').enumerate().filter(|(i, _)| *i != 2).map(|(_, f)| f).collect::<Vec<_>>().join(",")).collect()
+}
+
+#[test]
+fn resumed_run_matches_the_uninterrupted_one_bitwise() {
+    for ordering in ["serial", "clustered", "colored", "jacobi"] {
+        let text = scene(ordering);
+        let dir = tempfile::tempdir().unwrap();
+        let (straight, split) = (dir.path().join("straight"), dir.path().join("split"));
+        let mut a = sim(&text);
+        a.run(&straight, Some(8), &mut |_, _| {}).unwrap();
+
+        let mut b = sim(&text);
+        b.checkpoint_every = 4;
+        b.run(&split, Some(6), &mut |_, _| {}).unwrap();
+        // Killed after frame 6: the checkpoint holds frame 4, the outputs run ahead to frame 6.
+        let mut c = sim(&text);
+        c.resume(&split).unwrap();
+        assert_eq!(c.state.frame, 4);
+        c.run(&split, Some(8), &mut |_, _| {}).unwrap();
+
+        let bits = |v: &[xpbd::core::mesh::Vec3]| v.iter().flat_map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect::<Vec<_>>();
+        assert_eq!(bits(&a.state.x), bits(&c.state.x), "{ordering}: positions differ");
+        assert_eq!(bits(&a.state.v), bits(&c.state.v), "{ordering}: velocities differ");
+        assert_eq!(a.state.time.to_bits(), c.state.time.to_bits());
+        assert_eq!(rows_without_timing(&straight.join("metrics.csv")), rows_without_timing(&split.join("metrics.csv")), "{ordering}: metrics rows");
+        assert_eq!(std::fs::read_to_string(straight.join("probes.csv")).unwrap(), std::fs::read_to_string(split.join("probes.csv")).unwrap());
+        assert_eq!(std::fs::read_to_string(straight.join("animation.pvd")).unwrap(), std::fs::read_to_string(split.join("animation.pvd")).unwrap());
+    }
+}
+
+#[test]
+fn checkpoints_of_other_scenes_versions_and_truncated_files_are_rejected() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut a = sim(&scene("serial"));
+    a.checkpoint_every = 2;
+    a.run(dir.path(), Some(2), &mut |_, _| {}).unwrap();
+    let file = dir.path().join(checkpoint::FILE);
+
+    // The frame count and output options may differ; the physics may not.
+    let longer = scene("serial").replace("frames = 8", "frames = 80").replace("every = 2", "every = 3");
+    sim(&longer).resume(dir.path()).unwrap();
+    let err = sim(&scene("serial").replace("youngs = 1.0e5", "youngs = 2.0e5")).resume(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("checkpoint.bin") && err.contains("another scene") && !err.contains('\n'), "{err}");
+
+    let good = std::fs::read(&file).unwrap();
+    let mut other_version = good.clone();
+    other_version[8] = 9;
+    std::fs::write(&file, &other_version).unwrap();
+    let err = sim(&scene("serial")).resume(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("version 9 is not supported"), "{err}");
+
+    std::fs::write(&file, &good[..good.len() - 8]).unwrap();
+    let err = sim(&scene("serial")).resume(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("truncated"), "{err}");
+
+    std::fs::write(&file, b"not a checkpoint").unwrap();
+    let err = sim(&scene("serial")).resume(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("bad magic"), "{err}");
+}

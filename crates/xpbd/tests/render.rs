@@ -1,0 +1,78 @@
+//! `xpbd render`: a box drawn headlessly covers the image centre, leaves the corners background,
+//! and shows its three visible faces in different shades.
+
+use xpbd::core::mesh::generators;
+use xpbd::core::mesh::io::write_vtu;
+use xpbd::render::{available_frames, render_frames, BACKGROUND};
+
+fn decode(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = decoder.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb);
+    (info.width, info.height, buf)
+}
+
+#[test]
+fn a_rendered_box_fills_the_centre_with_shaded_faces_and_leaves_the_corners() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("frames")).unwrap();
+    let m = generators::box_mesh([2.0, 1.0, 1.0], [2, 1, 1], 5).unwrap();
+    write_vtu(&dir.path().join("frames/frame_00003.vtu"), &m.vertices, &m.tets, &[], &[]).unwrap();
+    assert_eq!(available_frames(dir.path()).unwrap(), vec![3]);
+    let files = render_frames(dir.path(), &[3], None, 160, 120).unwrap();
+    assert_eq!(files, vec![dir.path().join("render/frame_00003.png")]);
+    let (w, h, rgb) = decode(&files[0]);
+    assert_eq!((w, h), (160, 120));
+    let px = |x: u32, y: u32| -> [u8; 3] {
+        let i = 3 * (y * w + x) as usize;
+        [rgb[i], rgb[i + 1], rgb[i + 2]]
+    };
+    assert_ne!(px(w / 2, h / 2), BACKGROUND, "the box covers the centre");
+    for (x, y) in [(0, 0), (w - 1, 0), (0, h - 1), (w - 1, h - 1)] {
+        assert_eq!(px(x, y), BACKGROUND, "corner ({x}, {y})");
+    }
+    let mut shades: Vec<[u8; 3]> = rgb.chunks(3).map(|p| [p[0], p[1], p[2]]).filter(|p| *p != BACKGROUND).collect();
+    shades.sort();
+    shades.dedup();
+    assert_eq!(shades.len(), 3, "three flat faces in view, each its own shade: {shades:?}");
+}
+
+#[test]
+fn frames_with_solids_and_cloth_draw_both() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("frames")).unwrap();
+    // A unit cube at the origin and, beside it, a cloth square of its own vertices.
+    let cube = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
+    let cloth = generators::grid2d_mesh([1.0, 1.0], [1, 1]).unwrap();
+    let offset = cube.vertices.len() as u32;
+    let mut points = cube.vertices.clone();
+    points.extend(cloth.vertices.iter().map(|p| p + xpbd::core::mesh::Vec3::new(3.0, 0.0, 0.0)));
+    let tris: Vec<[u32; 3]> = cloth.tris.iter().map(|t| t.map(|i| i + offset)).collect();
+    write_vtu(&dir.path().join("frames/frame_00000.vtu"), &points, &cube.tets, &tris, &[]).unwrap();
+    let (_, surface) = xpbd::render::read_surface(&dir.path().join("frames/frame_00000.vtu")).unwrap();
+    assert_eq!(surface.len(), 12 + 2, "the cube's 12 boundary triangles and the cloth's 2");
+}
+
+#[test]
+fn a_scene_camera_is_checked_and_used() {
+    use xpbd::core::scene::schema::Render;
+    use xpbd::render::Camera;
+    let r = |eye: [f64; 3], up: [f64; 3], fov: f64| Render { eye, target: [0.0; 3], up, fov };
+    let err = |x: Render| Camera::from_scene(&x, "s.toml").unwrap_err().to_string();
+    assert!(err(r([0.0; 3], [0.0, 1.0, 0.0], 35.0)).contains("s.toml: render.target: equals the eye"));
+    assert!(err(r([0.0, 5.0, 0.0], [0.0, 1.0, 0.0], 35.0)).contains("render.up"));
+    assert!(err(r([0.0, 0.0, 5.0], [0.0, 1.0, 0.0], 180.0)).contains("render.fov: 180"));
+    assert!(err(r([f64::NAN, 0.0, 5.0], [0.0, 1.0, 0.0], 35.0)).contains("render.eye: not finite"));
+
+    // Looking at the unit box from far away along +z, it covers the centre only; looking away, nothing.
+    let m = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
+    let tris = xpbd::core::mesh::surface::boundary_faces(&m.tets);
+    let toward = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 0.5], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
+    let img = xpbd::render::draw(&m.vertices, &tris, &toward, 101, 101);
+    assert_ne!(img.pixel(50, 50), BACKGROUND);
+    assert_eq!(img.pixel(20, 50), BACKGROUND, "the box spans about 0.5 / 19.5 · 50.5 / tan(17.5°) ≈ 4 pixels either side of the centre");
+    let away = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 40.0], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
+    assert!(xpbd::render::draw(&m.vertices, &tris, &away, 101, 101).rgb.chunks(3).all(|p| p == BACKGROUND));
+}
