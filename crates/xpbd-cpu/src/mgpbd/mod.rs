@@ -12,7 +12,7 @@ use xpbd_core::linear::cg::Cg;
 use xpbd_core::linear::{norm, Csr, LinearSolver, Setup};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
-use xpbd_core::mgpbd::rows::Rows;
+use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
 use xpbd_core::model::Model;
@@ -43,6 +43,10 @@ pub struct Mgpbd {
     dlambda: Vec<f64>,
     dx: Vec<Vec3>,
     x_trial: Vec<Vec3>,
+    /// The prediction x̃ (positions at the first outer iteration of the substep).
+    x_tilde: Vec<Vec3>,
+    /// M⁻¹ g = (x − x̃) − M⁻¹ Jᵀ λ per vertex: how far the positions are from the multipliers' motion.
+    q: Vec<Vec3>,
     lambda_trial: Vec<f64>,
     /// ‖C(x̃)‖ at the substep's start (λ = 0), for the relative tolerance.
     r0: Option<f64>,
@@ -75,6 +79,8 @@ impl Mgpbd {
             dlambda: vec![0.0; n],
             dx: vec![Vec3::zeros(); model.vertex_count()],
             x_trial: vec![Vec3::zeros(); model.vertex_count()],
+            x_tilde: vec![Vec3::zeros(); model.vertex_count()],
+            q: vec![Vec3::zeros(); model.vertex_count()],
             lambda_trial: vec![0.0; n],
             r0: None,
             residual: 0.0,
@@ -121,10 +127,23 @@ impl Mgpbd {
         let t = Instant::now();
         let (rows, pattern, at) = (&self.rows, &self.pattern, &self.alpha_tilde);
         self.c.par_iter_mut().zip(self.grads.par_iter_mut()).enumerate().for_each(|(i, (c, g))| (*c, *g) = rows.evaluate(model, i, x));
-        self.b.par_iter_mut().enumerate().for_each(|(i, b)| *b = -(self.c[i] + at[i] * lambda[i]));
+        if self.r0.is_none() {
+            self.x_tilde.copy_from_slice(x);
+        }
+        let grads = &self.grads;
+        let (xt, w) = (&self.x_tilde, &model.inv_mass);
+        self.q
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(v, q)| *q = if w[v] > 0.0 { x[v] - xt[v] - pattern.correction(v, grads, w, lambda) } else { Vec3::zeros() });
+        self.b.par_iter_mut().enumerate().for_each(|(i, b)| *b = self.c[i] + at[i] * lambda[i]);
         let r_start = norm(&self.b);
         let r0 = *self.r0.get_or_insert(r_start);
-        let grads = &self.grads;
+        let q = &self.q;
+        self.b.par_iter_mut().enumerate().for_each(|(i, b)| {
+            let jq: f64 = rows.vertices[i].iter().zip(&grads[i]).filter(|(&v, _)| v != NO_VERTEX).map(|(&v, g)| g.dot(&q[v as usize])).sum();
+            *b = jq - *b
+        });
         self.a.data_mut().par_iter_mut().enumerate().for_each(|(k, a)| *a = pattern.value(k, rows, grads, &model.inv_mass, at));
         self.stats.assembly_s += t.elapsed().as_secs_f64();
 
@@ -143,10 +162,7 @@ impl Mgpbd {
 
         let t = Instant::now();
         let dl = &self.dlambda;
-        self.dx
-            .par_iter_mut()
-            .enumerate()
-            .for_each(|(v, d)| *d = if model.inv_mass[v] > 0.0 { pattern.correction(v, grads, &model.inv_mass, dl) } else { Vec3::zeros() });
+        self.dx.par_iter_mut().enumerate().for_each(|(v, d)| *d = if w[v] > 0.0 { pattern.correction(v, grads, w, dl) - q[v] } else { Vec3::zeros() });
         let mut step = if self.settings.line_search { 1.0 } else { self.settings.relaxation };
         for halving in 0..=MAX_HALVINGS {
             self.residual = self.trial(model, x, lambda, step);
