@@ -95,10 +95,6 @@ impl Mgpbd {
         self.solver.name()
     }
 
-    pub fn rows(&self) -> &Rows {
-        &self.rows
-    }
-
     /// Start of a frame: a full setup is due every `setup_interval` frames.
     pub fn begin_frame(&mut self, frame: usize) {
         if frame % self.settings.setup_interval == 0 {
