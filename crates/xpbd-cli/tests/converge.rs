@@ -97,10 +97,8 @@ fn mgpbd_reduces_the_residual() {
     let dir = tempfile::tempdir().unwrap();
     let scene = write(dir.path(), "tiny.toml", BEAM);
     let out = dir.path().join("c");
-    let (code, stdout, stderr) = xpbd_in(
-        dir.path(),
-        &["converge", scene.to_str().unwrap(), "--frame", "2", "--iterations", "5", "--solvers", "mgpbd", "--out", out.to_str().unwrap()],
-    );
+    let (code, stdout, stderr) =
+        xpbd_in(dir.path(), &["converge", scene.to_str().unwrap(), "--frame", "2", "--iterations", "5", "--solvers", "mgpbd", "--out", out.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("MGPBD"), "{stdout}");
     let (_, rows) = read_csv(&out.join("converge.csv"));
