@@ -20,9 +20,10 @@ use xpbd_core::model::Model;
 /// Backtracking gives up halving after this many steps and takes the last, shortest one.
 pub const MAX_HALVINGS: usize = 8;
 
-/// The linear solver named in the scene. The single place that maps names to solvers.
-pub fn linear_solver(name: &str) -> Box<dyn LinearSolver> {
-    match name {
+/// The linear solver the settings name (`linear_solver`, configured by `theta`, `max_coarse`,
+/// `near_kernel`, `smoother`). The single place that maps settings to solvers.
+pub fn linear_solver(settings: &MgpbdSettings) -> Box<dyn LinearSolver> {
+    match settings.linear_solver.as_str() {
         "cg" => Box::new(Cg::default()),
         other => unreachable!("solver.linear_solver '{other}' passed scene validation but has no solver"),
     }
@@ -67,7 +68,7 @@ impl Mgpbd {
         let pattern = Pattern::new(&rows, &model.inv_mass);
         let n = rows.len();
         Mgpbd {
-            solver: linear_solver(&settings.linear_solver),
+            solver: linear_solver(&settings),
             settings,
             a: pattern.matrix.clone(),
             pattern,
