@@ -3,6 +3,7 @@
 
 mod batch;
 mod converge;
+mod export_system;
 mod info;
 mod render;
 mod report;
@@ -33,6 +34,9 @@ enum Command {
     Report(report::ReportArgs),
     /// Draw shaded PNG pictures of a run's body surfaces from its VTU frames, headlessly.
     Render(render::RenderArgs),
+    /// Run a scene to frame F and write MGPBD's dual system of the next substep's first outer
+    /// iteration, A = J M⁻¹ Jᵀ + α̃ and b = −C(x̃), as Matrix Market A.mtx, b.mtx and system.json.
+    ExportSystem(export_system::ExportSystemArgs),
     /// Describe a mesh file or a scene.
     Info {
         /// A mesh (.node/.ele, .msh, .mesh, .vtk, .vtu, .obj) or a scene (.toml).
@@ -53,6 +57,7 @@ fn main() {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Converge(args) => converge::converge(args),
+        Command::ExportSystem(args) => export_system::export_system(args),
         Command::Info { path, json } => info::info(&path, json),
         Command::Batch(args) => batch::batch(args),
         Command::Report(args) => report::report(args),

@@ -5,6 +5,7 @@ pub mod batch;
 pub mod checkpoint;
 pub mod converge;
 pub mod device;
+pub mod dual_system;
 pub mod fnv;
 pub mod health;
 pub mod image_file;

@@ -10,6 +10,7 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use xpbd_core::mesh::io::{write_atomic, write_pvd, write_vtu, PointData};
+use xpbd_core::mgpbd::OuterStats;
 use xpbd_core::model::Model;
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
@@ -26,6 +27,8 @@ pub struct FrameMetrics {
     pub kinetic_energy: f64,
     pub min_volume_ratio: f64,
     pub inverted_elements: usize,
+    /// MGPBD runs only: more columns after the fixed ones (DESIGN.md §5).
+    pub mgpbd: Option<OuterStats>,
 }
 
 /// Frame file formats.
@@ -120,7 +123,11 @@ impl Writer {
             let frames = dir.join("frames");
             std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
         }
-        let metrics = CsvFile::create(dir.join("metrics.csv"), METRICS_HEADER)?;
+        let header = match model.solver.mgpbd {
+            Some(_) => format!("{METRICS_HEADER},{}", OuterStats::CSV_HEADER),
+            None => METRICS_HEADER.to_string(),
+        };
+        let metrics = CsvFile::create(dir.join("metrics.csv"), &header)?;
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::create(dir.join("probes.csv"), PROBES_HEADER)?) };
         Ok(Self::with_files(dir, model, formats, every, metrics, probes))
     }
@@ -178,10 +185,14 @@ impl Writer {
     }
 
     pub fn metrics(&mut self, m: &FrameMetrics) -> Result<()> {
-        self.metrics.line(&format!(
+        let mut line = format!(
             "{},{},{},{},{},{},{},{},{}",
             m.frame, m.time, m.ms, m.residual, m.relative_residual, m.elastic_energy, m.kinetic_energy, m.min_volume_ratio, m.inverted_elements
-        ))
+        );
+        if let Some(o) = &m.mgpbd {
+            line = format!("{line},{}", o.csv());
+        }
+        self.metrics.line(&line)
     }
 
     /// Writes `summary.json` atomically.

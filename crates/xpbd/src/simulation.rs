@@ -148,6 +148,7 @@ impl Simulation {
                 kinetic_energy: last.kinetic_energy,
                 min_volume_ratio: last.min_volume_ratio,
                 inverted_elements: last.inverted_elements,
+                mgpbd: stats.mgpbd,
             })?;
             writer.frame(&self.model, &self.state)?;
             if self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0 {
