@@ -4,6 +4,7 @@
 mod converge;
 mod info;
 mod run;
+mod solve_system;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -22,6 +23,9 @@ enum Command {
     /// Run a scene to frame F, then solve the next substep with each solver from that state and
     /// write converge.csv (residual and elastic energy per iteration) and converge.svg into DIR.
     Converge(converge::ConvergeArgs),
+    /// Solve a symmetric positive definite Matrix Market system A x = b (AMG-PCG by default) and
+    /// report iterations, residual, setup/solve times and the AMG hierarchy.
+    SolveSystem(solve_system::SolveSystemArgs),
     /// Describe a mesh file or a scene.
     Info {
         /// A mesh (.node/.ele, .msh, .mesh, .vtk, .vtu, .obj) or a scene (.toml).
@@ -43,6 +47,7 @@ fn main() {
         Command::Run(args) => run::run(args),
         Command::Converge(args) => converge::converge(args),
         Command::Info { path, json } => info::info(&path, json),
+        Command::SolveSystem(args) => solve_system::solve_system(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
