@@ -72,8 +72,8 @@ pub fn standard_aggregation(s: &StrengthGraph) -> Aggregates {
 
 #[cfg(test)]
 mod tests {
+    use super::super::model_problems::{cloth_dual, poisson};
     use super::super::strength::symmetric_strength;
-    use super::super::test_matrices::{cloth_dual, poisson};
     use super::*;
 
     fn check_cover(s: &StrengthGraph, agg: &Aggregates) {

@@ -107,10 +107,10 @@ impl Galerkin {
 #[cfg(test)]
 mod tests {
     use super::super::aggregation::standard_aggregation;
+    use super::super::model_problems::cloth_dual;
     use super::super::near_kernel::near_kernel;
     use super::super::prolongation::tentative;
     use super::super::strength::symmetric_strength;
-    use super::super::test_matrices::cloth_dual;
     use super::super::{AmgOptions, NearKernel};
     use super::*;
     use nalgebra::DMatrix;

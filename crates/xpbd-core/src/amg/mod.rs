@@ -9,6 +9,7 @@
 pub mod aggregation;
 pub mod galerkin;
 pub mod hierarchy;
+pub mod model_problems;
 pub mod near_kernel;
 pub mod prolongation;
 pub mod smoothers;
@@ -93,6 +94,3 @@ impl AmgOptions {
         Ok(())
     }
 }
-
-#[cfg(test)]
-pub(crate) mod test_matrices;

@@ -14,8 +14,8 @@ pub fn near_kernel(a: &Csr, options: &AmgOptions) -> (Vec<f64>, usize) {
         NearKernel::Constant => (vec![1.0; n], 1),
         NearKernel::Gs => {
             let k = options.near_kernel_vectors;
-            let mut rng = SplitMix64(options.seed);
-            let mut b: Vec<f64> = (0..n * k).map(|_| rng.uniform_pm1()).collect();
+            let mut rng = fastrand::Rng::with_seed(options.seed);
+            let mut b: Vec<f64> = (0..n * k).map(|_| 2.0 * rng.f64() - 1.0).collect();
             for col in b.chunks_mut(n) {
                 for _ in 0..options.near_kernel_sweeps {
                     gauss_seidel_homogeneous(a, col);
@@ -43,27 +43,9 @@ fn gauss_seidel_homogeneous(a: &Csr, x: &mut [f64]) {
     }
 }
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a seeded generator, so setups are reproducible.
-struct SplitMix64(u64);
-
-impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [−1, 1).
-    fn uniform_pm1(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::super::test_matrices::poisson;
+    use super::super::model_problems::poisson;
     use super::*;
     use crate::linear::{dot, spmv};
 

@@ -109,9 +109,9 @@ fn gram_schmidt(m: usize, k: usize, col: impl Fn(usize, usize) -> f64) -> (Vec<V
 #[cfg(test)]
 mod tests {
     use super::super::aggregation::standard_aggregation;
+    use super::super::model_problems::poisson;
     use super::super::near_kernel::near_kernel;
     use super::super::strength::symmetric_strength;
-    use super::super::test_matrices::poisson;
     use super::super::{AmgOptions, NearKernel};
     use super::*;
 

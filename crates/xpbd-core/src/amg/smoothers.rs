@@ -184,7 +184,7 @@ pub fn spectral_radius_jacobi(a: &Csr, inv_diag: &[f64]) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_matrices::{cloth_dual, poisson};
+    use super::super::model_problems::{cloth_dual, poisson};
     use super::*;
     use crate::linear::dot;
 

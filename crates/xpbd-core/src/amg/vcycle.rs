@@ -47,7 +47,7 @@ fn restrict(p: &Csr, r: &[f64], y: &mut [f64]) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_matrices::{cloth_dual, poisson};
+    use super::super::model_problems::{cloth_dual, poisson};
     use super::super::{AmgOptions, Smoother};
     use super::*;
     use crate::linear::{dot, norm};

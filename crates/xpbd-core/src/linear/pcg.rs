@@ -142,7 +142,7 @@ impl<P: Preconditioner> LinearSolver for Pcg<P> {
 mod tests {
     use super::super::direct::Direct;
     use super::*;
-    use crate::amg::test_matrices::{cloth_dual, poisson};
+    use crate::amg::model_problems::{cloth_dual, poisson};
     use crate::amg::{NearKernel, Smoother};
 
     fn rel_diff(x: &[f64], y: &[f64]) -> f64 {

@@ -1,5 +1,5 @@
-//! Matrices for the AMG unit tests: finite-difference Poisson and the dual system of a cloth's
-//! edge-distance constraints.
+//! Model problems for the AMG tests and benchmarks: finite-difference Poisson and the dual system
+//! of a cloth's edge-distance constraints.
 
 use crate::linear::Csr;
 
