@@ -6,7 +6,7 @@
 //! without strong neighbours belong to no aggregate: the coarse space leaves them to the smoother,
 //! as PyAMG does.
 
-use super::strength::StrengthGraph;
+use crate::graph::element_graph::Graph;
 
 /// The node → aggregate map of one level.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,8 +17,9 @@ pub struct Aggregates {
 }
 
 /// Aggregates of the strength graph `s`.
-pub fn standard_aggregation(s: &StrengthGraph) -> Aggregates {
-    let n = s.rows();
+pub fn standard_aggregation(s: &Graph) -> Aggregates {
+    let n = s.node_count();
+    let neighbours = |i: usize| s.neighbors(i as u32).iter().map(|&j| j as usize);
     // 0 = free, -1 = isolated, k > 0 = aggregate k − 1 from pass 1, k < −1 = aggregate −k − 2 joined in pass 2.
     let mut x = vec![0i64; n];
     let mut next = 0i64;
@@ -26,20 +27,19 @@ pub fn standard_aggregation(s: &StrengthGraph) -> Aggregates {
         if x[i] != 0 {
             continue;
         }
-        let nb = s.neighbours(i);
-        if nb.is_empty() {
+        if s.degree(i as u32) == 0 {
             x[i] = -1;
-        } else if nb.iter().all(|&j| x[j] == 0) {
+        } else if neighbours(i).all(|j| x[j] == 0) {
             next += 1;
             x[i] = next;
-            for &j in nb {
+            for j in neighbours(i) {
                 x[j] = next;
             }
         }
     }
     for i in 0..n {
         if x[i] == 0 {
-            if let Some(&j) = s.neighbours(i).iter().find(|&&j| x[j] > 0) {
+            if let Some(j) = neighbours(i).find(|&j| x[j] > 0) {
                 x[i] = -x[j] - 1;
             }
         }
@@ -59,7 +59,7 @@ pub fn standard_aggregation(s: &StrengthGraph) -> Aggregates {
         }
         of_node[i] = Some(count);
         x[i] = 1;
-        for &j in s.neighbours(i) {
+        for j in neighbours(i) {
             if x[j] == 0 && of_node[j].is_none() {
                 of_node[j] = Some(count);
                 x[j] = 1;
@@ -76,12 +76,12 @@ mod tests {
     use super::super::strength::symmetric_strength;
     use super::*;
 
-    fn check_cover(s: &StrengthGraph, agg: &Aggregates) {
+    fn check_cover(s: &Graph, agg: &Aggregates) {
         let mut size = vec![0usize; agg.count];
         for (i, a) in agg.of_node.iter().enumerate() {
             match a {
                 Some(a) => size[*a] += 1,
-                None => assert!(s.neighbours(i).is_empty(), "node {i} has strong neighbours but no aggregate"),
+                None => assert_eq!(s.degree(i as u32), 0, "node {i} has strong neighbours but no aggregate"),
             }
         }
         assert!(size.iter().all(|&k| k > 0), "empty aggregate");
@@ -106,7 +106,7 @@ mod tests {
     /// A node without strong neighbours stays out of every aggregate.
     #[test]
     fn isolated_nodes_are_not_aggregated() {
-        let s = StrengthGraph { indptr: vec![0, 1, 2, 2], indices: vec![1, 0] };
+        let s = Graph::from_adjacency(vec![0, 1, 2, 2], vec![1, 0]);
         let agg = standard_aggregation(&s);
         assert_eq!(agg.of_node, vec![Some(0), Some(0), None]);
         assert_eq!(agg.count, 1);

@@ -1,24 +1,8 @@
 //! Symmetric strength of connection: `j` is a strong neighbour of `i` when
 //! `|a_ij| ≥ θ sqrt(|a_ii a_jj|)` (mgpbd.md §4.1; PyAMG's `symmetric_strength_of_connection`).
 
+use crate::graph::element_graph::Graph;
 use crate::linear::Csr;
-
-/// The graph of strong off-diagonal connections, CSR without values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StrengthGraph {
-    pub indptr: Vec<usize>,
-    pub indices: Vec<usize>,
-}
-
-impl StrengthGraph {
-    pub fn rows(&self) -> usize {
-        self.indptr.len() - 1
-    }
-
-    pub fn neighbours(&self, i: usize) -> &[usize] {
-        &self.indices[self.indptr[i]..self.indptr[i + 1]]
-    }
-}
 
 /// The diagonal of `a` (zero where no diagonal entry is stored).
 pub fn diagonal(a: &Csr) -> Vec<f64> {
@@ -31,8 +15,8 @@ pub fn diagonal(a: &Csr) -> Vec<f64> {
     d
 }
 
-/// Strong connections of a symmetric `a` at threshold `theta`.
-pub fn symmetric_strength(a: &Csr, theta: f64) -> StrengthGraph {
+/// The graph of strong off-diagonal connections of a symmetric `a` at threshold `theta`.
+pub fn symmetric_strength(a: &Csr, theta: f64) -> Graph {
     let d = diagonal(a);
     let mut indptr = Vec::with_capacity(a.rows() + 1);
     let mut indices = Vec::with_capacity(a.nnz());
@@ -40,12 +24,12 @@ pub fn symmetric_strength(a: &Csr, theta: f64) -> StrengthGraph {
     for (i, row) in a.outer_iterator().enumerate() {
         for (j, &v) in row.iter() {
             if j != i && v != 0.0 && v.abs() >= theta * (d[i] * d[j]).abs().sqrt() {
-                indices.push(j);
+                indices.push(j as u32);
             }
         }
         indptr.push(indices.len());
     }
-    StrengthGraph { indptr, indices }
+    Graph::from_sorted_csr(indptr, indices)
 }
 
 #[cfg(test)]
@@ -66,11 +50,11 @@ mod tests {
         let a: Csr = t.to_csr();
         // θ sqrt(a_ii a_jj) = 0.25 · 2: 0.1 is weak, 1 is strong.
         let s = symmetric_strength(&a, 0.25);
-        assert_eq!(s.neighbours(0), &[1]);
-        assert_eq!(s.neighbours(1), &[0]);
-        assert_eq!(s.neighbours(2), &[3]);
-        assert_eq!(s.neighbours(3), &[2]);
+        assert_eq!(s.neighbors(0), &[1]);
+        assert_eq!(s.neighbors(1), &[0]);
+        assert_eq!(s.neighbors(2), &[3]);
+        assert_eq!(s.neighbors(3), &[2]);
         // θ = 0 keeps every off-diagonal entry.
-        assert_eq!(symmetric_strength(&a, 0.0).neighbours(1), &[0, 2]);
+        assert_eq!(symmetric_strength(&a, 0.0).neighbors(1), &[0, 2]);
     }
 }
