@@ -17,7 +17,8 @@ pub struct ConvergeArgs {
     /// Solver iterations of the substep (at least 1).
     #[arg(long)]
     iterations: usize,
-    /// Comma-separated ORDERING or MODEL/ORDERING items; ORDERING: serial, jacobi, colored,
+    /// Comma-separated `mgpbd` (one outer iteration per iteration), ORDERING or MODEL/ORDERING
+    /// items; ORDERING: serial, jacobi, colored,
     /// clustered; MODEL: neohookean, neohookean_block (overrides every tet body's model).
     #[arg(long, default_value = DEFAULT_SOLVERS)]
     solvers: String,

@@ -2,6 +2,7 @@
 //! usage errors exit 2; a panic (a bug) prints one line and exits 101, without a backtrace.
 
 mod converge;
+mod export_system;
 mod info;
 mod run;
 mod solve_system;
@@ -26,6 +27,9 @@ enum Command {
     /// Solve a symmetric positive definite Matrix Market system A x = b (AMG-PCG by default) and
     /// report iterations, residual, setup/solve times and the AMG hierarchy.
     SolveSystem(solve_system::SolveSystemArgs),
+    /// Run a scene to frame F and write MGPBD's dual system of the next substep's first outer
+    /// iteration, A = J M⁻¹ Jᵀ + α̃ and b = −C(x̃), as Matrix Market A.mtx, b.mtx and system.json.
+    ExportSystem(export_system::ExportSystemArgs),
     /// Describe a mesh file or a scene.
     Info {
         /// A mesh (.node/.ele, .msh, .mesh, .vtk, .vtu, .obj) or a scene (.toml).
@@ -46,6 +50,7 @@ fn main() {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Converge(args) => converge::converge(args),
+        Command::ExportSystem(args) => export_system::export_system(args),
         Command::Info { path, json } => info::info(&path, json),
         Command::SolveSystem(args) => solve_system::solve_system(args),
     };

@@ -59,7 +59,7 @@ fn writes_one_row_per_solver_and_iteration_from_one_start_state() {
     let dir = tempfile::tempdir().unwrap();
     let scene = write(dir.path(), "tiny.toml", BEAM);
     let out = dir.path().join("c");
-    let solvers = "serial,colored,neohookean_block/clustered,jacobi,neohookean_block/serial";
+    let solvers = "serial,colored,neohookean_block/clustered,jacobi,neohookean_block/serial,mgpbd";
     let k = 12;
     let (code, stdout, stderr) = xpbd_in(
         dir.path(),
@@ -89,6 +89,21 @@ fn writes_one_row_per_solver_and_iteration_from_one_start_state() {
     for name in names {
         assert!(svg.contains(name), "legend lacks {name}");
     }
+}
+
+/// MGPBD in `converge`: one outer iteration per iteration, with default settings on this XPBD scene.
+#[test]
+fn mgpbd_reduces_the_residual() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = write(dir.path(), "tiny.toml", BEAM);
+    let out = dir.path().join("c");
+    let (code, stdout, stderr) =
+        xpbd_in(dir.path(), &["converge", scene.to_str().unwrap(), "--frame", "2", "--iterations", "5", "--solvers", "mgpbd", "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("MGPBD"), "{stdout}");
+    let (_, rows) = read_csv(&out.join("converge.csv"));
+    let rel: Vec<f64> = rows.iter().map(|r| r.relative_residual).collect();
+    assert!(rel[1] < 1e-2 && rel[5] < 1e-8, "{rel:?}");
 }
 
 #[test]

@@ -12,6 +12,8 @@ pub struct FrameStats {
     pub relative_residual: f64,
     /// Wall time of the solver work, excluding the residual evaluation done only for reporting.
     pub solve_seconds: f64,
+    /// MGPBD's outer-loop counters over the frame (`None` for other solvers).
+    pub mgpbd: Option<crate::mgpbd::OuterStats>,
 }
 
 pub trait Backend {

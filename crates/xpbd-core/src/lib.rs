@@ -13,6 +13,7 @@ pub mod graph;
 pub mod linear;
 pub mod material;
 pub mod metrics;
+pub mod mgpbd;
 pub mod model;
 pub mod scene;
 pub mod stability;

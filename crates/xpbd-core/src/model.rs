@@ -96,6 +96,9 @@ pub struct SolverSettings {
     pub substeps: usize,
     pub iterations: usize,
     pub velocity_damping: f64,
+    /// `kind = "mgpbd"` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mgpbd: Option<crate::mgpbd::settings::MgpbdSettings>,
 }
 
 impl Ordering {

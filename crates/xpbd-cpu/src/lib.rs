@@ -8,11 +8,13 @@ mod elements;
 pub mod gauss_seidel;
 pub mod integrate;
 pub mod jacobi;
+pub mod mgpbd;
 pub mod schedule;
 mod shared;
 
 use gauss_seidel::{GaussSeidel, ScheduleKind};
 use jacobi::Jacobi;
+use mgpbd::Mgpbd;
 
 use std::time::Instant;
 use xpbd_core::backend::{Backend, FrameStats};
@@ -29,10 +31,11 @@ pub struct CpuBackend {
     sweep: Sweep,
 }
 
-/// The constraint loop of the scene's `solver.ordering`.
+/// The constraint loop of the scene's `solver.ordering`, or MGPBD's outer iteration.
 enum Sweep {
     GaussSeidel(GaussSeidel),
     Jacobi(Jacobi),
+    Mgpbd(Box<Mgpbd>),
 }
 
 impl CpuBackend {
@@ -44,6 +47,7 @@ impl CpuBackend {
             attach_lambda: vec![Vec3::zeros(); model.attachments.len()],
             contacts: Vec::new(),
             sweep: match model.solver.ordering {
+                _ if model.solver.mgpbd.is_some() => Sweep::Mgpbd(Box::new(Mgpbd::new(model))),
                 Ordering::Serial => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Serial)),
                 Ordering::Colored => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Colored)),
                 Ordering::Clustered => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Clustered { cluster_size: model.solver.cluster_size })),
@@ -59,7 +63,9 @@ impl CpuBackend {
         let mut excluded = 0.0;
         let r0 = report.then(|| timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h)));
         for _ in 0..model.solver.iterations {
-            self.sweep(model, s, h, t_end);
+            if self.sweep(model, s, h, t_end) {
+                break;
+            }
         }
         self.end_substep(model, s, h, t_end);
         r0.map(|r0| {
@@ -78,6 +84,7 @@ impl CpuBackend {
         match &mut self.sweep {
             Sweep::GaussSeidel(g) => g.reset(&mut s.lambda),
             Sweep::Jacobi(_) => s.lambda.fill(0.0),
+            Sweep::Mgpbd(m) => m.reset(&mut s.lambda),
         }
         self.attach_lambda.fill(Vec3::zeros());
     }
@@ -90,12 +97,21 @@ impl CpuBackend {
     }
 
     /// One iteration; a colored or clustered sweep keeps its multipliers to itself until exported.
-    fn sweep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
-        match &mut self.sweep {
-            Sweep::GaussSeidel(g) => g.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h),
-            Sweep::Jacobi(j) => j.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h, model.solver.relaxation),
-        }
+    /// Returns whether the solver's stopping tolerance is met (MGPBD; XPBD runs every iteration).
+    fn sweep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) -> bool {
+        let converged = match &mut self.sweep {
+            Sweep::GaussSeidel(g) => {
+                g.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h);
+                false
+            }
+            Sweep::Jacobi(j) => {
+                j.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h, model.solver.relaxation);
+                false
+            }
+            Sweep::Mgpbd(m) => m.iterate(model, &mut s.x, &mut s.lambda, h),
+        };
         attachments::iterate(model, &mut s.x, &mut self.attach_lambda, h, t_end);
+        converged
     }
 
     fn export_multipliers(&self, s: &mut State) {
@@ -130,6 +146,7 @@ impl Backend for CpuBackend {
                 format!("cpu: parallel Gauss-Seidel, {} batches per sweep, {threads} rayon threads", g.schedules.iter().map(|s| s.batches()).sum::<usize>())
             }
             Sweep::Jacobi(_) => format!("cpu: Jacobi, {threads} rayon threads"),
+            Sweep::Mgpbd(m) => format!("cpu: MGPBD, linear solver {}, {threads} rayon threads", m.linear_solver_name()),
         }
     }
 
@@ -147,6 +164,9 @@ impl Backend for CpuBackend {
         let start = Instant::now();
         let mut stats = FrameStats::default();
         let mut excluded = 0.0;
+        if let Sweep::Mgpbd(m) = &mut self.sweep {
+            m.begin_frame(s.frame);
+        }
         for k in 1..=n {
             let t_end = t0 + model.solver.dt * k as f64 / n as f64;
             if let Some((r0, r, ex)) = self.substep(model, s, h, t_end, k == n) {
@@ -156,6 +176,9 @@ impl Backend for CpuBackend {
             }
         }
         s.frame += 1;
+        if let Sweep::Mgpbd(m) = &mut self.sweep {
+            stats.mgpbd = Some(m.take_stats());
+        }
         stats.solve_seconds = (start.elapsed().as_secs_f64() - excluded).max(0.0);
         stats
     }

@@ -1,6 +1,6 @@
 //! CPU runs are bit-reproducible, and independent of the thread count: the items of a colored or
 //! clustered batch share no vertex or multiplier, and Jacobi sums each vertex's corrections in a fixed
-//! order, so no result depends on which thread ran what.
+//! order, so no result depends on which thread ran what. MGPBD likewise.
 
 mod common;
 
@@ -22,9 +22,13 @@ pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] } }]
 "#;
 
 fn run(ordering: &str, model: &str, threads: usize) -> Vec<[u64; 3]> {
+    run_scene(&SCENE.replace("ORDERING", ordering).replace("MODEL", model), threads)
+}
+
+fn run_scene(text: &str, threads: usize) -> Vec<[u64; 3]> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     pool.install(|| {
-        let mut sim = Sim::new(&SCENE.replace("ORDERING", ordering).replace("MODEL", model));
+        let mut sim = Sim::new(text);
         sim.frames(20);
         sim.state.x.iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect()
     })
@@ -38,5 +42,16 @@ fn runs_are_bit_identical_across_repeats_and_thread_counts() {
             assert!(a == run(ordering, model, 1), "{ordering} {model}: two runs on one thread differ");
             assert!(a == run(ordering, model, 2), "{ordering} {model}: one and two threads differ");
         }
+    }
+}
+
+/// MGPBD computes rows, matrix values and corrections one per task and sums norms in order.
+#[test]
+fn mgpbd_runs_are_bit_identical_across_thread_counts() {
+    for model in ["arap", "neohookean_block"] {
+        let text = SCENE.replace("ordering = \"ORDERING\"", "kind = \"mgpbd\"").replace("MODEL", model);
+        let a = run_scene(&text, 1);
+        assert!(a == run_scene(&text, 1), "mgpbd {model}: two runs on one thread differ");
+        assert!(a == run_scene(&text, 2), "mgpbd {model}: one and two threads differ");
     }
 }

@@ -14,6 +14,8 @@ use xpbd_core::backend::Backend;
 use xpbd_core::constraint::tet_model::TetModel;
 use xpbd_core::mesh::io::write_atomic;
 use xpbd_core::metrics::{elastic_energy, residual_norm};
+use xpbd_core::mgpbd::rows::Rows;
+use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::model::{Model, Ordering};
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
@@ -33,6 +35,9 @@ pub struct SolverSpec {
     /// Material model that replaces every tet group's model (only between the two neo-Hookean forms).
     pub model: Option<TetModel>,
     pub ordering: Ordering,
+    /// MGPBD's outer loop with the scene's `[solver]` settings (or their defaults) instead of an
+    /// XPBD ordering.
+    pub mgpbd: bool,
 }
 
 const MODELS: &str = "neohookean, neohookean_block";
@@ -50,15 +55,16 @@ pub fn parse_solvers(list: &str) -> Result<Vec<SolverSpec>> {
             return Err(Error::invalid(format!("--solvers: empty item in '{list}'")));
         }
         let spec = match item.split_once('/') {
-            None => Ordering::from_name(item).map(|ordering| SolverSpec { label: item.into(), model: None, ordering }),
+            None if item == "mgpbd" => Some(SolverSpec { label: item.into(), model: None, ordering: Ordering::Serial, mgpbd: true }),
+            None => Ordering::from_name(item).map(|ordering| SolverSpec { label: item.into(), model: None, ordering, mgpbd: false }),
             Some((m, o)) => match (parse_model(m.trim()), Ordering::from_name(o.trim())) {
-                (Some(model), Some(ordering)) => Some(SolverSpec { label: item.into(), model: Some(model), ordering }),
+                (Some(model), Some(ordering)) => Some(SolverSpec { label: item.into(), model: Some(model), ordering, mgpbd: false }),
                 _ => None,
             },
         };
         let spec = spec.ok_or_else(|| {
             Error::invalid(format!(
-                "--solvers: unknown solver '{item}' (expected ORDERING or MODEL/ORDERING with ORDERING one of {} and MODEL one of {MODELS})",
+                "--solvers: unknown solver '{item}' (expected mgpbd, ORDERING or MODEL/ORDERING with ORDERING one of {} and MODEL one of {MODELS})",
                 Ordering::NAMES
             ))
         })?;
@@ -76,6 +82,15 @@ pub fn parse_solvers(list: &str) -> Result<Vec<SolverSpec>> {
 pub fn solver_model(base: &Model, spec: &SolverSpec) -> Result<Model> {
     let mut model = base.clone();
     model.solver.ordering = spec.ordering;
+    if !spec.mgpbd {
+        (model.solver.kind, model.solver.mgpbd) = ("xpbd".into(), None);
+    } else {
+        if model.solver.mgpbd.is_none() {
+            model.solver.mgpbd = Some(MgpbdSettings::from_scene(&xpbd_core::scene::schema::Solver::default())?);
+        }
+        model.solver.kind = "mgpbd".into();
+        Rows::new(&model).map_err(|e| Error::invalid(format!("--solvers: solver 'mgpbd': {e}")))?;
+    }
     if let Some(m) = spec.model {
         if model.tet_groups.is_empty() {
             return Err(Error::invalid(format!("--solvers: solver '{}' overrides the material model, but the scene has no tetrahedral body", spec.label)));
@@ -226,7 +241,8 @@ mod tests {
     fn parses_solver_lists() {
         let s = parse_solvers("serial, neohookean_block/clustered,neohookean/jacobi").unwrap();
         assert_eq!(s.len(), 3);
-        assert_eq!(s[0], SolverSpec { label: "serial".into(), model: None, ordering: Ordering::Serial });
+        assert_eq!(s[0], SolverSpec { label: "serial".into(), model: None, ordering: Ordering::Serial, mgpbd: false });
+        assert!(parse_solvers("serial,mgpbd").unwrap()[1].mgpbd);
         assert_eq!(s[1].model, Some(TetModel::NeoHookeanBlock));
         assert_eq!(s[1].ordering, Ordering::Clustered);
         assert_eq!(s[2].label, "neohookean/jacobi");

@@ -3,6 +3,7 @@
 
 pub mod converge;
 pub mod device;
+pub mod dual_system;
 pub mod output;
 pub mod plot;
 pub mod simulation;

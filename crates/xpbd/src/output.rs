@@ -7,6 +7,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use xpbd_core::mesh::io::{write_atomic, write_pvd, write_vtu, PointData};
+use xpbd_core::mgpbd::OuterStats;
 use xpbd_core::model::Model;
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
@@ -23,6 +24,8 @@ pub struct FrameMetrics {
     pub kinetic_energy: f64,
     pub min_volume_ratio: f64,
     pub inverted_elements: usize,
+    /// MGPBD runs only: more columns after the fixed ones (DESIGN.md §5).
+    pub mgpbd: Option<OuterStats>,
 }
 
 /// Frame file formats.
@@ -82,10 +85,11 @@ impl Writer {
             let frames = dir.join("frames");
             std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
         }
-        let metrics = CsvFile::create(
-            dir.join("metrics.csv"),
-            "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements",
-        )?;
+        let mut header = "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements".to_string();
+        if model.solver.mgpbd.is_some() {
+            header = format!("{header},{}", OuterStats::CSV_HEADER);
+        }
+        let metrics = CsvFile::create(dir.join("metrics.csv"), &header)?;
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::create(dir.join("probes.csv"), "frame,time,probe,x,y,z")?) };
         let mut body_id = vec![0; model.vertex_count()];
         for (b, body) in model.bodies.iter().enumerate() {
@@ -123,10 +127,14 @@ impl Writer {
     }
 
     pub fn metrics(&mut self, m: &FrameMetrics) -> Result<()> {
-        self.metrics.line(&format!(
+        let mut line = format!(
             "{},{},{},{},{},{},{},{},{}",
             m.frame, m.time, m.ms, m.residual, m.relative_residual, m.elastic_energy, m.kinetic_energy, m.min_volume_ratio, m.inverted_elements
-        ))
+        );
+        if let Some(o) = &m.mgpbd {
+            line = format!("{line},{}", o.csv());
+        }
+        self.metrics.line(&line)
     }
 
     /// Writes `summary.json` atomically.

@@ -112,6 +112,7 @@ impl Simulation {
                 kinetic_energy: last.kinetic_energy,
                 min_volume_ratio: last.min_volume_ratio,
                 inverted_elements: last.inverted_elements,
+                mgpbd: stats.mgpbd,
             })?;
             writer.frame(&self.model, &self.state)?;
             progress(self.state.frame, total);

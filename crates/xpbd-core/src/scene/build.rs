@@ -9,6 +9,7 @@ use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{gather, TetModel};
 use crate::material::Lame;
 use crate::mesh::{generators, io, orientation, surface, Mesh, Vec3};
+use crate::mgpbd::settings::MgpbdSettings;
 use crate::model::{Attachment, Body, ClothGroup, Model, Ordering, Probe, SolverSettings, TetGroup};
 use crate::{Error, Result};
 use nalgebra::Rotation3;
@@ -60,6 +61,9 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
         let v = r.min_by(|&a, &b| (m.rest[a] - target).norm().total_cmp(&(m.rest[b] - target).norm())).unwrap();
         m.probes.push(Probe { name: p.name.clone(), vertex: v as u32 });
     }
+    if m.solver.mgpbd.is_some() {
+        crate::mgpbd::rows::Rows::new(&m)?; // rejects materials without scalar rows
+    }
     warnings.extend(crate::stability::warnings(&m));
     Ok((m, warnings))
 }
@@ -78,10 +82,14 @@ fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
         return Err(Error::invalid(format!("simulation.velocity_damping: must be ≥ 0, got {}", s.velocity_damping)));
     }
     let k = &scene.solver;
-    match k.kind.as_str() {
-        "xpbd" => {}
-        "mgpbd" | "multilayer" | "adaptive" => return Err(Error::invalid(format!("solver.kind: '{}' is not implemented yet (available: xpbd)", k.kind))),
+    let mgpbd = match k.kind.as_str() {
+        "xpbd" => None,
+        "mgpbd" => Some(MgpbdSettings::from_scene(k)?),
+        "multilayer" | "adaptive" => return Err(Error::invalid(format!("solver.kind: '{}' is not implemented yet (available: xpbd, mgpbd)", k.kind))),
         other => return Err(Error::invalid(format!("solver.kind: unknown solver '{other}' (expected xpbd, mgpbd, multilayer)"))),
+    };
+    if let (None, Some(field)) = (&mgpbd, MgpbdSettings::foreign_field(k)) {
+        return Err(Error::invalid(format!("solver.{field}: only for kind = \"mgpbd\"")));
     }
     let ordering = Ordering::from_name(&k.ordering)
         .ok_or_else(|| Error::invalid(format!("solver.ordering: unknown ordering '{}' (expected {})", k.ordering, Ordering::NAMES)))?;
@@ -100,6 +108,7 @@ fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
         substeps: s.substeps,
         iterations: s.iterations,
         velocity_damping: s.velocity_damping,
+        mgpbd,
     })
 }
 

@@ -51,13 +51,42 @@ pub struct Solver {
     /// serial | jacobi | colored | clustered
     pub ordering: String,
     pub cluster_size: usize,
-    /// Jacobi relaxation ω: x += ω Σ Δx / n_v (n_v = constraints touching the vertex).
+    /// Jacobi relaxation ω: x += ω Σ Δx / n_v (n_v = constraints touching the vertex); MGPBD's
+    /// fixed step length when `line_search = false`.
     pub relaxation: f64,
+    /// MGPBD only (`mgpbd::settings`, defaults there and in docs/scene-format.md).
+    pub linear_solver: Option<String>,
+    pub pcg_tol: Option<f64>,
+    pub pcg_max_iter: Option<usize>,
+    pub setup_interval: Option<usize>,
+    pub line_search: Option<bool>,
+    pub tolerance: Option<f64>,
+    pub abs_tolerance: Option<f64>,
+    pub theta: Option<f64>,
+    pub max_coarse: Option<usize>,
+    pub near_kernel: Option<String>,
+    pub smoother: Option<String>,
 }
 
 impl Default for Solver {
     fn default() -> Self {
-        Solver { kind: "xpbd".into(), ordering: "serial".into(), cluster_size: 5, relaxation: 1.0 }
+        Solver {
+            kind: "xpbd".into(),
+            ordering: "serial".into(),
+            cluster_size: 5,
+            relaxation: 1.0,
+            linear_solver: None,
+            pcg_tol: None,
+            pcg_max_iter: None,
+            setup_interval: None,
+            line_search: None,
+            tolerance: None,
+            abs_tolerance: None,
+            theta: None,
+            max_coarse: None,
+            near_kernel: None,
+            smoother: None,
+        }
     }
 }
 

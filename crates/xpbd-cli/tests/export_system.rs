@@ -1,0 +1,75 @@
+//! `xpbd export-system`: the exported A is symmetric with one row per constraint row, and at frame 0
+//! (λ = 0, at rest) b = −C(x̃) with x̃ = x + h² g for free vertices, computed here independently.
+
+mod common;
+
+use common::{expect_error, write, xpbd_in};
+use std::path::Path;
+use xpbd_core::mesh::Vec3;
+use xpbd_core::mgpbd::rows::Rows;
+
+const SCENE: &str = r#"name = "beam"
+[simulation]
+dt = 0.01
+substeps = 4
+[solver]
+kind = "mgpbd"
+[[body]]
+name = "beam"
+mesh = { generator = "box", size = [2.0, 0.5, 0.5], cells = [4, 1, 1] }
+material = { model = "neohookean_block", youngs = 1.0e6, poisson = 0.3, density = 1000.0 }
+pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 10.0, 10.0] } }]
+[output]
+formats = ["none"]
+"#;
+
+fn read(path: &Path) -> sprs::CsMat<f64> {
+    sprs::io::read_matrix_market::<f64, usize, _>(path).unwrap().to_csr()
+}
+
+#[test]
+fn exported_system_is_symmetric_and_b_is_minus_c_of_the_prediction() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = write(dir.path(), "beam.toml", SCENE);
+    let (code, stdout, stderr) = xpbd_in(dir.path(), &["export-system", "beam.toml", "--frame", "0", "--out", "sys"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("A.mtx"), "{stdout}");
+    let a = read(&dir.path().join("sys/A.mtx"));
+    let b = read(&dir.path().join("sys/b.mtx")).to_dense();
+    let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("sys/system.json")).unwrap()).unwrap();
+
+    let model = xpbd_core::scene::build(&xpbd_core::scene::load(&scene).unwrap(), dir.path()).unwrap().0;
+    let n = model.rows;
+    assert_eq!(n, 2 * 4 * 5, "two rows per tet of 4 cells split into 5");
+    assert_eq!((a.rows(), a.cols(), b.shape()), (n, n, &[n, 1][..]));
+    assert_eq!(info["rows"], n);
+    assert_eq!(info["nonzeros"], a.nnz());
+    assert_eq!(info["row_kinds"]["hydrostatic"], n / 2);
+    let dense = a.to_dense();
+    let scale = dense.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for i in 0..n {
+        assert!(dense[[i, i]] > 0.0);
+        for j in 0..n {
+            assert!((dense[[i, j]] - dense[[j, i]]).abs() <= 1e-12 * scale, "A[{i},{j}] != A[{j},{i}]");
+        }
+    }
+
+    let h = model.h();
+    let x: Vec<Vec3> = model.rest.iter().zip(&model.inv_mass).map(|(x, &w)| if w > 0.0 { x + model.gravity * h * h } else { *x }).collect();
+    let rows = Rows::new(&model).unwrap();
+    let mut changed = 0;
+    for i in 0..n {
+        let c = rows.evaluate(&model, i, &x).0;
+        assert!((b[[i, 0]] + c).abs() <= 1e-12 * (1.0 + c.abs()), "row {i}: b = {} but C = {c}", b[[i, 0]]);
+        changed += ((c - rows.evaluate(&model, i, &model.rest).0).abs() > 1e-12) as usize;
+    }
+    assert!(changed > 0 && changed < n, "only rows next to the pins change under the translation: {changed} of {n}");
+}
+
+#[test]
+fn export_system_errors_are_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "s.toml", &SCENE.replace("neohookean_block", "stvk"));
+    expect_error(dir.path(), &["export-system", "s.toml", "--frame", "0", "--out", "o"], &["body 'beam'", "stvk"]);
+    expect_error(dir.path(), &["export-system", "missing.toml", "--frame", "0", "--out", "o"], &["missing.toml"]);
+}

@@ -1,0 +1,65 @@
+//! MGPBD's global dual system (DESIGN.md §7; MGPBD paper Algorithm 1 and Sec. 4.2): the scalar
+//! constraint rows (`rows`), the pattern and values of `A = J M⁻¹ Jᵀ + α̃` (`assembly`), and the
+//! solver settings (`settings`). The outer loop that solves it each substep is the backends'.
+
+pub mod assembly;
+pub mod rows;
+pub mod settings;
+
+#[cfg(test)]
+mod tests;
+
+use crate::linear::Csr;
+use crate::mesh::Vec3;
+use crate::model::Model;
+use assembly::Pattern;
+use rows::Rows;
+
+/// What the outer loop did, summed over a frame: the extra columns of `metrics.csv`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct OuterStats {
+    pub outer_iterations: usize,
+    /// Iterations of the linear solver, summed over the outer iterations.
+    pub linear_iterations: usize,
+    /// Full linear-solver setups (the others were refreshes).
+    pub full_setups: usize,
+    /// Seconds in: row evaluation and matrix refill; solver setup; linear solve; Δx and line search.
+    pub assembly_s: f64,
+    pub setup_s: f64,
+    pub solve_s: f64,
+    pub line_search_s: f64,
+}
+
+impl OuterStats {
+    /// The extra `metrics.csv` columns, in the order of [`OuterStats::csv`].
+    pub const CSV_HEADER: &'static str = "outer_iterations,linear_iterations,full_setups,assembly_ms,setup_ms,linear_solve_ms,line_search_ms";
+
+    pub fn csv(&self) -> String {
+        format!(
+            "{},{},{},{},{},{},{}",
+            self.outer_iterations,
+            self.linear_iterations,
+            self.full_setups,
+            self.assembly_s * 1e3,
+            self.setup_s * 1e3,
+            self.solve_s * 1e3,
+            self.line_search_s * 1e3
+        )
+    }
+}
+
+/// α̃_i = α_i / h² per row.
+pub fn alpha_tilde(rows: &Rows, h: f64) -> Vec<f64> {
+    rows.compliance.iter().map(|a| a / (h * h)).collect()
+}
+
+/// The system `A Δλ = b` at positions `x` and multipliers `lambda` (serially; for exporting and
+/// testing): `A` on `pattern`, `b = −(C(x) + α̃ λ)`.
+pub fn assemble(model: &Model, rows: &Rows, pattern: &Pattern, x: &[Vec3], lambda: &[f64], h: f64) -> (Csr, Vec<f64>) {
+    let at = alpha_tilde(rows, h);
+    let (c, grads): (Vec<f64>, Vec<[Vec3; 4]>) = (0..rows.len()).map(|i| rows.evaluate(model, i, x)).unzip();
+    let mut a = pattern.matrix.clone();
+    pattern.fill(rows, &grads, &model.inv_mass, &at, a.data_mut());
+    let b = c.iter().zip(&at).zip(lambda).map(|((c, at), l)| -(c + at * l)).collect();
+    (a, b)
+}

@@ -1,0 +1,150 @@
+//! The scalar constraint rows of MGPBD's global dual system (DESIGN.md §7): one row per multiplier,
+//! in the state's multiplier order, each with up to four vertices, its value C, its node gradients
+//! ∇_v C and its compliance α (α̃ = α/h²). Tet rows are ARAP (one per element) or stable neo-Hookean
+//! (hydrostatic and deviatoric per element; `neohookean` and `neohookean_block` give the same rows:
+//! the global solve couples them anyway); cloth rows are edge distances and dihedral hinges, so
+//! bending is part of the global system too.
+
+use crate::constraint::tet::{deformation_gradient, node_gradients};
+use crate::constraint::tet_model::{gather, TetModel};
+use crate::constraint::{arap, bending, distance, neohookean};
+use crate::mesh::Vec3;
+use crate::model::Model;
+use crate::{Error, Result};
+
+/// What a row measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RowKind {
+    /// C = ‖F − R‖_F.
+    Arap,
+    /// C_H = det F − γ.
+    Hydrostatic,
+    /// C_D = sqrt(tr FᵀF).
+    Deviatoric,
+    /// C = ‖x1 − x0‖ − L.
+    Edge,
+    /// C = θ − θ₀.
+    Hinge,
+}
+
+impl RowKind {
+    pub const ALL: [RowKind; 5] = [RowKind::Arap, RowKind::Hydrostatic, RowKind::Deviatoric, RowKind::Edge, RowKind::Hinge];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            RowKind::Arap => "arap",
+            RowKind::Hydrostatic => "hydrostatic",
+            RowKind::Deviatoric => "deviatoric",
+            RowKind::Edge => "edge",
+            RowKind::Hinge => "hinge",
+        }
+    }
+}
+
+/// Unused vertex slots of rows with fewer than four vertices.
+pub const NO_VERTEX: u32 = u32::MAX;
+
+/// All rows of a model, in flat arrays indexed by row (= multiplier index).
+#[derive(Clone, Debug)]
+pub struct Rows {
+    pub kind: Vec<RowKind>,
+    /// The tet or cloth group the row belongs to.
+    pub group: Vec<u32>,
+    /// Its element (tet, edge or hinge) within the group.
+    pub element: Vec<u32>,
+    /// Its vertices; unused slots hold [`NO_VERTEX`].
+    pub vertices: Vec<[u32; 4]>,
+    /// Compliance α (α̃ = α / h²).
+    pub compliance: Vec<f64>,
+}
+
+impl Rows {
+    /// The rows of `model`. Errors for material models without scalar rows (StVK's coupled normal
+    /// block) and for damped bodies, whose damping the global solve does not model.
+    pub fn new(model: &Model) -> Result<Self> {
+        let n = model.rows;
+        let mut r = Rows { kind: vec![RowKind::Edge; n], group: vec![0; n], element: vec![0; n], vertices: vec![[NO_VERTEX; 4]; n], compliance: vec![0.0; n] };
+        let mut set = |i: usize, kind, group: usize, element: usize, vertices: [u32; 4], compliance: f64| {
+            r.kind[i] = kind;
+            r.group[i] = group as u32;
+            r.element[i] = element as u32;
+            r.vertices[i] = vertices;
+            r.compliance[i] = compliance;
+        };
+        for (gi, g) in model.tet_groups.iter().enumerate() {
+            let body = &model.bodies[g.body].name;
+            if g.damping != 0.0 {
+                return Err(Error::invalid(format!("body '{body}': damping is not supported by solver.kind = \"mgpbd\"")));
+            }
+            for (e, (t, rest)) in g.tets.iter().zip(&g.rest).enumerate() {
+                match g.model {
+                    TetModel::Arap => set(g.lambda_offset + e, RowKind::Arap, gi, e, *t, 1.0 / (g.lame.mu * rest.volume)),
+                    TetModel::NeoHookean | TetModel::NeoHookeanBlock => {
+                        let a = neohookean::compliances(&g.lame, rest.volume);
+                        set(g.lambda_offset + 2 * e, RowKind::Hydrostatic, gi, e, *t, a[0]);
+                        set(g.lambda_offset + 2 * e + 1, RowKind::Deviatoric, gi, e, *t, a[1]);
+                    }
+                    TetModel::StVK => {
+                        return Err(Error::invalid(format!(
+                            "body '{body}': material 'stvk' has no scalar rows for solver.kind = \"mgpbd\" (use arap, neohookean, neohookean_block or cloth)"
+                        )))
+                    }
+                }
+            }
+        }
+        for (gi, g) in model.cloth_groups.iter().enumerate() {
+            if g.damping != 0.0 {
+                return Err(Error::invalid(format!("body '{}': damping is not supported by solver.kind = \"mgpbd\"", model.bodies[g.body].name)));
+            }
+            for (e, ed) in g.edges.iter().enumerate() {
+                set(g.lambda_offset + e, RowKind::Edge, gi, e, [ed[0], ed[1], NO_VERTEX, NO_VERTEX], g.stretch_compliance);
+            }
+            for (e, hi) in g.hinges.iter().enumerate() {
+                set(g.lambda_offset + g.edges.len() + e, RowKind::Hinge, gi, e, *hi, g.bending_compliance);
+            }
+        }
+        Ok(r)
+    }
+
+    pub fn len(&self) -> usize {
+        self.kind.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.kind.is_empty()
+    }
+
+    /// Number of rows of each kind, for the kinds present.
+    pub fn kind_counts(&self) -> Vec<(RowKind, usize)> {
+        RowKind::ALL.iter().map(|&k| (k, self.kind.iter().filter(|&&r| r == k).count())).filter(|&(_, c)| c > 0).collect()
+    }
+
+    /// (C, ∇C per vertex slot) of row `i` at positions `x`; unused slots get zero gradients.
+    #[inline]
+    pub fn evaluate(&self, model: &Model, i: usize, x: &[Vec3]) -> (f64, [Vec3; 4]) {
+        let (g, e) = (self.group[i] as usize, self.element[i] as usize);
+        match self.kind[i] {
+            RowKind::Edge => {
+                let c = &model.cloth_groups[g];
+                let ed = c.edges[e];
+                let (v, gr) = distance::distance(&[x[ed[0] as usize], x[ed[1] as usize]], c.rest_length[e]);
+                (v, [gr[0], gr[1], Vec3::zeros(), Vec3::zeros()])
+            }
+            RowKind::Hinge => {
+                let c = &model.cloth_groups[g];
+                bending::bending(&gather(x, &c.hinges[e]), c.rest_angle[e])
+            }
+            kind => {
+                let t = &model.tet_groups[g];
+                let rest = &t.rest[e];
+                let f = deformation_gradient(&gather(x, &t.tets[e]), &rest.dm_inv);
+                let (c, p) = match kind {
+                    RowKind::Arap => arap::arap(&f),
+                    RowKind::Hydrostatic => neohookean::hydrostatic(&f, neohookean::gamma(&t.lame)),
+                    _ => neohookean::deviatoric(&f),
+                };
+                (c, node_gradients(&p, &rest.dm_inv))
+            }
+        }
+    }
+}

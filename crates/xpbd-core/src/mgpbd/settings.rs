@@ -1,0 +1,102 @@
+//! The `[solver]` settings of `kind = "mgpbd"` (docs/scene-format.md), resolved with their defaults
+//! and checked with one-line errors naming the field. The outer iteration cap is
+//! `simulation.iterations`.
+
+use crate::scene::schema;
+use crate::{Error, Result};
+
+/// Linear solvers the backends can build today (the first is the default). The AMG-preconditioned
+/// solvers (`amg-pcg`, `jacobi-pcg`, `direct`) join this list with `linear::solver_by_name`.
+pub const LINEAR_SOLVERS: &[&str] = &["cg"];
+pub const NEAR_KERNELS: &[&str] = &["constant", "gs"];
+pub const SMOOTHERS: &[&str] = &["jacobi", "chebyshev", "gs"];
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MgpbdSettings {
+    /// The solver of `A Δλ = b`, by name.
+    pub linear_solver: String,
+    /// Per outer iteration: solve to `‖b − A Δλ‖ ≤ pcg_tol ‖b‖` or `pcg_max_iter` iterations.
+    pub pcg_tol: f64,
+    pub pcg_max_iter: usize,
+    /// Full solver setup every this many frames; a refresh every outer iteration in between.
+    pub setup_interval: usize,
+    /// Backtracking on ‖C + α̃λ‖ (halving the step while it does not decrease), else a fixed step.
+    pub line_search: bool,
+    /// The fixed step length when `line_search` is off.
+    pub relaxation: f64,
+    /// Stop a substep's outer iterations at ‖r‖ ≤ tolerance ‖r₀‖ …
+    pub tolerance: f64,
+    /// … or at ‖r‖ ≤ abs_tolerance.
+    pub abs_tolerance: f64,
+    /// AMG: strength threshold θ, coarsest size, near-kernel vectors and smoother.
+    pub theta: f64,
+    pub max_coarse: usize,
+    pub near_kernel: String,
+    pub smoother: String,
+}
+
+impl MgpbdSettings {
+    /// From the scene's `[solver]` table; `None` fields take their defaults.
+    pub fn from_scene(s: &schema::Solver) -> Result<Self> {
+        let m = MgpbdSettings {
+            linear_solver: s.linear_solver.clone().unwrap_or_else(|| LINEAR_SOLVERS[0].into()),
+            pcg_tol: s.pcg_tol.unwrap_or(1e-5),
+            pcg_max_iter: s.pcg_max_iter.unwrap_or(100),
+            setup_interval: s.setup_interval.unwrap_or(20),
+            line_search: s.line_search.unwrap_or(true),
+            relaxation: s.relaxation,
+            tolerance: s.tolerance.unwrap_or(1e-6),
+            abs_tolerance: s.abs_tolerance.unwrap_or(0.0),
+            theta: s.theta.unwrap_or(0.1),
+            max_coarse: s.max_coarse.unwrap_or(400),
+            near_kernel: s.near_kernel.clone().unwrap_or_else(|| "constant".into()),
+            smoother: s.smoother.clone().unwrap_or_else(|| "jacobi".into()),
+        };
+        one_of("linear_solver", &m.linear_solver, LINEAR_SOLVERS)?;
+        one_of("near_kernel", &m.near_kernel, NEAR_KERNELS)?;
+        one_of("smoother", &m.smoother, SMOOTHERS)?;
+        let checks = [
+            ("pcg_tol", m.pcg_tol > 0.0 && m.pcg_tol < 1.0, "must lie in (0, 1)", m.pcg_tol),
+            ("tolerance", m.tolerance >= 0.0 && m.tolerance < 1.0, "must lie in [0, 1)", m.tolerance),
+            ("abs_tolerance", m.abs_tolerance >= 0.0 && m.abs_tolerance.is_finite(), "must be ≥ 0", m.abs_tolerance),
+            ("theta", (0.0..1.0).contains(&m.theta), "must lie in [0, 1)", m.theta),
+        ];
+        for (field, ok, what, v) in checks {
+            if !ok {
+                return Err(Error::invalid(format!("solver.{field}: {what}, got {v}")));
+            }
+        }
+        for (field, v) in [("pcg_max_iter", m.pcg_max_iter), ("setup_interval", m.setup_interval), ("max_coarse", m.max_coarse)] {
+            if v == 0 {
+                return Err(Error::invalid(format!("solver.{field}: must be at least 1")));
+            }
+        }
+        Ok(m)
+    }
+
+    /// The first MGPBD field set in a scene whose solver is not MGPBD.
+    pub fn foreign_field(s: &schema::Solver) -> Option<&'static str> {
+        let present = [
+            ("linear_solver", s.linear_solver.is_some()),
+            ("pcg_tol", s.pcg_tol.is_some()),
+            ("pcg_max_iter", s.pcg_max_iter.is_some()),
+            ("setup_interval", s.setup_interval.is_some()),
+            ("line_search", s.line_search.is_some()),
+            ("tolerance", s.tolerance.is_some()),
+            ("abs_tolerance", s.abs_tolerance.is_some()),
+            ("theta", s.theta.is_some()),
+            ("max_coarse", s.max_coarse.is_some()),
+            ("near_kernel", s.near_kernel.is_some()),
+            ("smoother", s.smoother.is_some()),
+        ];
+        present.iter().find(|p| p.1).map(|p| p.0)
+    }
+}
+
+fn one_of(field: &str, v: &str, names: &[&str]) -> Result<()> {
+    if names.contains(&v) {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!("solver.{field}: unknown '{v}' (expected {})", names.join(", "))))
+    }
+}

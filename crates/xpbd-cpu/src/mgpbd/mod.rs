@@ -1,0 +1,187 @@
+//! MGPBD's outer loop on the CPU (MGPBD paper Algorithm 1; DESIGN.md §7). One outer iteration:
+//! evaluate every row's C and gradients, `b = −(C + α̃λ)`, refill `A = J M⁻¹ Jᵀ + α̃` in place, solve
+//! `A Δλ = b` with the linear solver (set up fully every `setup_interval` frames, refreshed every
+//! iteration in between), `Δx = M⁻¹ Jᵀ Δλ`, then step both by t: `λ += tΔλ`, `x += tΔx`, with t
+//! from backtracking on ‖C + α̃λ‖ (halved while the residual does not decrease, at most
+//! [`MAX_HALVINGS`] times) or the fixed `relaxation`. Rows, values and corrections are computed in
+//! parallel with rayon, one row, nonzero or vertex per task.
+
+use rayon::prelude::*;
+use std::time::Instant;
+use xpbd_core::linear::cg::Cg;
+use xpbd_core::linear::{norm, Csr, LinearSolver, Setup};
+use xpbd_core::mesh::Vec3;
+use xpbd_core::mgpbd::assembly::Pattern;
+use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
+use xpbd_core::mgpbd::settings::MgpbdSettings;
+use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
+use xpbd_core::model::Model;
+
+/// Backtracking gives up halving after this many steps and takes the last, shortest one.
+pub const MAX_HALVINGS: usize = 8;
+
+/// The linear solver the settings name (`linear_solver`, configured by `theta`, `max_coarse`,
+/// `near_kernel`, `smoother`). The single place that maps settings to solvers.
+pub fn linear_solver(settings: &MgpbdSettings) -> Box<dyn LinearSolver> {
+    match settings.linear_solver.as_str() {
+        "cg" => Box::new(Cg::default()),
+        other => unreachable!("solver.linear_solver '{other}' passed scene validation but has no solver"),
+    }
+}
+
+pub struct Mgpbd {
+    settings: MgpbdSettings,
+    rows: Rows,
+    pattern: Pattern,
+    a: Csr,
+    solver: Box<dyn LinearSolver>,
+    /// α̃ per row for the substep `h_of_alpha`.
+    alpha_tilde: Vec<f64>,
+    h_of_alpha: f64,
+    c: Vec<f64>,
+    grads: Vec<[Vec3; 4]>,
+    b: Vec<f64>,
+    dlambda: Vec<f64>,
+    dx: Vec<Vec3>,
+    x_trial: Vec<Vec3>,
+    /// The prediction x̃ (positions at the first outer iteration of the substep).
+    x_tilde: Vec<Vec3>,
+    /// M⁻¹ g = (x − x̃) − M⁻¹ Jᵀ λ per vertex: how far the positions are from the multipliers' motion.
+    q: Vec<Vec3>,
+    lambda_trial: Vec<f64>,
+    /// ‖C(x̃)‖ at the substep's start (λ = 0), for the relative tolerance.
+    r0: Option<f64>,
+    /// The residual ‖C + α̃λ‖ after the last outer iteration.
+    pub residual: f64,
+    /// Whether the solver has been set up on this pattern; a full setup is due at the next iteration.
+    set_up: bool,
+    full_setup_due: bool,
+    /// Counters since the last `take_stats`.
+    stats: OuterStats,
+}
+
+impl Mgpbd {
+    /// Panics when the model has no scalar rows (scene validation rejects such models first).
+    pub fn new(model: &Model) -> Self {
+        let settings = model.solver.mgpbd.clone().expect("an mgpbd model");
+        let rows = Rows::new(model).expect("scene validation accepts only models with scalar rows");
+        let pattern = Pattern::new(&rows, &model.inv_mass);
+        let n = rows.len();
+        Mgpbd {
+            solver: linear_solver(&settings),
+            settings,
+            a: pattern.matrix.clone(),
+            pattern,
+            alpha_tilde: Vec::new(),
+            h_of_alpha: f64::NAN,
+            c: vec![0.0; n],
+            grads: vec![[Vec3::zeros(); 4]; n],
+            b: vec![0.0; n],
+            dlambda: vec![0.0; n],
+            dx: vec![Vec3::zeros(); model.vertex_count()],
+            x_trial: vec![Vec3::zeros(); model.vertex_count()],
+            x_tilde: vec![Vec3::zeros(); model.vertex_count()],
+            q: vec![Vec3::zeros(); model.vertex_count()],
+            lambda_trial: vec![0.0; n],
+            r0: None,
+            residual: 0.0,
+            rows,
+            set_up: false,
+            full_setup_due: true,
+            stats: OuterStats::default(),
+        }
+    }
+
+    pub fn linear_solver_name(&self) -> &'static str {
+        self.solver.name()
+    }
+
+    /// Start of a frame: a full setup is due every `setup_interval` frames.
+    pub fn begin_frame(&mut self, frame: usize) {
+        if frame % self.settings.setup_interval == 0 {
+            self.full_setup_due = true;
+        }
+    }
+
+    /// Start of a substep: multipliers to zero, tolerance reference forgotten.
+    pub fn reset(&mut self, lambda: &mut [f64]) {
+        lambda.fill(0.0);
+        self.r0 = None;
+    }
+
+    /// The counters since the last call, reset.
+    pub fn take_stats(&mut self) -> OuterStats {
+        std::mem::take(&mut self.stats)
+    }
+
+    /// One outer iteration on positions `x` and multipliers `lambda` at substep `h`. Returns whether
+    /// the stopping tolerance is met afterwards.
+    pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], lambda: &mut [f64], h: f64) -> bool {
+        if h != self.h_of_alpha {
+            self.alpha_tilde = alpha_tilde(&self.rows, h);
+            self.h_of_alpha = h;
+        }
+        let t = Instant::now();
+        let (rows, pattern, at) = (&self.rows, &self.pattern, &self.alpha_tilde);
+        self.c.par_iter_mut().zip(self.grads.par_iter_mut()).enumerate().for_each(|(i, (c, g))| (*c, *g) = rows.evaluate(model, i, x));
+        if self.r0.is_none() {
+            self.x_tilde.copy_from_slice(x);
+        }
+        let grads = &self.grads;
+        let (xt, w) = (&self.x_tilde, &model.inv_mass);
+        self.q
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(v, q)| *q = if w[v] > 0.0 { x[v] - xt[v] - pattern.correction(v, grads, w, lambda) } else { Vec3::zeros() });
+        self.b.par_iter_mut().enumerate().for_each(|(i, b)| *b = self.c[i] + at[i] * lambda[i]);
+        let r_start = norm(&self.b);
+        let r0 = *self.r0.get_or_insert(r_start);
+        let q = &self.q;
+        self.b.par_iter_mut().enumerate().for_each(|(i, b)| {
+            let jq: f64 = rows.vertices[i].iter().zip(&grads[i]).filter(|(&v, _)| v != NO_VERTEX).map(|(&v, g)| g.dot(&q[v as usize])).sum();
+            *b = jq - *b
+        });
+        self.a.data_mut().par_iter_mut().enumerate().for_each(|(k, a)| *a = pattern.value(k, rows, grads, &model.inv_mass, at));
+        self.stats.assembly_s += t.elapsed().as_secs_f64();
+
+        let t = Instant::now();
+        let setup = if self.full_setup_due || !self.set_up { Setup::Full } else { Setup::Refresh };
+        self.solver.setup(&self.a, setup);
+        (self.set_up, self.full_setup_due) = (true, false);
+        self.stats.setup_s += t.elapsed().as_secs_f64();
+        self.stats.full_setups += (setup == Setup::Full) as usize;
+
+        let t = Instant::now();
+        self.dlambda.fill(0.0);
+        let solve = self.solver.solve(&self.a, &self.b, &mut self.dlambda, self.settings.pcg_tol, self.settings.pcg_max_iter);
+        self.stats.linear_iterations += solve.iterations;
+        self.stats.solve_s += t.elapsed().as_secs_f64();
+
+        let t = Instant::now();
+        let dl = &self.dlambda;
+        self.dx.par_iter_mut().enumerate().for_each(|(v, d)| *d = if w[v] > 0.0 { pattern.correction(v, grads, w, dl) - q[v] } else { Vec3::zeros() });
+        let mut step = if self.settings.line_search { 1.0 } else { self.settings.relaxation };
+        for halving in 0..=MAX_HALVINGS {
+            self.residual = self.trial(model, x, lambda, step);
+            if !self.settings.line_search || self.residual < r_start || halving == MAX_HALVINGS {
+                break;
+            }
+            step *= 0.5;
+        }
+        x.copy_from_slice(&self.x_trial);
+        lambda.copy_from_slice(&self.lambda_trial);
+        self.stats.line_search_s += t.elapsed().as_secs_f64();
+        self.stats.outer_iterations += 1;
+        self.residual <= self.settings.tolerance * r0 || self.residual <= self.settings.abs_tolerance
+    }
+
+    /// Sets the trial state `x + tΔx`, `λ + tΔλ` and returns its residual ‖C + α̃λ‖ (overwriting `c`).
+    fn trial(&mut self, model: &Model, x: &[Vec3], lambda: &[f64], t: f64) -> f64 {
+        self.x_trial.par_iter_mut().zip(x.par_iter().zip(&self.dx)).for_each(|(xt, (x, d))| *xt = x + d * t);
+        self.lambda_trial.par_iter_mut().zip(lambda.par_iter().zip(&self.dlambda)).for_each(|(lt, (l, d))| *lt = l + d * t);
+        let (rows, at, xt, lt) = (&self.rows, &self.alpha_tilde, &self.x_trial, &self.lambda_trial);
+        // Rows in parallel, the sum in order: results do not depend on the thread count.
+        self.c.par_iter_mut().enumerate().for_each(|(i, r)| *r = rows.evaluate(model, i, xt).0 + at[i] * lt[i]);
+        norm(&self.c)
+    }
+}
