@@ -1,5 +1,6 @@
 //! The AMG hierarchy (mgpbd.md §4.1, Alg. 2): levels are added until a level has at most
-//! `max_coarse` rows; that coarsest level is solved exactly by dense Cholesky (nalgebra).
+//! `max_coarse` rows; that coarsest level is solved exactly by dense Cholesky (nalgebra), or by the
+//! sparse Cholesky when coarsening stalls above `MAX_DENSE` rows.
 
 use super::aggregation::standard_aggregation;
 use super::galerkin::Galerkin;
@@ -8,7 +9,8 @@ use super::prolongation::tentative;
 use super::smoothers::Relaxation;
 use super::strength::symmetric_strength;
 use super::AmgOptions;
-use crate::linear::Csr;
+use crate::linear::direct::Direct;
+use crate::linear::{Csr, LinearSolver, Setup};
 use nalgebra::{DMatrix, DVector};
 
 /// One level above the coarsest: its relaxation, the prolongator to it from the next coarser
@@ -27,10 +29,17 @@ pub enum CoarseSolve {
     Cholesky(nalgebra::Cholesky<f64, nalgebra::Dyn>),
     /// When round-off leaves the coarsest matrix semi-definite.
     Lu(nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>),
+    /// When coarsening stalls above `MAX_DENSE` rows (e.g. a matrix without strong connections).
+    Sparse(Box<Direct>, Csr),
 }
 
 impl CoarseSolve {
     fn new(a: &Csr) -> Self {
+        if a.rows() > MAX_DENSE {
+            let mut direct = Box::new(Direct::default());
+            direct.setup(a, Setup::Full);
+            return CoarseSolve::Sparse(direct, a.clone());
+        }
         let mut d = DMatrix::zeros(a.rows(), a.cols());
         for (v, (i, j)) in a.iter() {
             d[(i, j)] += *v;
@@ -41,11 +50,15 @@ impl CoarseSolve {
         }
     }
 
-    pub fn solve(&self, b: &[f64], x: &mut [f64]) {
+    pub fn solve(&mut self, b: &[f64], x: &mut [f64]) {
         let rhs = DVector::from_column_slice(b);
         let sol = match self {
             CoarseSolve::Cholesky(c) => c.solve(&rhs),
             CoarseSolve::Lu(lu) => lu.solve(&rhs).unwrap_or_else(|| DVector::zeros(b.len())),
+            CoarseSolve::Sparse(direct, a) => {
+                direct.solve(a, b, x, 0.0, 1);
+                return;
+            }
         };
         x.copy_from_slice(sol.as_slice());
     }
@@ -59,7 +72,7 @@ pub struct Hierarchy {
     pub coarsest_rows: usize,
 }
 
-/// Largest coarsest level solved densely: a coarsening that stalls above it is an error of setup.
+/// Largest coarsest level solved densely; a larger one (coarsening stalled) is factored sparsely.
 const MAX_DENSE: usize = 5000;
 
 impl Hierarchy {
@@ -85,7 +98,6 @@ impl Hierarchy {
             levels.push(Level { relax, p: t.p, galerkin, residual: vec![0.0; n], coarse_b: vec![0.0; nc], coarse_x: vec![0.0; nc] });
         }
         let last = levels.last().map_or(a, |l| &l.galerkin.coarse);
-        assert!(last.rows() <= MAX_DENSE, "AMG coarsening stalled at {} rows; raise max_levels or theta", last.rows());
         Hierarchy { options: options.clone(), coarsest: CoarseSolve::new(last), coarsest_rows: last.rows(), levels }
     }
 
