@@ -17,6 +17,9 @@ cargo build --release --workspace --all-targets --locked
 step "tests (release)"
 cargo test --release --workspace --locked
 
+step "AMG-PCG against SciPy and PyAMG on small dual systems (venv cached per user)"
+bash benches/mgpbd_vs_pyamg/check.sh
+
 step "PTX assembled with ptxas -arch=sm_90"
 bash scripts/check-ptx.sh
 

@@ -8,6 +8,7 @@ mod info;
 mod render;
 mod report;
 mod run;
+mod solve_system;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -34,6 +35,9 @@ enum Command {
     Report(report::ReportArgs),
     /// Draw shaded PNG pictures of a run's body surfaces from its VTU frames, headlessly.
     Render(render::RenderArgs),
+    /// Solve a symmetric positive definite Matrix Market system A x = b (AMG-PCG by default) and
+    /// report iterations, residual, setup/solve times and the AMG hierarchy.
+    SolveSystem(solve_system::SolveSystemArgs),
     /// Run a scene to frame F and write MGPBD's dual system of the next substep's first outer
     /// iteration, A = J M⁻¹ Jᵀ + α̃ and b = −C(x̃), as Matrix Market A.mtx, b.mtx and system.json.
     ExportSystem(export_system::ExportSystemArgs),
@@ -62,6 +66,7 @@ fn main() {
         Command::Batch(args) => batch::batch(args),
         Command::Report(args) => report::report(args),
         Command::Render(args) => render::render(args),
+        Command::SolveSystem(args) => solve_system::solve_system(args),
     };
     if let Err(e) = result {
         eprintln!("error: {e}");

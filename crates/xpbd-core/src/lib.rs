@@ -5,6 +5,7 @@ pub mod error;
 pub mod mesh;
 
 pub use error::{Error, Result};
+pub mod amg;
 pub mod backend;
 pub mod collider;
 pub mod constraint;

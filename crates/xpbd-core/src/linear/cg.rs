@@ -1,63 +1,32 @@
 //! Conjugate gradients, unpreconditioned: the baseline MGPBD's preconditioners must beat.
 
-use super::{dot, norm, spmv, Csr, LinearSolver, Setup, SolveStats};
+use super::pcg::{Pcg, Preconditioner};
+use super::{Csr, Setup};
 
+/// The identity: PCG with it is plain CG.
 #[derive(Default)]
-pub struct Cg {
-    r: Vec<f64>,
-    p: Vec<f64>,
-    ap: Vec<f64>,
+pub struct Identity;
+
+impl Preconditioner for Identity {
+    fn setup(&mut self, _a: &Csr, _setup: Setup) {}
+
+    fn apply(&mut self, _a: &Csr, r: &[f64], z: &mut [f64]) {
+        z.copy_from_slice(r);
+    }
 }
 
-impl LinearSolver for Cg {
-    fn name(&self) -> &'static str {
-        "cg"
-    }
+pub type Cg = Pcg<Identity>;
 
-    fn setup(&mut self, a: &Csr, _setup: Setup) {
-        let n = a.rows();
-        self.r.resize(n, 0.0);
-        self.p.resize(n, 0.0);
-        self.ap.resize(n, 0.0);
-    }
-
-    fn solve(&mut self, a: &Csr, b: &[f64], x: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
-        let (r, p, ap) = (&mut self.r, &mut self.p, &mut self.ap);
-        let b_norm = norm(b);
-        if b_norm == 0.0 {
-            x.fill(0.0);
-            return SolveStats { iterations: 0, relative_residual: 0.0, converged: true };
-        }
-        spmv(a, x, ap);
-        for i in 0..r.len() {
-            r[i] = b[i] - ap[i];
-        }
-        p.copy_from_slice(r);
-        let mut rr = dot(r, r);
-        let mut iterations = 0;
-        while rr.sqrt() > tol * b_norm && iterations < max_iter {
-            spmv(a, p, ap);
-            let alpha = rr / dot(p, ap);
-            for i in 0..r.len() {
-                x[i] += alpha * p[i];
-                r[i] -= alpha * ap[i];
-            }
-            let rr_new = dot(r, r);
-            let beta = rr_new / rr;
-            for i in 0..p.len() {
-                p[i] = r[i] + beta * p[i];
-            }
-            rr = rr_new;
-            iterations += 1;
-        }
-        let relative_residual = rr.sqrt() / b_norm;
-        SolveStats { iterations, relative_residual, converged: relative_residual <= tol }
+impl Default for Cg {
+    fn default() -> Self {
+        Pcg::new("cg", Identity)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::linear::{spmv, LinearSolver};
 
     /// The 1-D Laplacian plus a shift: CG solves it to the requested tolerance, and in at most n
     /// iterations in exact arithmetic.

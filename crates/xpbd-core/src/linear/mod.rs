@@ -7,6 +7,12 @@
 //! the Galerkin products are refreshed in between.
 
 pub mod cg;
+pub mod direct;
+pub mod matrix_market;
+pub mod pcg;
+pub mod registry;
+
+pub use registry::{solver_by_name, DEFAULT_SOLVER, SOLVER_NAMES};
 
 /// A sparse matrix in compressed sparse row form.
 pub type Csr = sprs::CsMat<f64>;
@@ -18,6 +24,22 @@ pub struct SolveStats {
     /// ‖b − A x‖ / ‖b‖ at return (0 when b = 0).
     pub relative_residual: f64,
     pub converged: bool,
+}
+
+/// What a solver's setup built, for reports (a single level with complexity 1 for non-multigrid solvers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetupInfo {
+    pub levels: usize,
+    /// Σ nnz(A_l) / nnz(A_0).
+    pub operator_complexity: f64,
+    /// Rows per level, finest first (empty when not multigrid).
+    pub level_rows: Vec<usize>,
+}
+
+impl Default for SetupInfo {
+    fn default() -> Self {
+        SetupInfo { levels: 1, operator_complexity: 1.0, level_rows: Vec::new() }
+    }
 }
 
 /// How much of a solver's preparation to redo for a matrix.
@@ -38,6 +60,10 @@ pub trait LinearSolver: Send {
     fn setup(&mut self, a: &Csr, setup: Setup);
     /// Solves `a x = b` from the initial guess in `x` until `‖b − A x‖ ≤ tol ‖b‖` or `max_iter`.
     fn solve(&mut self, a: &Csr, b: &[f64], x: &mut [f64], tol: f64, max_iter: usize) -> SolveStats;
+    /// What the last setup built (levels, operator complexity).
+    fn info(&self) -> SetupInfo {
+        SetupInfo::default()
+    }
 }
 
 /// `y = A x`.

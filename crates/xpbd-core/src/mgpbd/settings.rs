@@ -2,14 +2,10 @@
 //! and checked with one-line errors naming the field. The outer iteration cap is
 //! `simulation.iterations`.
 
+use crate::amg::{AmgOptions, NearKernel, Smoother};
+use crate::linear::{DEFAULT_SOLVER, SOLVER_NAMES};
 use crate::scene::schema;
 use crate::{Error, Result};
-
-/// Linear solvers the backends can build today (the first is the default). The AMG-preconditioned
-/// solvers (`amg-pcg`, `jacobi-pcg`, `direct`) join this list with `linear::solver_by_name`.
-pub const LINEAR_SOLVERS: &[&str] = &["cg"];
-pub const NEAR_KERNELS: &[&str] = &["constant", "gs"];
-pub const SMOOTHERS: &[&str] = &["jacobi", "chebyshev", "gs"];
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MgpbdSettings {
@@ -36,10 +32,21 @@ pub struct MgpbdSettings {
 }
 
 impl MgpbdSettings {
+    /// The AMG options these settings name (the rest at their defaults).
+    pub fn amg_options(&self) -> AmgOptions {
+        AmgOptions {
+            theta: self.theta,
+            max_coarse: self.max_coarse,
+            near_kernel: NearKernel::from_name(&self.near_kernel).expect("validated near_kernel"),
+            smoother: Smoother::from_name(&self.smoother).expect("validated smoother"),
+            ..AmgOptions::default()
+        }
+    }
+
     /// From the scene's `[solver]` table; `None` fields take their defaults.
     pub fn from_scene(s: &schema::Solver) -> Result<Self> {
         let m = MgpbdSettings {
-            linear_solver: s.linear_solver.clone().unwrap_or_else(|| LINEAR_SOLVERS[0].into()),
+            linear_solver: s.linear_solver.clone().unwrap_or_else(|| DEFAULT_SOLVER.into()),
             pcg_tol: s.pcg_tol.unwrap_or(1e-5),
             pcg_max_iter: s.pcg_max_iter.unwrap_or(100),
             setup_interval: s.setup_interval.unwrap_or(20),
@@ -52,9 +59,9 @@ impl MgpbdSettings {
             near_kernel: s.near_kernel.clone().unwrap_or_else(|| "constant".into()),
             smoother: s.smoother.clone().unwrap_or_else(|| "jacobi".into()),
         };
-        one_of("linear_solver", &m.linear_solver, LINEAR_SOLVERS)?;
-        one_of("near_kernel", &m.near_kernel, NEAR_KERNELS)?;
-        one_of("smoother", &m.smoother, SMOOTHERS)?;
+        one_of("linear_solver", &m.linear_solver, &SOLVER_NAMES)?;
+        one_of("near_kernel", &m.near_kernel, &NearKernel::NAMES)?;
+        one_of("smoother", &m.smoother, &Smoother::NAMES)?;
         let checks = [
             ("pcg_tol", m.pcg_tol > 0.0 && m.pcg_tol < 1.0, "must lie in (0, 1)", m.pcg_tol),
             ("tolerance", m.tolerance >= 0.0 && m.tolerance < 1.0, "must lie in [0, 1)", m.tolerance),

@@ -8,8 +8,7 @@
 
 use rayon::prelude::*;
 use std::time::Instant;
-use xpbd_core::linear::cg::Cg;
-use xpbd_core::linear::{norm, Csr, LinearSolver, Setup};
+use xpbd_core::linear::{norm, solver_by_name, Csr, LinearSolver, Setup};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
@@ -23,10 +22,7 @@ pub const MAX_HALVINGS: usize = 8;
 /// The linear solver the settings name (`linear_solver`, configured by `theta`, `max_coarse`,
 /// `near_kernel`, `smoother`). The single place that maps settings to solvers.
 pub fn linear_solver(settings: &MgpbdSettings) -> Box<dyn LinearSolver> {
-    match settings.linear_solver.as_str() {
-        "cg" => Box::new(Cg::default()),
-        other => unreachable!("solver.linear_solver '{other}' passed scene validation but has no solver"),
-    }
+    solver_by_name(&settings.linear_solver, &settings.amg_options()).expect("scene validation checked the linear solver and its AMG options")
 }
 
 pub struct Mgpbd {

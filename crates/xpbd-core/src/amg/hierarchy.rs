@@ -1,0 +1,133 @@
+//! The AMG hierarchy (mgpbd.md §4.1, Alg. 2): levels are added until a level has at most
+//! `max_coarse` rows; that coarsest level is solved exactly by dense Cholesky (nalgebra), or by the
+//! sparse Cholesky when coarsening stalls above `MAX_DENSE` rows.
+
+use super::aggregation::standard_aggregation;
+use super::galerkin::Galerkin;
+use super::near_kernel::near_kernel;
+use super::prolongation::tentative;
+use super::smoothers::Relaxation;
+use super::strength::symmetric_strength;
+use super::AmgOptions;
+use crate::linear::direct::Direct;
+use crate::linear::{Csr, LinearSolver, Setup};
+use nalgebra::{DMatrix, DVector};
+
+/// One level above the coarsest: its relaxation, the prolongator to it from the next coarser
+/// level, the next coarser matrix, and work vectors for the V-cycle.
+pub struct Level {
+    pub relax: Relaxation,
+    pub p: Csr,
+    pub galerkin: Galerkin,
+    pub(super) residual: Vec<f64>,
+    pub(super) coarse_b: Vec<f64>,
+    pub(super) coarse_x: Vec<f64>,
+}
+
+/// Exact solve on the coarsest level.
+pub enum CoarseSolve {
+    Cholesky(nalgebra::Cholesky<f64, nalgebra::Dyn>),
+    /// When round-off leaves the coarsest matrix semi-definite.
+    Lu(nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>),
+    /// When coarsening stalls above `MAX_DENSE` rows (e.g. a matrix without strong connections).
+    Sparse(Box<Direct>, Csr),
+}
+
+impl CoarseSolve {
+    fn new(a: &Csr) -> Self {
+        if a.rows() > MAX_DENSE {
+            let mut direct = Box::new(Direct::default());
+            direct.setup(a, Setup::Full);
+            return CoarseSolve::Sparse(direct, a.clone());
+        }
+        let mut d = DMatrix::zeros(a.rows(), a.cols());
+        for (v, (i, j)) in a.iter() {
+            d[(i, j)] += *v;
+        }
+        match d.clone().cholesky() {
+            Some(c) => CoarseSolve::Cholesky(c),
+            None => CoarseSolve::Lu(d.lu()),
+        }
+    }
+
+    pub fn solve(&mut self, b: &[f64], x: &mut [f64]) {
+        let rhs = DVector::from_column_slice(b);
+        let sol = match self {
+            CoarseSolve::Cholesky(c) => c.solve(&rhs),
+            CoarseSolve::Lu(lu) => lu.solve(&rhs).unwrap_or_else(|| DVector::zeros(b.len())),
+            CoarseSolve::Sparse(direct, a) => {
+                direct.solve(a, b, x, 0.0, 1);
+                return;
+            }
+        };
+        x.copy_from_slice(sol.as_slice());
+    }
+}
+
+pub struct Hierarchy {
+    pub options: AmgOptions,
+    pub levels: Vec<Level>,
+    pub coarsest: CoarseSolve,
+    /// Rows of the coarsest matrix (for reports).
+    pub coarsest_rows: usize,
+}
+
+/// Largest coarsest level solved densely; a larger one (coarsening stalled) is factored sparsely.
+const MAX_DENSE: usize = 5000;
+
+impl Hierarchy {
+    /// Full setup for `a` (symmetric positive definite).
+    pub fn new(a: &Csr, options: &AmgOptions) -> Self {
+        let (mut b, k) = near_kernel(a, options);
+        let mut levels: Vec<Level> = Vec::new();
+        loop {
+            let cur = levels.last().map_or(a, |l| &l.galerkin.coarse);
+            if cur.rows() <= options.max_coarse || levels.len() + 1 >= options.max_levels {
+                break;
+            }
+            let agg = standard_aggregation(&symmetric_strength(cur, options.theta));
+            let t = tentative(&agg, &b, k);
+            let nc = t.p.cols();
+            if nc == 0 || nc >= cur.rows() {
+                break;
+            }
+            let galerkin = Galerkin::new(cur, &t, &agg.of_node);
+            let relax = Relaxation::new(cur, options.smoother);
+            let n = cur.rows();
+            b = t.coarse_b;
+            levels.push(Level { relax, p: t.p, galerkin, residual: vec![0.0; n], coarse_b: vec![0.0; nc], coarse_x: vec![0.0; nc] });
+        }
+        let last = levels.last().map_or(a, |l| &l.galerkin.coarse);
+        Hierarchy { options: options.clone(), coarsest: CoarseSolve::new(last), coarsest_rows: last.rows(), levels }
+    }
+
+    /// Lazy setup: new values of `a` on the same pattern; aggregates, prolongators and smoother
+    /// parameters are kept, Galerkin products, diagonals and the coarsest factor recomputed.
+    pub fn refresh(&mut self, a: &Csr) {
+        for l in 0..self.levels.len() {
+            let (done, rest) = self.levels.split_at_mut(l);
+            let cur = done.last().map_or(a, |d| &d.galerkin.coarse);
+            let level = &mut rest[0];
+            level.relax.refresh(cur);
+            level.galerkin.refresh(cur, &level.p);
+        }
+        let last = self.levels.last().map_or(a, |l| &l.galerkin.coarse);
+        self.coarsest = CoarseSolve::new(last);
+    }
+
+    /// Number of levels including the coarsest.
+    pub fn level_count(&self) -> usize {
+        self.levels.len() + 1
+    }
+
+    /// Σ nnz(A_l) / nnz(A_0).
+    pub fn operator_complexity(&self, a: &Csr) -> f64 {
+        let coarse: usize = self.levels.iter().map(|l| l.galerkin.coarse.nnz()).sum();
+        (a.nnz() + coarse) as f64 / a.nnz().max(1) as f64
+    }
+
+    /// Rows per level, finest first.
+    pub fn level_rows(&self, a: &Csr) -> Vec<usize> {
+        std::iter::once(a.rows()).chain(self.levels.iter().map(|l| l.galerkin.coarse.rows())).collect()
+    }
+}

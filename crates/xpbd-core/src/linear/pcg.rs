@@ -1,0 +1,186 @@
+//! Preconditioned conjugate gradients (Saad, *Iterative Methods*, Alg. 9.1) with a symmetric
+//! preconditioner: one AMG V-cycle (MGPBD, mgpbd.md §4.2) or the Jacobi diagonal.
+
+use super::{dot, norm, spmv, Csr, LinearSolver, Setup, SetupInfo, SolveStats};
+use crate::amg::{AmgOptions, Hierarchy};
+
+/// `z ≈ A⁻¹ r`, symmetric positive definite as an operator.
+pub trait Preconditioner: Send {
+    fn setup(&mut self, a: &Csr, setup: Setup);
+    fn apply(&mut self, a: &Csr, r: &[f64], z: &mut [f64]);
+    fn info(&self) -> SetupInfo {
+        SetupInfo::default()
+    }
+}
+
+/// One V-cycle from a zero start.
+pub struct AmgPreconditioner {
+    options: AmgOptions,
+    hierarchy: Option<Hierarchy>,
+    info: SetupInfo,
+}
+
+impl AmgPreconditioner {
+    pub fn new(options: AmgOptions) -> Self {
+        AmgPreconditioner { options, hierarchy: None, info: SetupInfo::default() }
+    }
+}
+
+impl Preconditioner for AmgPreconditioner {
+    fn setup(&mut self, a: &Csr, setup: Setup) {
+        match (&mut self.hierarchy, setup) {
+            (Some(h), Setup::Refresh) => h.refresh(a),
+            _ => self.hierarchy = Some(Hierarchy::new(a, &self.options)),
+        }
+        let h = self.hierarchy.as_ref().expect("set up above");
+        self.info = SetupInfo { levels: h.level_count(), operator_complexity: h.operator_complexity(a), level_rows: h.level_rows(a) };
+    }
+
+    fn apply(&mut self, a: &Csr, r: &[f64], z: &mut [f64]) {
+        z.fill(0.0);
+        self.hierarchy.as_mut().expect("AMG preconditioner used before setup").vcycle(a, r, z);
+    }
+
+    fn info(&self) -> SetupInfo {
+        self.info.clone()
+    }
+}
+
+/// `z = D⁻¹ r`.
+#[derive(Default)]
+pub struct JacobiPreconditioner {
+    inv_diag: Vec<f64>,
+}
+
+impl Preconditioner for JacobiPreconditioner {
+    fn setup(&mut self, a: &Csr, _setup: Setup) {
+        self.inv_diag = crate::amg::strength::diagonal(a).iter().map(|&d| if d != 0.0 { 1.0 / d } else { 1.0 }).collect();
+    }
+
+    fn apply(&mut self, _a: &Csr, r: &[f64], z: &mut [f64]) {
+        for ((zi, ri), di) in z.iter_mut().zip(r).zip(&self.inv_diag) {
+            *zi = ri * di;
+        }
+    }
+}
+
+pub struct Pcg<P> {
+    name: &'static str,
+    precond: P,
+    r: Vec<f64>,
+    z: Vec<f64>,
+    p: Vec<f64>,
+    ap: Vec<f64>,
+}
+
+impl<P: Preconditioner> Pcg<P> {
+    pub fn new(name: &'static str, precond: P) -> Self {
+        Pcg { name, precond, r: Vec::new(), z: Vec::new(), p: Vec::new(), ap: Vec::new() }
+    }
+}
+
+impl<P: Preconditioner> LinearSolver for Pcg<P> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn setup(&mut self, a: &Csr, setup: Setup) {
+        let n = a.rows();
+        for v in [&mut self.r, &mut self.z, &mut self.p, &mut self.ap] {
+            v.resize(n, 0.0);
+        }
+        self.precond.setup(a, setup);
+    }
+
+    fn solve(&mut self, a: &Csr, b: &[f64], x: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
+        let Pcg { precond, r, z, p, ap, .. } = self;
+        let b_norm = norm(b);
+        if b_norm == 0.0 {
+            x.fill(0.0);
+            return SolveStats { iterations: 0, relative_residual: 0.0, converged: true };
+        }
+        spmv(a, x, ap);
+        for i in 0..r.len() {
+            r[i] = b[i] - ap[i];
+        }
+        precond.apply(a, r, z);
+        p.copy_from_slice(z);
+        let mut rz = dot(r, z);
+        let mut r_norm = norm(r);
+        let mut iterations = 0;
+        while r_norm > tol * b_norm && iterations < max_iter {
+            spmv(a, p, ap);
+            let pap = dot(p, ap);
+            if !(pap > 0.0 && rz > 0.0) {
+                break;
+            }
+            let alpha = rz / pap;
+            for i in 0..r.len() {
+                x[i] += alpha * p[i];
+                r[i] -= alpha * ap[i];
+            }
+            precond.apply(a, r, z);
+            let rz_new = dot(r, z);
+            let beta = rz_new / rz;
+            for i in 0..p.len() {
+                p[i] = z[i] + beta * p[i];
+            }
+            rz = rz_new;
+            r_norm = norm(r);
+            iterations += 1;
+        }
+        let relative_residual = r_norm / b_norm;
+        SolveStats { iterations, relative_residual, converged: relative_residual <= tol }
+    }
+
+    fn info(&self) -> SetupInfo {
+        self.precond.info()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::direct::Direct;
+    use super::*;
+    use crate::amg::model_problems::{cloth_dual, poisson};
+    use crate::amg::{NearKernel, Smoother};
+
+    fn rel_diff(x: &[f64], y: &[f64]) -> f64 {
+        let d: Vec<f64> = x.iter().zip(y).map(|(a, b)| a - b).collect();
+        norm(&d) / norm(y)
+    }
+
+    /// AMG-PCG (every smoother and near kernel) and Jacobi-PCG run to 1e-10 agree with the sparse
+    /// direct solve to 1e-7 on a cloth dual system and 3-D Poisson; AMG needs far fewer
+    /// iterations than Jacobi on Poisson.
+    #[test]
+    fn pcg_matches_direct_solve() {
+        for a in [cloth_dual(16, 1e5), poisson(&[14, 14, 14])] {
+            let n = a.rows();
+            let b: Vec<f64> = (0..n).map(|i| ((i * 31) % 17) as f64 - 8.0).collect();
+            let mut direct = Direct::default();
+            direct.setup(&a, Setup::Full);
+            let mut x_ref = vec![0.0; n];
+            assert!(direct.solve(&a, &b, &mut x_ref, 1e-12, 1).converged);
+            let mut jac = Pcg::new("jacobi-pcg", JacobiPreconditioner::default());
+            jac.setup(&a, Setup::Full);
+            let mut x = vec![0.0; n];
+            let sj = jac.solve(&a, &b, &mut x, 1e-10, 5000);
+            assert!(sj.converged && rel_diff(&x, &x_ref) < 1e-7, "jacobi {sj:?}");
+            for smoother in [Smoother::Jacobi, Smoother::Chebyshev, Smoother::Gs] {
+                for near_kernel in [NearKernel::Constant, NearKernel::Gs] {
+                    let o = AmgOptions { smoother, near_kernel, max_coarse: 60, ..Default::default() };
+                    let mut s = Pcg::new("amg-pcg", AmgPreconditioner::new(o));
+                    s.setup(&a, Setup::Full);
+                    let mut x = vec![0.0; n];
+                    let st = s.solve(&a, &b, &mut x, 1e-10, 500);
+                    assert!(st.converged && rel_diff(&x, &x_ref) < 1e-7, "{smoother:?} {near_kernel:?}: {st:?}");
+                    assert!(s.info().levels >= 2);
+                    if a.rows() == 14 * 14 * 14 {
+                        assert!(st.iterations * 2 < sj.iterations, "{smoother:?} {near_kernel:?}: {st:?} vs {sj:?}");
+                    }
+                }
+            }
+        }
+    }
+}
