@@ -4,5 +4,6 @@
 pub mod hierarchy;
 pub mod rigid_body;
 pub mod schedule;
+pub mod settings;
 pub mod strain_rate;
 pub mod union_find;
