@@ -87,9 +87,9 @@ impl CpuBackend {
         })
     }
 
-    /// The multi-layer solver, when the scene's solver is `multilayer` (for its timings).
-    pub fn multilayer(&self) -> Option<&Multilayer> {
-        match &self.sweep {
+    /// The multi-layer solver, when the scene's solver is `multilayer` (for its timings and traces).
+    pub fn multilayer(&mut self) -> Option<&mut Multilayer> {
+        match &mut self.sweep {
             Sweep::Multilayer(m) => Some(m),
             _ => None,
         }
