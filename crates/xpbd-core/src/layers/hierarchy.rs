@@ -25,6 +25,23 @@ impl Layer {
         }
         vb
     }
+
+    /// Makes the elements of every body `b` with `gone[b]` elastic and renumbers the other bodies
+    /// densely, in their order.
+    pub fn dissolve(&mut self, gone: &[bool]) {
+        let mut new_index = vec![None; self.bodies];
+        let mut count = 0;
+        for b in 0..self.bodies {
+            if !gone[b] {
+                new_index[b] = Some(count);
+                count += 1;
+            }
+        }
+        for b in &mut self.element_body {
+            *b = b.and_then(|k| new_index[k as usize]);
+        }
+        self.bodies = count as usize;
+    }
 }
 
 /// Layers for `fractions` (coarse to fine, as `schedule::rigid_fractions` gives them): layer `k` makes
@@ -54,6 +71,14 @@ mod tests {
     use super::*;
     use crate::layers::schedule::{rigid_fractions, Spacing};
     use proptest::prelude::*;
+
+    #[test]
+    fn dissolved_bodies_turn_elastic_and_the_rest_renumber() {
+        let mut layer = Layer { rigid_fraction: 1.0, element_body: vec![Some(0), Some(1), None, Some(2), Some(1)], bodies: 3 };
+        layer.dissolve(&[false, true, false]);
+        assert_eq!(layer.element_body, vec![Some(0), None, None, Some(1), None]);
+        assert_eq!(layer.bodies, 2);
+    }
 
     proptest! {
         #[test]

@@ -8,8 +8,6 @@ use xpbd_core::mesh::Vec3;
 /// Flat arrays over the bodies of a layer; body `b` owns members `start[b]..start[b + 1]`.
 pub struct LayerBodies {
     pub bodies: Vec<RigidBody>,
-    /// A body with a pinned member does not move (infinite mass).
-    pub fixed: Vec<bool>,
     pub start: Vec<usize>,
     pub members: Vec<u32>,
     /// Member offsets in the body frame (Eq. 24), fixed for the layer.
@@ -29,7 +27,8 @@ pub struct LayerBodies {
 
 impl LayerBodies {
     /// Eq. 21–26 for every body of `layer` from the positions `x` and residual velocities `v_res`.
-    pub fn build(layer: &Layer, tets: &[[u32; 4]], x: &[Vec3], v_res: &[Vec3], mass: &[f64], inv_mass: &[f64]) -> Self {
+    /// Layers hold no pinned vertex (`multilayer::dissolve_pinned`).
+    pub fn build(layer: &Layer, tets: &[[u32; 4]], x: &[Vec3], v_res: &[Vec3], mass: &[f64]) -> Self {
         let vertex_body = layer.vertex_body(tets, x.len());
         let mut elastic_vertex = vec![false; x.len()];
         for (t, b) in tets.iter().zip(&layer.element_body) {
@@ -55,7 +54,6 @@ impl LayerBodies {
         }
         let mut lb = LayerBodies {
             bodies: Vec::with_capacity(layer.bodies),
-            fixed: Vec::with_capacity(layer.bodies),
             boundary: members.iter().map(|&v| elastic_vertex[v as usize]).collect(),
             r: Vec::with_capacity(members.len()),
             solve_rotation: vec![Vec3::zeros(); layer.bodies],
@@ -67,7 +65,6 @@ impl LayerBodies {
         for b in 0..layer.bodies {
             let m = &lb.members[lb.start[b]..lb.start[b + 1]];
             let (body, r) = RigidBody::from_vertices(m, x, v_res, mass);
-            lb.fixed.push(m.iter().any(|&v| inv_mass[v as usize] == 0.0));
             let inner: Vec<u32> = m.iter().zip(&lb.boundary[lb.start[b]..]).filter(|p| !*p.1).map(|p| *p.0).collect();
             let interior = (!inner.is_empty()).then(|| RigidBody::from_vertices(&inner, x, v_res, mass).0);
             lb.interior_offset.push(interior.as_ref().map_or(Vec3::zeros(), |i| i.com - body.com));
@@ -78,14 +75,11 @@ impl LayerBodies {
         lb
     }
 
-    /// Steps every free body by `h` (its velocities already hold gravity through the residual
+    /// Steps every body by `h` (its velocities already hold gravity through the residual
     /// velocities), moves its members with it (Eq. 12) and takes the rigid motion out of their
     /// residual velocities (Eq. 27).
     pub fn step(&mut self, h: f64, x: &mut [Vec3], v_res: &mut [Vec3]) {
         for b in 0..self.bodies.len() {
-            if self.fixed[b] {
-                continue;
-            }
             let body = &mut self.bodies[b];
             body.step(h, Vec3::zeros(), Vec3::zeros());
             for k in self.start[b]..self.start[b + 1] {

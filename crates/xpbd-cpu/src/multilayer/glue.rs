@@ -21,17 +21,13 @@ pub fn solve(lb: &mut LayerBodies, x: &mut [Vec3], inv_mass: &[f64]) {
     for b in 0..lb.bodies.len() {
         let range = lb.start[b]..lb.start[b + 1];
         let n_c = lb.boundary[range.clone()].iter().filter(|&&s| s).count() as f64;
-        let fixed = lb.fixed[b];
-        let interior = match &lb.interior[b] {
-            _ if n_c == 0.0 => continue,
-            Some(i) => Some(i),
-            // A free body that is all boundary has nothing to answer with: its members stay elastic.
-            None if !fixed => continue,
-            None => None,
+        // A body that is all boundary has nothing to answer with: its members stay elastic.
+        let Some(interior) = lb.interior[b].as_ref().filter(|_| n_c > 0.0) else {
+            continue;
         };
         let body = &lb.bodies[b];
         let centre = body.position(&lb.interior_offset[b]);
-        let (inv_i, inv_m) = interior.map_or((Default::default(), 0.0), |i| (body.rotation * i.inertia0_inv * body.rotation.transpose(), 1.0 / i.mass));
+        let (inv_i, inv_m) = (body.rotation * interior.inertia0_inv * body.rotation.transpose(), 1.0 / interior.mass);
         let (mut dx, mut dtheta) = (Vec3::zeros(), Vec3::zeros());
         for k in range.filter(|&k| lb.boundary[k]) {
             let i = lb.members[k] as usize;
@@ -43,17 +39,11 @@ pub fn solve(lb: &mut LayerBodies, x: &mut [Vec3], inv_mass: &[f64]) {
             }
             let (d, rg) = (diff / c, target - centre);
             let rd = rg.cross(&d);
-            let w_body = if fixed { 0.0 } else { n_c * (inv_m + rd.dot(&(inv_i * rd))) };
-            let w = w_body + inv_mass[i];
-            if w == 0.0 {
-                continue;
-            }
+            let w = n_c * (inv_m + rd.dot(&(inv_i * rd))) + inv_mass[i];
             let p = d * (-c / w);
             x[i] += p * inv_mass[i];
-            if !fixed {
-                dx -= p * inv_m;
-                dtheta -= inv_i * rg.cross(&p);
-            }
+            dx -= p * inv_m;
+            dtheta -= inv_i * rg.cross(&p);
         }
         // Turn about the interior's centre and move it: com' = c + Δx + exp(Δθ)(com − c).
         let body = &mut lb.bodies[b];

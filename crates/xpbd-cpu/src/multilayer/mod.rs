@@ -98,7 +98,8 @@ impl Multilayer {
         }
         let centroid: Vec<Vec3> = self.tets.iter().map(|t| t.iter().map(|&v| s.x[v as usize]).sum::<Vec3>() / 4.0).collect();
         let order = element_order(self.settings.order, &self.strain.rate, &centroid, self.substeps);
-        let layers = build_layers(&self.tets, s.x.len(), &order, &self.settings.rigid_fractions);
+        let mut layers = build_layers(&self.tets, s.x.len(), &order, &self.settings.rigid_fractions);
+        layers.iter_mut().for_each(|l| dissolve_pinned(l, &self.tets, &model.inv_mass));
         self.hierarchy_seconds += t.elapsed().as_secs_f64();
         let mut was_rigid: Option<Vec<Option<u32>>> = None;
         self.layer_residuals.clear();
@@ -112,7 +113,7 @@ impl Multilayer {
                 }
             }
             // Lines 9–16.
-            let mut lb = LayerBodies::build(layer, &self.tets, &s.x, &self.v_res, &model.mass, &model.inv_mass);
+            let mut lb = LayerBodies::build(layer, &self.tets, &s.x, &self.v_res, &model.mass);
             lb.step(h, &mut s.x, &mut self.v_res);
             // Lines 17–19: elastic constraints, then the rigid (glue) constraints last.
             for _ in 0..self.settings.layer_iterations[l] {
@@ -160,4 +161,17 @@ impl Multilayer {
             }
         }
     }
+}
+
+/// Makes the groups that hold a pinned vertex elastic. A pinned group cannot move, and glueing elastic
+/// vertices to it acts as an extra pin whose reactions no elastic multiplier records: the solver then
+/// settles away from XPBD's answer (docs/multilayer.md).
+fn dissolve_pinned(layer: &mut Layer, tets: &[[u32; 4]], inv_mass: &[f64]) {
+    let mut pinned = vec![false; layer.bodies];
+    for (t, b) in tets.iter().zip(&layer.element_body) {
+        if let Some(b) = b {
+            pinned[*b as usize] |= t.iter().any(|&v| inv_mass[v as usize] == 0.0);
+        }
+    }
+    layer.dissolve(&pinned);
 }
