@@ -42,9 +42,9 @@ fn angular_momentum(sim: &Sim) -> Vec3 {
 
 #[test]
 fn free_fall_is_symplectic_euler_and_keeps_the_shape() {
-    // StVK: a rest state without stress, so the body falls rigidly in every layer. (The stable
-    // neo-Hookean rows do not vanish at rest; see docs/multilayer.md for its drift.)
-    for material in ["stvk"] {
+    // The centre of mass falls as XPBD's does for both models; the shape stays only for StVK (the
+    // stable neo-Hookean rows do not vanish at rest, so a few iterations leave it vibrating).
+    for material in ["stvk", "neohookean"] {
         let mut sim = Sim::new(&block(ML, material, -9.81, 4, 10, [0.0; 3]));
         let c0 = sim.centre_of_mass();
         sim.frames(10);
@@ -53,7 +53,7 @@ fn free_fall_is_symplectic_euler_and_keeps_the_shape() {
         let drop = sim.centre_of_mass() - c0;
         assert!((sim.centre_of_mass() - expect).norm() < 1e-9, "{material}: centre {:?} vs {:?}", sim.centre_of_mass(), expect);
         let shape = sim.state.x.iter().zip(&sim.model.rest).map(|(x, r)| (x - r - drop).norm()).fold(0.0, f64::max);
-        assert!(shape < 1e-9, "{material}: shape changed by {shape:e}");
+        assert!(material != "stvk" || shape < 1e-9, "{material}: shape changed by {shape:e}");
     }
 }
 
@@ -113,12 +113,12 @@ fn spinning_box_keeps_angular_momentum_and_volume() {
 }
 
 /// The pinned cantilever of docs/multilayer.md after `frames` frames with `solver` lines.
-fn cantilever(solver: &str, iterations: usize, frames: usize) -> Sim {
+fn cantilever(solver: &str, material: &str, iterations: usize, frames: usize) -> Sim {
     let text = sim_header(0.01, 10, iterations, [0.0, -9.81, 0.0], 25.0, "serial").replace("[solver]\n", &format!("[solver]\n{solver}\n"))
         + "[[body]]\nname = \"beam\"\nmesh = { generator = \"box\", size = [2.0, 0.5, 0.5], cells = [8, 2, 2], split = 5 }\n\
-           material = { model = \"stvk\", youngs = 1e7, poisson = 0.3, density = 1000.0 }\n\
+           material = { model = \"MATERIAL\", youngs = 1e7, poisson = 0.3, density = 1000.0 }\n\
            pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 2.0, 2.0] } }]\n";
-    let mut sim = Sim::new(&text);
+    let mut sim = Sim::new(&text.replace("MATERIAL", material));
     sim.frames(frames);
     sim
 }
@@ -128,9 +128,9 @@ fn one_layer_or_a_pinned_first_layer_is_xpbd() {
     // One layer is fully elastic: the residual step is XPBD's prediction and the sweep XPBD's. With
     // two layers the first is one body holding the pins, which is dissolved (pinned groups stay
     // elastic), so its 3 and the last layer's 7 iterations are XPBD's 10.
-    let xpbd = cantilever("kind = \"xpbd\"", 10, 20);
+    let xpbd = cantilever("kind = \"xpbd\"", "stvk", 10, 20);
     for layers in [1, 2] {
-        assert_eq!(cantilever(&format!("{ML}\nlayers = {layers}"), 10, 20).state.x, xpbd.state.x, "{layers} layers");
+        assert_eq!(cantilever(&format!("{ML}\nlayers = {layers}"), "stvk", 10, 20).state.x, xpbd.state.x, "{layers} layers");
     }
 }
 
@@ -140,10 +140,12 @@ fn cantilever_settles_where_xpbd_does() {
         let tips: Vec<usize> = (0..sim.model.vertex_count()).filter(|&i| (sim.model.rest[i].x - 2.0).abs() < 1e-9).collect();
         tips.iter().map(|&i| sim.state.x[i].y - sim.model.rest[i].y).sum::<f64>() / tips.len() as f64
     };
-    let (ml, xp) = (tip(&cantilever(ML, 20, 150)), tip(&cantilever("kind = \"xpbd\"", 20, 150)));
-    println!("tip deflection after 1.5 s: multilayer {ml:.6} m, xpbd {xp:.6} m");
-    assert!(xp < -0.05, "the beam should bend: {xp}");
-    assert!((ml - xp).abs() < 1e-4 * xp.abs(), "multilayer {ml} vs xpbd {xp}");
+    for material in ["stvk", "neohookean"] {
+        let (ml, xp) = (tip(&cantilever(ML, material, 20, 150)), tip(&cantilever("kind = \"xpbd\"", material, 20, 150)));
+        println!("{material}: tip deflection after 1.5 s: multilayer {ml:.6} m, xpbd {xp:.6} m");
+        assert!(xp < -0.04, "{material}: the beam should bend: {xp}");
+        assert!((ml - xp).abs() < 1e-3 * xp.abs(), "{material}: multilayer {ml} vs xpbd {xp}");
+    }
 }
 
 #[test]

@@ -77,7 +77,10 @@ impl LayerBodies {
 
     /// Steps every body by `h` (its velocities already hold gravity through the residual
     /// velocities), moves its members with it (Eq. 12) and takes the rigid motion out of their
-    /// residual velocities (Eq. 27).
+    /// residual velocities (Eq. 27). Eq. 27 rotates the whole residual velocity, which turns the
+    /// body's linear momentum P into R P and leaves (R − I) P behind to be stepped later; we rotate
+    /// only the velocity relative to the body's, `v ← R (v − v_r) + v_r − Δx/h`, which leaves no
+    /// momentum behind and still cancels exactly for a steadily spinning body (docs/multilayer.md).
     pub fn step(&mut self, h: f64, x: &mut [Vec3], v_res: &mut [Vec3]) {
         for b in 0..self.bodies.len() {
             let body = &mut self.bodies[b];
@@ -85,7 +88,7 @@ impl LayerBodies {
             for k in self.start[b]..self.start[b + 1] {
                 let i = self.members[k] as usize;
                 let moved = body.position(&self.r[k]);
-                v_res[i] = body.rotation * v_res[i] - (moved - x[i]) / h;
+                v_res[i] = body.rotation * (v_res[i] - body.velocity) + body.velocity - (moved - x[i]) / h;
                 x[i] = moved;
             }
         }
