@@ -51,8 +51,8 @@ pub fn rigid_fractions(spacing: Spacing, layers: usize) -> Vec<f64> {
 }
 
 /// Shares `total` iterations among `layers` layers in proportion to the weights of `profile`
-/// (rounded down, at least one each; the largest remainders get what rounding left, the largest shares
-/// give back what the minimum of one took). An error when `total < layers`.
+/// (rounded down, at least one each; the layers furthest below their share get what rounding left, the
+/// largest give back what the minimum of one took). An error when `total < layers`.
 pub fn iterations_per_layer(profile: IterationProfile, layers: usize, total: usize) -> Result<Vec<usize>> {
     if total < layers {
         return Err(Error::invalid(format!("solver.iterations: {total} cannot give each of the {layers} layers an iteration")));
@@ -65,8 +65,9 @@ pub fn iterations_per_layer(profile: IterationProfile, layers: usize, total: usi
     let sum: f64 = (0..layers).map(weight).sum();
     let share: Vec<f64> = (0..layers).map(|k| total as f64 * weight(k) / sum).collect();
     let mut its: Vec<usize> = share.iter().map(|s| (s.floor() as usize).max(1)).collect();
+    // What each layer still lacks of its share (negative where the minimum of one exceeded it).
     let mut by_remainder: Vec<usize> = (0..layers).collect();
-    by_remainder.sort_by(|&a, &b| (share[b] - share[b].floor()).total_cmp(&(share[a] - share[a].floor())).then(b.cmp(&a)));
+    by_remainder.sort_by(|&a, &b| (share[b] - its[b] as f64).total_cmp(&(share[a] - its[a] as f64)).then(b.cmp(&a)));
     for &k in by_remainder.iter().cycle().take(total.saturating_sub(its.iter().sum())) {
         its[k] += 1;
     }
@@ -117,8 +118,16 @@ mod tests {
                 let its = iterations_per_layer(p, 5, total).unwrap();
                 assert_eq!(its.iter().sum::<usize>(), total);
                 assert!(its.iter().all(|&i| i >= 1));
+                // Doubling never decreases, halving never increases, equal differs by at most one.
+                let w = &its;
+                match p {
+                    IterationProfile::Doubling => assert!(w.windows(2).all(|w| w[0] <= w[1]), "{total}: {its:?}"),
+                    IterationProfile::Halving => assert!(w.windows(2).all(|w| w[0] >= w[1]), "{total}: {its:?}"),
+                    IterationProfile::Equal => assert!(w.iter().max().unwrap() - w.iter().min().unwrap() <= 1, "{total}: {its:?}"),
+                }
             }
         }
+        assert_eq!(iterations_per_layer(IterationProfile::Doubling, 5, 20).unwrap(), vec![1, 1, 3, 5, 10]);
         assert!(iterations_per_layer(IterationProfile::Equal, 5, 4).is_err());
     }
 
