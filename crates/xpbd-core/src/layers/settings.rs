@@ -87,13 +87,13 @@ impl MultilayerSettings {
         present.iter().find(|p| p.1).map(|p| p.0)
     }
 
-    /// Rejects what the multi-layer solver does not handle yet: cloth, colliders (contacts, Eq. 28–29),
-    /// soft or moving pins, and constraint damping.
+    /// Rejects what the multi-layer solver does not handle yet: cloth, collider friction, soft or
+    /// moving pins, and constraint damping.
     pub fn check_model(m: &Model) -> Result<()> {
         let missing = if !m.cloth_groups.is_empty() {
             Some("cloth bodies")
-        } else if !m.colliders.is_empty() {
-            Some("colliders (contacts)")
+        } else if m.colliders.iter().any(|c| c.friction > 0.0) {
+            Some("collider friction")
         } else if !m.attachments.is_empty() {
             Some("soft or moving pins")
         } else if m.tet_groups.iter().any(|g| g.damping > 0.0) {

@@ -105,6 +105,15 @@ impl LayerBodies {
         }
     }
 
+    /// Per vertex: whether it moves with a body in this layer (a member without a glue constraint).
+    pub fn interior_mask(&self, vertices: usize) -> Vec<bool> {
+        let mut mask = vec![false; vertices];
+        for (k, &v) in self.members.iter().enumerate() {
+            mask[v as usize] = !self.boundary[k];
+        }
+        mask
+    }
+
     /// Rotates the members' residual velocities by the rotation the solves gave their body
     /// (Algorithm 2 lines 20–22).
     pub fn rotate_residuals(&self, v_res: &mut [Vec3]) {

@@ -12,15 +12,22 @@
 //! iteration. This conserves linear and angular momentum exactly.
 
 use super::bodies::LayerBodies;
+use super::contact::{ContactRows, Row};
 use xpbd_core::layers::rigid_body::rodrigues;
 use xpbd_core::mesh::Vec3;
 
-/// One Jacobi pass over every body's glue constraints: boundary vertices move at once, each body
-/// once from its accumulated Δx and Δθ, then the interior members follow their body.
-pub fn solve(lb: &mut LayerBodies, x: &mut [Vec3], inv_mass: &[f64]) {
+/// One Jacobi pass over every body's rigid constraints, the glue constraints and the contacts of its
+/// interior members (§3.5: against an infinite-mass contact point along the normal): boundary vertices
+/// move at once, each body once from its accumulated Δx and Δθ, then the interior members follow.
+pub fn solve(lb: &mut LayerBodies, x: &mut [Vec3], inv_mass: &[f64], contacts: &mut ContactRows) {
     for b in 0..lb.bodies.len() {
         let range = lb.start[b]..lb.start[b + 1];
-        let n_c = lb.boundary[range.clone()].iter().filter(|&&s| s).count() as f64;
+        let touching: Vec<(usize, Row)> = range
+            .clone()
+            .filter(|&k| !lb.boundary[k])
+            .flat_map(|k| contacts.rows(lb.members[k] as usize, &x[lb.members[k] as usize]).map(move |r| (k, r)))
+            .collect();
+        let n_c = (lb.boundary[range.clone()].iter().filter(|&&s| s).count() + touching.len()) as f64;
         // A body that is all boundary has nothing to answer with: its members stay elastic.
         let Some(interior) = lb.interior[b].as_ref().filter(|_| n_c > 0.0) else {
             continue;
@@ -44,6 +51,13 @@ pub fn solve(lb: &mut LayerBodies, x: &mut [Vec3], inv_mass: &[f64]) {
             x[i] += p * inv_mass[i];
             dx -= p * inv_m;
             dtheta -= inv_i * rg.cross(&p);
+        }
+        for (k, row) in &touching {
+            let rg = body.position(&lb.r[*k]) - centre;
+            let rn = rg.cross(&row.normal);
+            let p = row.normal * contacts.solve(row, n_c * (inv_m + rn.dot(&(inv_i * rn))));
+            dx += p * inv_m;
+            dtheta += inv_i * rg.cross(&p);
         }
         // Turn about the interior's centre and move it: com' = c + Δx + exp(Δθ)(com − c).
         let body = &mut lb.bodies[b];

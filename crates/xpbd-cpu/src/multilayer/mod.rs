@@ -3,12 +3,14 @@
 //! steps the vertices that became elastic with their residual velocities, builds and steps its rigid
 //! bodies, and iterates the elastic elements (Gauss-Seidel, serial) followed by the glue constraints
 //! (Jacobi per body). The last layer is fully elastic. Velocities are `(x − x_start)/h` at the end.
-//! Contacts, damping, the layer-stop criterion and parallel sweeps are not built yet.
+//! Friction, damping, the layer-stop criterion and parallel sweeps are not built yet.
 
 mod bodies;
+mod contact;
 mod glue;
 
 use bodies::LayerBodies;
+use contact::ContactRows;
 use std::time::Instant;
 use xpbd_core::constraint::tet::TetRest;
 use xpbd_core::constraint::tet_model::{gather, project_tet};
@@ -29,7 +31,9 @@ pub struct Multilayer {
     group_start: Vec<usize>,
     strain: StrainRate,
     x_start: Vec<Vec3>,
+    v_start: Vec<Vec3>,
     v_res: Vec<Vec3>,
+    contacts: ContactRows,
     substeps: u64,
     /// Seconds spent ordering elements and merging them (sort + union-find), and in whole substeps.
     pub hierarchy_seconds: f64,
@@ -59,7 +63,9 @@ impl Multilayer {
             group_start,
             strain: StrainRate::default(),
             x_start: vec![Vec3::zeros(); n],
+            v_start: vec![Vec3::zeros(); n],
             v_res: vec![Vec3::zeros(); n],
+            contacts: ContactRows::new(&model.colliders, n),
             substeps: 0,
             hierarchy_seconds: 0.0,
             substep_seconds: 0.0,
@@ -80,6 +86,8 @@ impl Multilayer {
         // Lines 1–2: x^{t+1} = x^t, residual velocities v + h M⁻¹ f_ext (damped as in `integrate::predict`).
         let damp = (-model.solver.velocity_damping * h).exp();
         self.x_start.copy_from_slice(&s.x);
+        self.v_start.copy_from_slice(&s.v);
+        self.contacts.reset(h);
         for i in 0..s.x.len() {
             self.v_res[i] = if model.inv_mass[i] > 0.0 { s.v[i] * damp + model.gravity * h } else { Vec3::zeros() };
         }
@@ -115,10 +123,12 @@ impl Multilayer {
             // Lines 9–16.
             let mut lb = LayerBodies::build(layer, &self.tets, &s.x, &self.v_res, &model.mass);
             lb.step(h, &mut s.x, &mut self.v_res);
-            // Lines 17–19: elastic constraints, then the rigid (glue) constraints last.
+            // Lines 17–19: elastic constraints and contacts, then the rigid constraints last.
+            let interior = lb.interior_mask(s.x.len());
             for _ in 0..self.settings.layer_iterations[l] {
                 self.elastic_sweep(model, layer, &mut s.x, &mut s.lambda, h);
-                glue::solve(&mut lb, &mut s.x, &model.inv_mass);
+                self.contacts.solve_elastic(&mut s.x, &model.inv_mass, &interior);
+                glue::solve(&mut lb, &mut s.x, &model.inv_mass, &mut self.contacts);
             }
             // Lines 20–22.
             lb.rotate_residuals(&mut self.v_res);
@@ -130,7 +140,9 @@ impl Multilayer {
             }
         }
         // Line 24.
+        // Lines 24–25.
         crate::integrate::update_velocities(s, &self.x_start, h);
+        crate::contacts::restitute(&self.contacts.contacts(&s.x), &mut s.v, &self.v_start, model.gravity.norm(), h);
         self.strain.update(&self.tets, &self.rest, &s.x, h);
         self.substeps += 1;
         self.substep_seconds += start.elapsed().as_secs_f64() - excluded;
