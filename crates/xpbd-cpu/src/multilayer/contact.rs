@@ -20,8 +20,7 @@ pub struct ContactRows {
     alpha: f64,
 }
 
-/// One active contact row: the impulse direction and the multiplier update for generalized inverse
-/// mass `w`.
+/// One penetrating contact row: its normal, its depth and its multiplier's slot.
 pub struct Row {
     pub normal: Vec3,
     depth: f64,
