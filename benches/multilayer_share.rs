@@ -4,7 +4,7 @@
 //! the same iterations: solver time per substep and its ratio, the mean relative residual
 //! ‖C + α̃λ‖/‖C(x̃)‖ of each frame's last substep, and the share of the multi-layer substep time spent
 //! ordering elements and merging them (centroids, sort, union-find; issue target ≤ 1 %). This is not
-//! the paper's time to 90 % residual reduction (that needs the layer-stop criterion, not built).
+//! the paper's time to 90 % residual reduction, which is not measured yet.
 //!
 //! Run: `cargo bench -p xpbd-benches --bench multilayer_share`
 

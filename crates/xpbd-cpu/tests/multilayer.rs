@@ -171,6 +171,27 @@ fn dropped_box_comes_to_rest_on_the_floor() {
 }
 
 #[test]
+fn layer_stop_cuts_settled_layers_short() {
+    // A stiff block stretched 10 % and released, 31 iterations (1, 2, 4, 8, 16). With no threshold
+    // every layer runs its share; with an unreachable change threshold every layer but the last ends
+    // at the first iteration after the residual first decreases.
+    let runs = |extra: &str| {
+        let text = block(&format!("{ML}\n{extra}"), "stvk", 0.0, 1, 31, [0.0; 3]).replace("youngs = 1e6", "youngs = 1e9");
+        let mut sim = Sim::new(&text);
+        sim.state.x.iter_mut().for_each(|x| x.x = 0.5 + 1.1 * (x.x - 0.5));
+        sim.frame();
+        sim.backend.multilayer().unwrap().iterations_run.clone()
+    };
+    assert_eq!(runs(""), vec![1, 2, 4, 8, 16]);
+    assert_eq!(runs("layer_stop = 0.0"), vec![1, 2, 4, 8, 16]);
+    let cut = runs("layer_stop = 1e300");
+    println!("iterations run with layer_stop = 1e300: {cut:?}");
+    assert_eq!(cut[4], 16, "the last layer always runs its share");
+    assert!(cut[..4].iter().sum::<usize>() < 15, "{cut:?}");
+    assert!(cut[..4].iter().zip([1, 2, 4, 8]).all(|(&c, s)| c >= 1 && c <= s), "{cut:?}");
+}
+
+#[test]
 fn unbuilt_parts_are_rejected_with_one_line() {
     let build = |text: &str| xpbd_core::scene::build(&xpbd_core::scene::parse(text, Path::new("t.toml")).unwrap(), Path::new(".")).err().map(|e| e.to_string());
     let collider =
@@ -181,6 +202,8 @@ fn unbuilt_parts_are_rejected_with_one_line() {
     assert!(e.contains("solver.layers") && e.contains("only for kind = \"multilayer\""), "{e}");
     let e = build(&block("kind = \"multilayer\"\nlayers = 5", "stvk", 0.0, 2, 4, [0.0; 3])).unwrap();
     assert!(e.contains("solver.iterations"), "{e}");
+    let e = build(&block("kind = \"multilayer\"\nlayer_stop = -1.0", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
+    assert!(e.contains("solver.layer_stop"), "{e}");
     let e = build(&block("kind = \"multilayer\"\nlayer_order = \"zigzag\"", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
     assert!(e.contains("solver.layer_order") && e.contains("zigzag"), "{e}");
 }

@@ -17,6 +17,11 @@ pub struct MultilayerSettings {
     pub order: ElementOrder,
     /// `order` by name, for `summary.json`.
     pub layer_order: String,
+    /// The layer-stop criterion (§3.6): once ‖C + α̃λ‖ has decreased in the substep, leave a layer
+    /// (not the last) when an iteration changes it by less than this. `None`: every layer runs its
+    /// iterations (constant cost).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layer_stop: Option<f64>,
 }
 
 impl MultilayerSettings {
@@ -70,6 +75,10 @@ impl MultilayerSettings {
             layer_iterations: iterations_per_layer(profile, layers, iterations)?,
             order,
             layer_order,
+            layer_stop: match s.layer_stop {
+                Some(t) if !(t.is_finite() && t >= 0.0) => return Err(Error::invalid(format!("solver.layer_stop: must be ≥ 0, got {t}"))),
+                t => t,
+            },
         })
     }
 
@@ -83,6 +92,7 @@ impl MultilayerSettings {
             ("layer_seed", s.layer_seed.is_some()),
             ("stripe_axis", s.stripe_axis.is_some()),
             ("stripe_count", s.stripe_count.is_some()),
+            ("layer_stop", s.layer_stop.is_some()),
         ];
         present.iter().find(|p| p.1).map(|p| p.0)
     }

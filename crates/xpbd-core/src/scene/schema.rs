@@ -118,6 +118,7 @@ pub struct Solver {
     pub layer_seed: Option<u64>,
     pub stripe_axis: Option<String>,
     pub stripe_count: Option<usize>,
+    pub layer_stop: Option<f64>,
 }
 
 impl Default for Solver {
@@ -145,6 +146,7 @@ impl Default for Solver {
             layer_seed: None,
             stripe_axis: None,
             stripe_count: None,
+            layer_stop: None,
         }
     }
 }

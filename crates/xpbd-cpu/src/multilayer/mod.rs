@@ -42,6 +42,8 @@ pub struct Multilayer {
     /// (for the studies; the evaluation is excluded from the timings).
     pub record_layers: bool,
     pub layer_residuals: Vec<f64>,
+    /// Iterations each layer ran in the last substep (fewer than scheduled under `layer_stop`).
+    pub iterations_run: Vec<usize>,
 }
 
 impl Multilayer {
@@ -71,6 +73,7 @@ impl Multilayer {
             substep_seconds: 0.0,
             record_layers: false,
             layer_residuals: Vec::new(),
+            iterations_run: Vec::new(),
         }
     }
 
@@ -111,6 +114,8 @@ impl Multilayer {
         self.hierarchy_seconds += t.elapsed().as_secs_f64();
         let mut was_rigid: Option<Vec<Option<u32>>> = None;
         self.layer_residuals.clear();
+        self.iterations_run.clear();
+        let mut stop = self.settings.layer_stop.map(|tol| LayerStop { tol, last: residual_norm(model, &s.x, &s.lambda, h), armed: false });
         for (l, layer) in layers.iter().enumerate() {
             let rigid = layer.vertex_body(&self.tets, s.x.len());
             // Lines 5–8: vertices elastic from this layer on take their residual step.
@@ -125,11 +130,20 @@ impl Multilayer {
             lb.step(h, &mut s.x, &mut self.v_res);
             // Lines 17–19: elastic constraints and contacts, then the rigid constraints last.
             let interior = lb.interior_mask(s.x.len());
-            for _ in 0..self.settings.layer_iterations[l] {
+            let last_layer = l + 1 == layers.len();
+            let mut run = 0;
+            while run < self.settings.layer_iterations[l] {
                 self.elastic_sweep(model, layer, &mut s.x, &mut s.lambda, h);
                 self.contacts.solve_elastic(&mut s.x, &model.inv_mass, &interior);
                 glue::solve(&mut lb, &mut s.x, &model.inv_mass, &mut self.contacts);
+                run += 1;
+                if let Some(stop) = stop.as_mut().filter(|_| !last_layer) {
+                    if stop.settled(residual_norm(model, &s.x, &s.lambda, h)) {
+                        break;
+                    }
+                }
             }
+            self.iterations_run.push(run);
             // Lines 20–22.
             lb.rotate_residuals(&mut self.v_res);
             was_rigid = Some(rigid);
@@ -186,4 +200,23 @@ fn dissolve_pinned(layer: &mut Layer, tets: &[[u32; 4]], inv_mass: &[f64]) {
         }
     }
     layer.dissolve(&pinned);
+}
+
+/// The layer-stop criterion (§3.6) over one substep.
+struct LayerStop {
+    tol: f64,
+    /// ‖C + α̃λ‖ after the previous iteration.
+    last: f64,
+    /// Set at the first decrease of the residual.
+    armed: bool,
+}
+
+impl LayerStop {
+    /// Takes the residual after an iteration; true when the layer should end.
+    fn settled(&mut self, r: f64) -> bool {
+        let change = (self.last - r).abs();
+        self.armed |= r < self.last;
+        self.last = r;
+        self.armed && change < self.tol
+    }
 }
