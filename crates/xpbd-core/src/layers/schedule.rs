@@ -3,9 +3,6 @@
 
 use crate::error::{Error, Result};
 use crate::mesh::Vec3;
-use rand::seq::SliceRandom;
-use rand::SeedableRng;
-use rand_xorshift::XorShiftRng;
 
 /// How the rigid fraction falls from layer to layer (§4.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,7 +81,7 @@ pub fn element_order(order: ElementOrder, rate: &[f64], centroid: &[Vec3], step:
     let mut e: Vec<u32> = (0..centroid.len() as u32).collect();
     match order {
         ElementOrder::StrainRate => e.sort_by(|&a, &b| rate[a as usize].total_cmp(&rate[b as usize])),
-        ElementOrder::Random { seed } => e.shuffle(&mut XorShiftRng::seed_from_u64(seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15))),
+        ElementOrder::Random { seed } => fastrand::Rng::with_seed(seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15)).shuffle(&mut e),
         ElementOrder::Stripes { axis, count } => {
             let coord = |i: u32| centroid[i as usize][axis];
             let lo = e.iter().map(|&i| coord(i)).fold(f64::INFINITY, f64::min);
