@@ -10,6 +10,7 @@ pub mod backend;
 pub mod collider;
 pub mod constraint;
 pub mod graph;
+pub mod layers;
 pub mod linear;
 pub mod material;
 pub mod metrics;

@@ -99,6 +99,9 @@ pub struct SolverSettings {
     /// `kind = "mgpbd"` only.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mgpbd: Option<crate::mgpbd::settings::MgpbdSettings>,
+    /// `kind = "multilayer"` only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multilayer: Option<crate::layers::settings::MultilayerSettings>,
 }
 
 impl Ordering {

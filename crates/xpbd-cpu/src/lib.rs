@@ -9,12 +9,14 @@ pub mod gauss_seidel;
 pub mod integrate;
 pub mod jacobi;
 pub mod mgpbd;
+pub mod multilayer;
 pub mod schedule;
 mod shared;
 
 use gauss_seidel::{GaussSeidel, ScheduleKind};
 use jacobi::Jacobi;
 use mgpbd::Mgpbd;
+use multilayer::Multilayer;
 
 use std::time::Instant;
 use xpbd_core::backend::{Backend, FrameStats};
@@ -31,11 +33,13 @@ pub struct CpuBackend {
     sweep: Sweep,
 }
 
-/// The constraint loop of the scene's `solver.ordering`, or MGPBD's outer iteration.
+/// The constraint loop of the scene's `solver.ordering`, MGPBD's outer iteration, or the multi-layer
+/// solver (which runs whole substeps).
 enum Sweep {
     GaussSeidel(GaussSeidel),
     Jacobi(Jacobi),
     Mgpbd(Box<Mgpbd>),
+    Multilayer(Box<Multilayer>),
 }
 
 impl CpuBackend {
@@ -48,6 +52,7 @@ impl CpuBackend {
             contacts: Vec::new(),
             sweep: match model.solver.ordering {
                 _ if model.solver.mgpbd.is_some() => Sweep::Mgpbd(Box::new(Mgpbd::new(model))),
+                _ if model.solver.multilayer.is_some() => Sweep::Multilayer(Box::new(Multilayer::new(model))),
                 Ordering::Serial => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Serial)),
                 Ordering::Colored => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Colored)),
                 Ordering::Clustered => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Clustered { cluster_size: model.solver.cluster_size })),
@@ -59,6 +64,11 @@ impl CpuBackend {
     /// One substep ending at time `t_end`. With `report`, returns (‖r₀‖, ‖r‖) of DESIGN.md §7 and the
     /// seconds spent on that evaluation (to exclude from timing).
     pub fn substep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64, report: bool) -> Option<(f64, f64, f64)> {
+        if let Sweep::Multilayer(m) = &mut self.sweep {
+            let r = m.substep(model, s, h, report);
+            s.time = t_end;
+            return r;
+        }
         self.begin_substep(model, s, h, t_end);
         let mut excluded = 0.0;
         let r0 = report.then(|| timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h)));
@@ -77,13 +87,21 @@ impl CpuBackend {
         })
     }
 
+    /// The multi-layer solver, when the scene's solver is `multilayer` (for its timings and traces).
+    pub fn multilayer(&mut self) -> Option<&mut Multilayer> {
+        match &mut self.sweep {
+            Sweep::Multilayer(m) => Some(m),
+            _ => None,
+        }
+    }
+
     /// Prediction and multiplier reset: the start of a substep ending at `t_end`.
     pub fn begin_substep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
         self.v_before.copy_from_slice(&s.v);
         integrate::predict(model, s, &mut self.x_prev, h, t_end);
         match &mut self.sweep {
             Sweep::GaussSeidel(g) => g.reset(&mut s.lambda),
-            Sweep::Jacobi(_) => s.lambda.fill(0.0),
+            Sweep::Jacobi(_) | Sweep::Multilayer(_) => s.lambda.fill(0.0),
             Sweep::Mgpbd(m) => m.reset(&mut s.lambda),
         }
         self.attach_lambda.fill(Vec3::zeros());
@@ -109,6 +127,7 @@ impl CpuBackend {
                 false
             }
             Sweep::Mgpbd(m) => m.iterate(model, &mut s.x, &mut s.lambda, h),
+            Sweep::Multilayer(_) => unreachable!("multi-layer substeps run whole in CpuBackend::substep"),
         };
         attachments::iterate(model, &mut s.x, &mut self.attach_lambda, h, t_end);
         converged
@@ -147,6 +166,7 @@ impl Backend for CpuBackend {
             }
             Sweep::Jacobi(_) => format!("cpu: Jacobi, {threads} rayon threads"),
             Sweep::Mgpbd(m) => format!("cpu: MGPBD, linear solver {}, {threads} rayon threads", m.linear_solver_name()),
+            Sweep::Multilayer(m) => format!("cpu: multi-layer XPBD, {} layers, serial", m.layer_count()),
         }
     }
 

@@ -82,6 +82,7 @@ pub fn parse_solvers(list: &str) -> Result<Vec<SolverSpec>> {
 pub fn solver_model(base: &Model, spec: &SolverSpec) -> Result<Model> {
     let mut model = base.clone();
     model.solver.ordering = spec.ordering;
+    model.solver.multilayer = None; // converge steps iteration by iteration, which the multi-layer solver does not
     if !spec.mgpbd {
         (model.solver.kind, model.solver.mgpbd) = ("xpbd".into(), None);
     } else {

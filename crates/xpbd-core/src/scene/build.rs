@@ -7,6 +7,7 @@ use crate::collider::{Collider, Shape};
 use crate::constraint::bending::dihedral_angle;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{gather, TetModel};
+use crate::layers::settings::MultilayerSettings;
 use crate::material::Lame;
 use crate::mesh::{generators, io, orientation, surface, Mesh, Vec3};
 use crate::mgpbd::settings::MgpbdSettings;
@@ -67,6 +68,9 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
     if m.solver.mgpbd.is_some() {
         crate::mgpbd::rows::Rows::new(&m)?; // rejects materials without scalar rows
     }
+    if m.solver.multilayer.is_some() {
+        MultilayerSettings::check_model(&m)?;
+    }
     warnings.extend(crate::stability::warnings(&m));
     Ok((m, warnings))
 }
@@ -85,14 +89,18 @@ fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
         return Err(Error::invalid(format!("simulation.velocity_damping: must be ≥ 0, got {}", s.velocity_damping)));
     }
     let k = &scene.solver;
-    let mgpbd = match k.kind.as_str() {
-        "xpbd" => None,
-        "mgpbd" => Some(MgpbdSettings::from_scene(k)?),
-        "multilayer" | "adaptive" => return Err(Error::invalid(format!("solver.kind: '{}' is not implemented yet (available: xpbd, mgpbd)", k.kind))),
+    let (mgpbd, multilayer) = match k.kind.as_str() {
+        "xpbd" => (None, None),
+        "mgpbd" => (Some(MgpbdSettings::from_scene(k)?), None),
+        "multilayer" => (None, Some(MultilayerSettings::from_scene(k, s.iterations)?)),
+        "adaptive" => return Err(Error::invalid("solver.kind: 'adaptive' is not implemented yet (available: xpbd, mgpbd, multilayer)")),
         other => return Err(Error::invalid(format!("solver.kind: unknown solver '{other}' (expected xpbd, mgpbd, multilayer)"))),
     };
     if let (None, Some(field)) = (&mgpbd, MgpbdSettings::foreign_field(k)) {
         return Err(Error::invalid(format!("solver.{field}: only for kind = \"mgpbd\"")));
+    }
+    if let (None, Some(field)) = (&multilayer, MultilayerSettings::foreign_field(k)) {
+        return Err(Error::invalid(format!("solver.{field}: only for kind = \"multilayer\"")));
     }
     let ordering = Ordering::from_name(&k.ordering)
         .ok_or_else(|| Error::invalid(format!("solver.ordering: unknown ordering '{}' (expected {})", k.ordering, Ordering::NAMES)))?;
@@ -112,6 +120,7 @@ fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
         iterations: s.iterations,
         velocity_damping: s.velocity_damping,
         mgpbd,
+        multilayer,
     })
 }
 

@@ -110,6 +110,15 @@ pub struct Solver {
     pub max_coarse: Option<usize>,
     pub near_kernel: Option<String>,
     pub smoother: Option<String>,
+    /// Multilayer only (`layers::settings`, defaults there and in docs/scene-format.md).
+    pub layers: Option<usize>,
+    pub layer_spacing: Option<String>,
+    pub layer_iterations: Option<String>,
+    pub layer_order: Option<String>,
+    pub layer_seed: Option<u64>,
+    pub stripe_axis: Option<String>,
+    pub stripe_count: Option<usize>,
+    pub layer_stop: Option<f64>,
 }
 
 impl Default for Solver {
@@ -130,6 +139,14 @@ impl Default for Solver {
             max_coarse: None,
             near_kernel: None,
             smoother: None,
+            layers: None,
+            layer_spacing: None,
+            layer_iterations: None,
+            layer_order: None,
+            layer_seed: None,
+            stripe_axis: None,
+            stripe_count: None,
+            layer_stop: None,
         }
     }
 }

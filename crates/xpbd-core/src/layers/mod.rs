@@ -1,0 +1,9 @@
+//! Multi-layer XPBD (multilayer-xpbd.md; thesis ch. 5): rigid bodies inside XPBD, strain rates, the
+//! incremental union-find merging and the layer schedules. The solver loop lives in the backends.
+
+pub mod hierarchy;
+pub mod rigid_body;
+pub mod schedule;
+pub mod settings;
+pub mod strain_rate;
+pub mod union_find;

@@ -1,0 +1,149 @@
+//! Layer schedules (multilayer-xpbd.md §4.1–4.4): the rigid fraction of each layer, coarse to fine, the
+//! iterations given to each layer, and the order in which elements are rigidified.
+
+use crate::error::{Error, Result};
+use crate::mesh::Vec3;
+
+/// How the rigid fraction falls from layer to layer (§4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spacing {
+    /// Equal steps: 5 layers give 100, 75, 50, 25, 0 %.
+    Linear,
+    /// Halving: 5 layers give 100, 50, 25, 12.5, 0 %.
+    Logarithmic,
+}
+
+/// How the iterations of a substep are shared among the layers (§4.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IterationProfile {
+    /// Each layer gets twice the previous one's share.
+    Doubling,
+    Equal,
+    /// Each layer gets half the previous one's share.
+    Halving,
+}
+
+/// The order in which elements become rigid: the first in the order are rigid in the most layers (§4.1).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ElementOrder {
+    /// Ascending Green strain rate of the previous step (Eq. 20).
+    StrainRate,
+    /// A shuffle seeded by `seed` (and the step, so each step has its own pattern).
+    Random { seed: u64 },
+    /// `count` stripes across the body along `axis` (0 = x): even stripes first, then odd ones, each
+    /// stripe in order along the axis.
+    Stripes { axis: usize, count: usize },
+}
+
+/// Rigid fractions of `layers` layers, coarse to fine: starts at 1 (fully rigid), ends at 0 (the last
+/// layer is always fully elastic).
+pub fn rigid_fractions(spacing: Spacing, layers: usize) -> Vec<f64> {
+    (0..layers)
+        .map(|k| match spacing {
+            _ if k + 1 == layers => 0.0,
+            Spacing::Linear => 1.0 - k as f64 / (layers - 1) as f64,
+            Spacing::Logarithmic => 0.5f64.powi(k as i32),
+        })
+        .collect()
+}
+
+/// Shares `total` iterations among `layers` layers in proportion to the weights of `profile`
+/// (rounded down, at least one each; the layers furthest below their share get what rounding left, the
+/// largest give back what the minimum of one took). An error when `total < layers`.
+pub fn iterations_per_layer(profile: IterationProfile, layers: usize, total: usize) -> Result<Vec<usize>> {
+    if total < layers {
+        return Err(Error::invalid(format!("solver.iterations: {total} cannot give each of the {layers} layers an iteration")));
+    }
+    let weight = |k: usize| match profile {
+        IterationProfile::Doubling => 2f64.powi(k as i32),
+        IterationProfile::Equal => 1.0,
+        IterationProfile::Halving => 2f64.powi((layers - 1 - k) as i32),
+    };
+    let sum: f64 = (0..layers).map(weight).sum();
+    let share: Vec<f64> = (0..layers).map(|k| total as f64 * weight(k) / sum).collect();
+    let mut its: Vec<usize> = share.iter().map(|s| (s.floor() as usize).max(1)).collect();
+    // What each layer still lacks of its share (negative where the minimum of one exceeded it).
+    let mut by_remainder: Vec<usize> = (0..layers).collect();
+    by_remainder.sort_by(|&a, &b| (share[b] - its[b] as f64).total_cmp(&(share[a] - its[a] as f64)).then(b.cmp(&a)));
+    for &k in by_remainder.iter().cycle().take(total.saturating_sub(its.iter().sum())) {
+        its[k] += 1;
+    }
+    while its.iter().sum::<usize>() > total {
+        let k = (0..layers).max_by_key(|&k| its[k]).unwrap();
+        its[k] -= 1;
+    }
+    Ok(its)
+}
+
+/// The elements in rigidification order. `rate` is the per-element strain rate, `centroid` the
+/// element centroids, `step` the step counter (for the random order).
+pub fn element_order(order: ElementOrder, rate: &[f64], centroid: &[Vec3], step: u64) -> Vec<u32> {
+    let mut e: Vec<u32> = (0..centroid.len() as u32).collect();
+    match order {
+        ElementOrder::StrainRate => e.sort_by(|&a, &b| rate[a as usize].total_cmp(&rate[b as usize])),
+        ElementOrder::Random { seed } => fastrand::Rng::with_seed(seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15)).shuffle(&mut e),
+        ElementOrder::Stripes { axis, count } => {
+            let coord = |i: u32| centroid[i as usize][axis];
+            let lo = e.iter().map(|&i| coord(i)).fold(f64::INFINITY, f64::min);
+            let hi = e.iter().map(|&i| coord(i)).fold(f64::NEG_INFINITY, f64::max);
+            let width = (hi - lo).max(f64::MIN_POSITIVE) / count as f64;
+            let stripe = |i: u32| (((coord(i) - lo) / width) as usize).min(count - 1);
+            e.sort_by(|&a, &b| (stripe(a) % 2, coord(a)).partial_cmp(&(stripe(b) % 2, coord(b))).unwrap());
+        }
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_fractions_match_the_paper() {
+        assert_eq!(rigid_fractions(Spacing::Linear, 5), vec![1.0, 0.75, 0.5, 0.25, 0.0]);
+        assert_eq!(rigid_fractions(Spacing::Logarithmic, 5), vec![1.0, 0.5, 0.25, 0.125, 0.0]);
+        assert_eq!(rigid_fractions(Spacing::Linear, 1), vec![0.0]);
+    }
+
+    #[test]
+    fn iterations_follow_the_profile_and_sum_to_the_total() {
+        assert_eq!(iterations_per_layer(IterationProfile::Doubling, 5, 31).unwrap(), vec![1, 2, 4, 8, 16]);
+        assert_eq!(iterations_per_layer(IterationProfile::Halving, 5, 31).unwrap(), vec![16, 8, 4, 2, 1]);
+        assert_eq!(iterations_per_layer(IterationProfile::Equal, 5, 30).unwrap(), vec![6; 5]);
+        for total in 5..200 {
+            for p in [IterationProfile::Doubling, IterationProfile::Equal, IterationProfile::Halving] {
+                let its = iterations_per_layer(p, 5, total).unwrap();
+                assert_eq!(its.iter().sum::<usize>(), total);
+                assert!(its.iter().all(|&i| i >= 1));
+                // Doubling never decreases, halving never increases, equal differs by at most one.
+                let w = &its;
+                match p {
+                    IterationProfile::Doubling => assert!(w.windows(2).all(|w| w[0] <= w[1]), "{total}: {its:?}"),
+                    IterationProfile::Halving => assert!(w.windows(2).all(|w| w[0] >= w[1]), "{total}: {its:?}"),
+                    IterationProfile::Equal => assert!(w.iter().max().unwrap() - w.iter().min().unwrap() <= 1, "{total}: {its:?}"),
+                }
+            }
+        }
+        assert_eq!(iterations_per_layer(IterationProfile::Doubling, 5, 20).unwrap(), vec![1, 1, 3, 5, 10]);
+        assert!(iterations_per_layer(IterationProfile::Equal, 5, 4).is_err());
+    }
+
+    #[test]
+    fn orders_are_permutations_with_their_keys() {
+        let centroid: Vec<Vec3> = (0..20).map(|i| Vec3::new(i as f64, 0.0, 0.0)).collect();
+        let rate: Vec<f64> = (0..20).map(|i| ((i * 7) % 20) as f64).collect();
+        let by_rate = element_order(ElementOrder::StrainRate, &rate, &centroid, 0);
+        assert!(by_rate.windows(2).all(|w| rate[w[0] as usize] <= rate[w[1] as usize]));
+        let r1 = element_order(ElementOrder::Random { seed: 3 }, &rate, &centroid, 1);
+        assert_eq!(r1, element_order(ElementOrder::Random { seed: 3 }, &rate, &centroid, 1));
+        assert_ne!(r1, element_order(ElementOrder::Random { seed: 3 }, &rate, &centroid, 2));
+        let stripes = element_order(ElementOrder::Stripes { axis: 0, count: 4 }, &rate, &centroid, 0);
+        // Stripes of width 4.75: x in [0, 4.75) and [9.5, 14.25) first.
+        assert_eq!(&stripes[..10], &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14]);
+        for o in [by_rate, r1, stripes] {
+            let mut s = o.clone();
+            s.sort();
+            assert_eq!(s, (0..20).collect::<Vec<u32>>());
+        }
+    }
+}

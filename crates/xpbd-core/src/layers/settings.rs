@@ -1,0 +1,123 @@
+//! The `[solver]` settings of `kind = "multilayer"` (docs/scene-format.md, docs/multilayer.md),
+//! resolved with their defaults and checked with one-line errors naming the field. The iterations of
+//! a substep (`simulation.iterations`) are shared among the layers.
+
+use super::schedule::{iterations_per_layer, rigid_fractions, ElementOrder, IterationProfile, Spacing};
+use crate::model::Model;
+use crate::scene::schema;
+use crate::{Error, Result};
+
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct MultilayerSettings {
+    /// Rigid fraction of each layer, coarse to fine (the last is 0).
+    pub rigid_fractions: Vec<f64>,
+    /// Iterations of each layer; they sum to `simulation.iterations`.
+    pub layer_iterations: Vec<usize>,
+    #[serde(skip)]
+    pub order: ElementOrder,
+    /// `order` by name, for `summary.json`.
+    pub layer_order: String,
+    /// The layer-stop criterion (§3.6): once ‖C + α̃λ‖ has decreased in the substep, leave a layer
+    /// (not the last) when an iteration changes it by less than this. `None`: every layer runs its
+    /// iterations (constant cost).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layer_stop: Option<f64>,
+}
+
+impl MultilayerSettings {
+    /// From the scene's `[solver]` table and the substep's `iterations`.
+    pub fn from_scene(s: &schema::Solver, iterations: usize) -> Result<Self> {
+        let layers = s.layers.unwrap_or(5);
+        if layers == 0 {
+            return Err(Error::invalid("solver.layers: must be at least 1"));
+        }
+        let spacing = match s.layer_spacing.as_deref().unwrap_or("linear") {
+            "linear" => Spacing::Linear,
+            "logarithmic" => Spacing::Logarithmic,
+            other => return Err(unknown("layer_spacing", other, "linear, logarithmic")),
+        };
+        let profile = match s.layer_iterations.as_deref().unwrap_or("doubling") {
+            "doubling" => IterationProfile::Doubling,
+            "equal" => IterationProfile::Equal,
+            "halving" => IterationProfile::Halving,
+            other => return Err(unknown("layer_iterations", other, "doubling, equal, halving")),
+        };
+        let layer_order = s.layer_order.clone().unwrap_or_else(|| "strain_rate".into());
+        let order = match layer_order.as_str() {
+            "strain_rate" => ElementOrder::StrainRate,
+            "random" => ElementOrder::Random { seed: s.layer_seed.unwrap_or(0) },
+            "stripes" => {
+                let axis = match s.stripe_axis.as_deref().unwrap_or("x") {
+                    "x" => 0,
+                    "y" => 1,
+                    "z" => 2,
+                    other => return Err(unknown("stripe_axis", other, "x, y, z")),
+                };
+                let count = s.stripe_count.unwrap_or(4);
+                if count == 0 {
+                    return Err(Error::invalid("solver.stripe_count: must be at least 1"));
+                }
+                ElementOrder::Stripes { axis, count }
+            }
+            other => return Err(unknown("layer_order", other, "strain_rate, random, stripes")),
+        };
+        for (field, set, needs) in [
+            ("layer_seed", s.layer_seed.is_some(), "random"),
+            ("stripe_axis", s.stripe_axis.is_some(), "stripes"),
+            ("stripe_count", s.stripe_count.is_some(), "stripes"),
+        ] {
+            if set && layer_order != needs {
+                return Err(Error::invalid(format!("solver.{field}: only for layer_order = \"{needs}\"")));
+            }
+        }
+        Ok(MultilayerSettings {
+            rigid_fractions: rigid_fractions(spacing, layers),
+            layer_iterations: iterations_per_layer(profile, layers, iterations)?,
+            order,
+            layer_order,
+            layer_stop: match s.layer_stop {
+                Some(t) if !(t.is_finite() && t >= 0.0) => return Err(Error::invalid(format!("solver.layer_stop: must be ≥ 0, got {t}"))),
+                t => t,
+            },
+        })
+    }
+
+    /// The first multilayer field set in a scene whose solver is not multilayer.
+    pub fn foreign_field(s: &schema::Solver) -> Option<&'static str> {
+        let present = [
+            ("layers", s.layers.is_some()),
+            ("layer_spacing", s.layer_spacing.is_some()),
+            ("layer_iterations", s.layer_iterations.is_some()),
+            ("layer_order", s.layer_order.is_some()),
+            ("layer_seed", s.layer_seed.is_some()),
+            ("stripe_axis", s.stripe_axis.is_some()),
+            ("stripe_count", s.stripe_count.is_some()),
+            ("layer_stop", s.layer_stop.is_some()),
+        ];
+        present.iter().find(|p| p.1).map(|p| p.0)
+    }
+
+    /// Rejects what the multi-layer solver does not handle yet: cloth, collider friction, soft or
+    /// moving pins, and constraint damping.
+    pub fn check_model(m: &Model) -> Result<()> {
+        let missing = if !m.cloth_groups.is_empty() {
+            Some("cloth bodies")
+        } else if m.colliders.iter().any(|c| c.friction > 0.0) {
+            Some("collider friction")
+        } else if !m.attachments.is_empty() {
+            Some("soft or moving pins")
+        } else if m.tet_groups.iter().any(|g| g.damping > 0.0) {
+            Some("body damping")
+        } else {
+            None
+        };
+        match missing {
+            Some(what) => Err(Error::invalid(format!("solver.kind: \"multilayer\" does not support {what} yet (see docs/multilayer.md)"))),
+            None => Ok(()),
+        }
+    }
+}
+
+fn unknown(field: &str, v: &str, names: &str) -> Error {
+    Error::invalid(format!("solver.{field}: unknown '{v}' (expected {names})"))
+}

@@ -1,0 +1,222 @@
+//! Multi-layer XPBD (multilayer-xpbd.md Algorithm 2; docs/multilayer.md): each substep builds layers
+//! from the previous substep's strain rates (Algorithm 1), then runs them coarse to fine. A layer
+//! steps the vertices that became elastic with their residual velocities, builds and steps its rigid
+//! bodies, and iterates the elastic elements (Gauss-Seidel, serial) followed by the glue constraints
+//! (Jacobi per body). The last layer is fully elastic. Velocities are `(x − x_start)/h` at the end.
+//! Friction, damping, the layer-stop criterion and parallel sweeps are not built yet.
+
+mod bodies;
+mod contact;
+mod glue;
+
+use bodies::LayerBodies;
+use contact::ContactRows;
+use std::time::Instant;
+use xpbd_core::constraint::tet::TetRest;
+use xpbd_core::constraint::tet_model::{gather, project_tet};
+use xpbd_core::layers::hierarchy::{build_layers, Layer};
+use xpbd_core::layers::schedule::element_order;
+use xpbd_core::layers::settings::MultilayerSettings;
+use xpbd_core::layers::strain_rate::StrainRate;
+use xpbd_core::mesh::Vec3;
+use xpbd_core::metrics::residual_norm;
+use xpbd_core::model::Model;
+use xpbd_core::state::State;
+
+pub struct Multilayer {
+    settings: MultilayerSettings,
+    /// Every tet group's tets in one array; group `g` starts at `group_start[g]`.
+    tets: Vec<[u32; 4]>,
+    rest: Vec<TetRest>,
+    group_start: Vec<usize>,
+    strain: StrainRate,
+    x_start: Vec<Vec3>,
+    v_start: Vec<Vec3>,
+    v_res: Vec<Vec3>,
+    contacts: ContactRows,
+    substeps: u64,
+    /// Seconds spent ordering elements and merging them (sort + union-find), and in whole substeps.
+    pub hierarchy_seconds: f64,
+    pub substep_seconds: f64,
+    /// When set, `layer_residuals` receives ‖C + α̃λ‖ after each layer of every reported substep
+    /// (for the studies; the evaluation is excluded from the timings).
+    pub record_layers: bool,
+    pub layer_residuals: Vec<f64>,
+    /// Iterations each layer ran in the last substep (fewer than scheduled under `layer_stop`).
+    pub iterations_run: Vec<usize>,
+}
+
+impl Multilayer {
+    /// For a model whose `solver.multilayer` is set.
+    pub fn new(model: &Model) -> Self {
+        let settings = model.solver.multilayer.clone().expect("multilayer settings");
+        let mut group_start = Vec::new();
+        let (mut tets, mut rest) = (Vec::new(), Vec::new());
+        for g in &model.tet_groups {
+            group_start.push(tets.len());
+            tets.extend_from_slice(&g.tets);
+            rest.extend_from_slice(&g.rest);
+        }
+        let n = model.vertex_count();
+        Multilayer {
+            settings,
+            tets,
+            rest,
+            group_start,
+            strain: StrainRate::default(),
+            x_start: vec![Vec3::zeros(); n],
+            v_start: vec![Vec3::zeros(); n],
+            v_res: vec![Vec3::zeros(); n],
+            contacts: ContactRows::new(&model.colliders, n),
+            substeps: 0,
+            hierarchy_seconds: 0.0,
+            substep_seconds: 0.0,
+            record_layers: false,
+            layer_residuals: Vec::new(),
+            iterations_run: Vec::new(),
+        }
+    }
+
+    pub fn layer_count(&self) -> usize {
+        self.settings.rigid_fractions.len()
+    }
+
+    /// One substep of length `h` (Algorithm 2). With `report`, returns (‖r₀‖, ‖r‖) of DESIGN.md §7,
+    /// r₀ at the prediction x̃ = x + h v (what XPBD starts from), and the seconds spent evaluating them.
+    pub fn substep(&mut self, model: &Model, s: &mut State, h: f64, report: bool) -> Option<(f64, f64, f64)> {
+        let start = Instant::now();
+        let mut excluded = 0.0;
+        // Lines 1–2: x^{t+1} = x^t, residual velocities v + h M⁻¹ f_ext (damped as in `integrate::predict`).
+        let damp = (-model.solver.velocity_damping * h).exp();
+        self.x_start.copy_from_slice(&s.x);
+        self.v_start.copy_from_slice(&s.v);
+        self.contacts.reset(h);
+        for i in 0..s.x.len() {
+            self.v_res[i] = if model.inv_mass[i] > 0.0 { s.v[i] * damp + model.gravity * h } else { Vec3::zeros() };
+        }
+        s.lambda.fill(0.0);
+        let r0 = report.then(|| {
+            let t = Instant::now();
+            let predicted: Vec<Vec3> = s.x.iter().zip(&self.v_res).map(|(x, v)| x + v * h).collect();
+            let r0 = residual_norm(model, &predicted, &s.lambda, h);
+            excluded += t.elapsed().as_secs_f64();
+            r0
+        });
+        // Line 3: the layers from the previous substep's strain rates (all zero on the first substep).
+        let t = Instant::now();
+        if self.strain.rate.len() != self.tets.len() {
+            self.strain.update(&self.tets, &self.rest, &s.x, h);
+        }
+        let centroid: Vec<Vec3> = self.tets.iter().map(|t| t.iter().map(|&v| s.x[v as usize]).sum::<Vec3>() / 4.0).collect();
+        let order = element_order(self.settings.order, &self.strain.rate, &centroid, self.substeps);
+        let mut layers = build_layers(&self.tets, s.x.len(), &order, &self.settings.rigid_fractions);
+        layers.iter_mut().for_each(|l| dissolve_pinned(l, &self.tets, &model.inv_mass));
+        self.hierarchy_seconds += t.elapsed().as_secs_f64();
+        let mut was_rigid: Option<Vec<Option<u32>>> = None;
+        self.layer_residuals.clear();
+        self.iterations_run.clear();
+        let mut stop = self.settings.layer_stop.map(|tol| LayerStop { tol, last: residual_norm(model, &s.x, &s.lambda, h), armed: false });
+        for (l, layer) in layers.iter().enumerate() {
+            let rigid = layer.vertex_body(&self.tets, s.x.len());
+            // Lines 5–8: vertices elastic from this layer on take their residual step.
+            for i in 0..s.x.len() {
+                if rigid[i].is_none() && was_rigid.as_ref().is_none_or(|w| w[i].is_some()) {
+                    s.x[i] += self.v_res[i] * h;
+                    self.v_res[i] = Vec3::zeros();
+                }
+            }
+            // Lines 9–16.
+            let mut lb = LayerBodies::build(layer, &self.tets, &s.x, &self.v_res, &model.mass);
+            lb.step(h, &mut s.x, &mut self.v_res);
+            // Lines 17–19: elastic constraints and contacts, then the rigid constraints last.
+            let interior = lb.interior_mask(s.x.len());
+            let last_layer = l + 1 == layers.len();
+            let mut run = 0;
+            while run < self.settings.layer_iterations[l] {
+                self.elastic_sweep(model, layer, &mut s.x, &mut s.lambda, h);
+                self.contacts.solve_elastic(&mut s.x, &model.inv_mass, &interior);
+                glue::solve(&mut lb, &mut s.x, &model.inv_mass, &mut self.contacts);
+                run += 1;
+                if let Some(stop) = stop.as_mut().filter(|_| !last_layer) {
+                    if stop.settled(residual_norm(model, &s.x, &s.lambda, h)) {
+                        break;
+                    }
+                }
+            }
+            self.iterations_run.push(run);
+            // Lines 20–22.
+            lb.rotate_residuals(&mut self.v_res);
+            was_rigid = Some(rigid);
+            if report && self.record_layers {
+                let t = Instant::now();
+                self.layer_residuals.push(residual_norm(model, &s.x, &s.lambda, h));
+                excluded += t.elapsed().as_secs_f64();
+            }
+        }
+        // Line 24.
+        // Lines 24–25.
+        crate::integrate::update_velocities(s, &self.x_start, h);
+        crate::contacts::restitute(&self.contacts.contacts(&s.x), &mut s.v, &self.v_start, model.gravity.norm(), h);
+        self.strain.update(&self.tets, &self.rest, &s.x, h);
+        self.substeps += 1;
+        self.substep_seconds += start.elapsed().as_secs_f64() - excluded;
+        r0.map(|r0| {
+            let t = Instant::now();
+            let r = residual_norm(model, &s.x, &s.lambda, h);
+            (r0, r, excluded + t.elapsed().as_secs_f64())
+        })
+    }
+
+    /// One Gauss-Seidel sweep over the elements elastic in `layer` (DESIGN.md §7).
+    fn elastic_sweep(&self, model: &Model, layer: &Layer, x: &mut [Vec3], lambda: &mut [f64], h: f64) {
+        for (g, group) in model.tet_groups.iter().enumerate() {
+            let p = group.params(h);
+            let rows = group.model.rows();
+            for (e, t) in group.tets.iter().enumerate() {
+                if layer.element_body[self.group_start[g] + e].is_some() {
+                    continue;
+                }
+                let before = gather(x, t);
+                let mut xl = before;
+                let off = group.lambda_offset + e * rows;
+                project_tet(&p, &group.rest[e], &gather(&model.inv_mass, t), &mut xl, &before, &mut lambda[off..off + rows]);
+                // Applied as corrections, as the XPBD sweep does (bit-identical with one layer).
+                for n in 0..4 {
+                    x[t[n] as usize] += xl[n] - before[n];
+                }
+            }
+        }
+    }
+}
+
+/// Makes the groups that hold a pinned vertex elastic. A pinned group cannot move, and glueing elastic
+/// vertices to it acts as an extra pin whose reactions no elastic multiplier records: the solver then
+/// settles away from XPBD's answer (docs/multilayer.md).
+fn dissolve_pinned(layer: &mut Layer, tets: &[[u32; 4]], inv_mass: &[f64]) {
+    let mut pinned = vec![false; layer.bodies];
+    for (t, b) in tets.iter().zip(&layer.element_body) {
+        if let Some(b) = b {
+            pinned[*b as usize] |= t.iter().any(|&v| inv_mass[v as usize] == 0.0);
+        }
+    }
+    layer.dissolve(&pinned);
+}
+
+/// The layer-stop criterion (§3.6) over one substep.
+struct LayerStop {
+    tol: f64,
+    /// ‖C + α̃λ‖ after the previous iteration.
+    last: f64,
+    /// Set at the first decrease of the residual.
+    armed: bool,
+}
+
+impl LayerStop {
+    /// Takes the residual after an iteration; true when the layer should end.
+    fn settled(&mut self, r: f64) -> bool {
+        let change = (self.last - r).abs();
+        self.armed |= r < self.last;
+        self.last = r;
+        self.armed && change < self.tol
+    }
+}
