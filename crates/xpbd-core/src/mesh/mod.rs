@@ -8,7 +8,6 @@ pub mod surface;
 use nalgebra::Vector3;
 
 pub type Vec3 = Vector3<f64>;
-pub type Mat3 = nalgebra::Matrix3<f64>;
 
 /// A tetrahedral mesh: `tets[e]` holds four zero-based indices into `vertices`.
 #[derive(Clone, Debug, Default, PartialEq)]

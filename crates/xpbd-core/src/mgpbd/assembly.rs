@@ -8,27 +8,6 @@
 use super::rows::{Rows, NO_VERTEX};
 use crate::linear::Csr;
 use crate::mesh::Vec3;
-use nalgebra::Matrix3;
-
-/// The inverse of the primal matrix K in `A = J K⁻¹ Jᵀ + α̃`, per free vertex: the inverse masses
-/// (`K = M`, the paper's) or 3×3 blocks (`K = M + G`, G the block-diagonal geometric stiffness of
-/// [`super::geometric`]).
-#[derive(Clone, Copy)]
-pub enum Weight<'a> {
-    Scalar(&'a [f64]),
-    Block(&'a [Matrix3<f64>]),
-}
-
-impl Weight<'_> {
-    /// `K_v⁻¹ g`.
-    #[inline]
-    pub fn apply(&self, v: usize, g: &Vec3) -> Vec3 {
-        match self {
-            Weight::Scalar(w) => g * w[v],
-            Weight::Block(k) => k[v] * g,
-        }
-    }
-}
 
 pub struct Pattern {
     /// `A` with this pattern (sorted column indices, a diagonal entry in every row); values are the
@@ -105,27 +84,21 @@ impl Pattern {
         Pattern { matrix, nz_row, diagonal, pair_start, pairs, vertex_start, vertex_rows }
     }
 
-    /// The (row, slot) pairs at free vertex `v`.
-    #[inline]
-    pub fn rows_at(&self, v: usize) -> &[(u32, u8)] {
-        &self.vertex_rows[self.vertex_start[v]..self.vertex_start[v + 1]]
-    }
-
     pub fn nonzeros(&self) -> usize {
         self.nz_row.len()
     }
 
-    /// Nonzero `k` of `A` from the rows' gradients `grads`, `weight` = K⁻¹ and α̃ = `alpha_tilde`
+    /// Nonzero `k` of `A` from the rows' gradients `grads`, inverse masses and α̃ = `alpha_tilde`
     /// (per row). A row with no free vertex and α̃ = 0 gets 1 on its diagonal so that `A` stays
     /// invertible; its multiplier then moves no vertex.
     #[inline]
-    pub fn value(&self, k: usize, rows: &Rows, grads: &[[Vec3; 4]], weight: Weight, alpha_tilde: &[f64]) -> f64 {
+    pub fn value(&self, k: usize, rows: &Rows, grads: &[[Vec3; 4]], inv_mass: &[f64], alpha_tilde: &[f64]) -> f64 {
         let i = self.nz_row[k] as usize;
         let j = self.matrix.indices()[k];
         let (gi, gj, vi) = (&grads[i], &grads[j], &rows.vertices[i]);
         let mut a: f64 = self.pairs[self.pair_start[k]..self.pair_start[k + 1]]
             .iter()
-            .map(|&[s, t]| gi[s as usize].dot(&weight.apply(vi[s as usize] as usize, &gj[t as usize])))
+            .map(|&[s, t]| inv_mass[vi[s as usize] as usize] * gi[s as usize].dot(&gj[t as usize]))
             .sum();
         if i == j {
             a += alpha_tilde[i];
@@ -139,14 +112,15 @@ impl Pattern {
     /// Fills `values` (the matrix's data array) serially; backends do the same per nonzero in parallel.
     pub fn fill(&self, rows: &Rows, grads: &[[Vec3; 4]], inv_mass: &[f64], alpha_tilde: &[f64], values: &mut [f64]) {
         for (k, a) in values.iter_mut().enumerate() {
-            *a = self.value(k, rows, grads, Weight::Scalar(inv_mass), alpha_tilde);
+            *a = self.value(k, rows, grads, inv_mass, alpha_tilde);
         }
     }
 
-    /// The position correction of free vertex `v`: `(K⁻¹ Jᵀ Δλ)_v = K_v⁻¹ Σ_rows ∇_v C_r Δλ_r`.
+    /// The position correction of free vertex `v`: `(M⁻¹ Jᵀ Δλ)_v = w_v Σ_rows ∇_v C_r Δλ_r`.
     #[inline]
-    pub fn correction(&self, v: usize, grads: &[[Vec3; 4]], weight: Weight, dlambda: &[f64]) -> Vec3 {
-        let s: Vec3 = self.rows_at(v).iter().map(|&(r, a)| grads[r as usize][a as usize] * dlambda[r as usize]).sum();
-        weight.apply(v, &s)
+    pub fn correction(&self, v: usize, grads: &[[Vec3; 4]], inv_mass: &[f64], dlambda: &[f64]) -> Vec3 {
+        let s: Vec3 =
+            self.vertex_rows[self.vertex_start[v]..self.vertex_start[v + 1]].iter().map(|&(r, a)| grads[r as usize][a as usize] * dlambda[r as usize]).sum();
+        s * inv_mass[v]
     }
 }

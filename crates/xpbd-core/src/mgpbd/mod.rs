@@ -3,7 +3,6 @@
 //! solver settings (`settings`). The outer loop that solves it each substep is the backends'.
 
 pub mod assembly;
-pub mod geometric;
 pub mod rows;
 pub mod settings;
 

@@ -18,8 +18,6 @@ pub struct MgpbdSettings {
     pub setup_interval: usize,
     /// Backtracking on ‖C + α̃λ‖ (halving the step while it does not decrease), else a fixed step.
     pub line_search: bool,
-    /// Add the block-diagonal geometric stiffness to M in `A = J K⁻¹ Jᵀ + α̃` and `Δx` (`geometric`).
-    pub geometric_stiffness: bool,
     /// The fixed step length when `line_search` is off.
     pub relaxation: f64,
     /// Stop a substep's outer iterations at ‖r‖ ≤ tolerance ‖r₀‖ …
@@ -53,7 +51,6 @@ impl MgpbdSettings {
             pcg_max_iter: s.pcg_max_iter.unwrap_or(100),
             setup_interval: s.setup_interval.unwrap_or(20),
             line_search: s.line_search.unwrap_or(true),
-            geometric_stiffness: s.geometric_stiffness.unwrap_or(false),
             relaxation: s.relaxation,
             tolerance: s.tolerance.unwrap_or(1e-6),
             abs_tolerance: s.abs_tolerance.unwrap_or(0.0),
@@ -92,7 +89,6 @@ impl MgpbdSettings {
             ("pcg_max_iter", s.pcg_max_iter.is_some()),
             ("setup_interval", s.setup_interval.is_some()),
             ("line_search", s.line_search.is_some()),
-            ("geometric_stiffness", s.geometric_stiffness.is_some()),
             ("tolerance", s.tolerance.is_some()),
             ("abs_tolerance", s.abs_tolerance.is_some()),
             ("theta", s.theta.is_some()),

@@ -4,16 +4,13 @@
 //! iteration in between), `Δx = M⁻¹ Jᵀ Δλ`, then step both by t: `λ += tΔλ`, `x += tΔx`, with t
 //! from backtracking on ‖C + α̃λ‖ (halved while the residual does not decrease, at most
 //! [`MAX_HALVINGS`] times) or the fixed `relaxation`. Rows, values and corrections are computed in
-//! parallel with rayon, one row, nonzero or vertex per task. With `geometric_stiffness`, M becomes
-//! `K = M + G` (G block diagonal, `xpbd_core::mgpbd::geometric`) in A, q and Δx.
+//! parallel with rayon, one row, nonzero or vertex per task.
 
 use rayon::prelude::*;
 use std::time::Instant;
 use xpbd_core::linear::{norm, solver_by_name, Csr, LinearSolver, Setup};
-use xpbd_core::mesh::{Mat3, Vec3};
-
-use xpbd_core::mgpbd::assembly::{Pattern, Weight};
-use xpbd_core::mgpbd::geometric;
+use xpbd_core::mesh::Vec3;
+use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
@@ -47,8 +44,6 @@ pub struct Mgpbd {
     x_tilde: Vec<Vec3>,
     /// M⁻¹ g = (x − x̃) − M⁻¹ Jᵀ λ per vertex: how far the positions are from the multipliers' motion.
     q: Vec<Vec3>,
-    /// `K_v⁻¹ = (M + G)_v⁻¹` per vertex with `geometric_stiffness` (unused otherwise).
-    kinv: Vec<Mat3>,
     lambda_trial: Vec<f64>,
     /// ‖C(x̃)‖ at the substep's start (λ = 0), for the relative tolerance.
     r0: Option<f64>,
@@ -68,7 +63,6 @@ impl Mgpbd {
         let rows = Rows::new(model).expect("scene validation accepts only models with scalar rows");
         let pattern = Pattern::new(&rows, &model.inv_mass);
         let n = rows.len();
-        let n_kinv = if settings.geometric_stiffness { model.vertex_count() } else { 0 };
         Mgpbd {
             solver: linear_solver(&settings),
             settings,
@@ -84,7 +78,6 @@ impl Mgpbd {
             x_trial: vec![Vec3::zeros(); model.vertex_count()],
             x_tilde: vec![Vec3::zeros(); model.vertex_count()],
             q: vec![Vec3::zeros(); model.vertex_count()],
-            kinv: vec![Mat3::zeros(); n_kinv],
             lambda_trial: vec![0.0; n],
             r0: None,
             residual: 0.0,
@@ -130,18 +123,12 @@ impl Mgpbd {
         if self.r0.is_none() {
             self.x_tilde.copy_from_slice(x);
         }
-        let (c, grads) = (&self.c, &self.grads);
+        let grads = &self.grads;
         let (xt, w) = (&self.x_tilde, &model.inv_mass);
-        if self.settings.geometric_stiffness {
-            self.kinv.par_iter_mut().enumerate().filter(|(v, _)| w[*v] > 0.0).for_each(|(v, k)| {
-                *k = geometric::inverse_block(model, rows, v, pattern.rows_at(v), c, grads, lambda);
-            });
-        }
-        let weight = if self.settings.geometric_stiffness { Weight::Block(&self.kinv) } else { Weight::Scalar(w) };
-        // q = K⁻¹ (M (x − x̃) − Jᵀλ): K⁻¹ times the primal residual of XPBD's Eq. 8.
-        self.q.par_iter_mut().enumerate().for_each(|(v, q)| {
-            *q = if w[v] > 0.0 { weight.apply(v, &((x[v] - xt[v]) / w[v])) - pattern.correction(v, grads, weight, lambda) } else { Vec3::zeros() }
-        });
+        self.q
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(v, q)| *q = if w[v] > 0.0 { x[v] - xt[v] - pattern.correction(v, grads, w, lambda) } else { Vec3::zeros() });
         self.b.par_iter_mut().enumerate().for_each(|(i, b)| *b = self.c[i] + at[i] * lambda[i]);
         let r_start = norm(&self.b);
         let r0 = *self.r0.get_or_insert(r_start);
@@ -150,7 +137,7 @@ impl Mgpbd {
             let jq: f64 = rows.vertices[i].iter().zip(&grads[i]).filter(|(&v, _)| v != NO_VERTEX).map(|(&v, g)| g.dot(&q[v as usize])).sum();
             *b = jq - *b
         });
-        self.a.data_mut().par_iter_mut().enumerate().for_each(|(k, a)| *a = pattern.value(k, rows, grads, weight, at));
+        self.a.data_mut().par_iter_mut().enumerate().for_each(|(k, a)| *a = pattern.value(k, rows, grads, &model.inv_mass, at));
         self.stats.assembly_s += t.elapsed().as_secs_f64();
 
         let t = Instant::now();
@@ -168,7 +155,7 @@ impl Mgpbd {
 
         let t = Instant::now();
         let dl = &self.dlambda;
-        self.dx.par_iter_mut().enumerate().for_each(|(v, d)| *d = if w[v] > 0.0 { pattern.correction(v, grads, weight, dl) - q[v] } else { Vec3::zeros() });
+        self.dx.par_iter_mut().enumerate().for_each(|(v, d)| *d = if w[v] > 0.0 { pattern.correction(v, grads, w, dl) - q[v] } else { Vec3::zeros() });
         let mut step = if self.settings.line_search { 1.0 } else { self.settings.relaxation };
         for halving in 0..=MAX_HALVINGS {
             self.residual = self.trial(model, x, lambda, step);
