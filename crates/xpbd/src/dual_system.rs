@@ -58,9 +58,9 @@ pub fn dual_system(scene: &Path, frame: usize) -> Result<(Csr, Vec<f64>, SystemI
     let (mut s, h) = (sim.state.clone(), model.h());
     let t_end = s.time + h;
     CpuBackend::new(model).begin_substep(model, &mut s, h, t_end);
-    s.lambda.fill(0.0);
+    // Multipliers at zero, one per row (ARAP component rows have more rows than the state has multipliers).
     let pattern = Pattern::new(&rows, &model.inv_mass);
-    let (a, b) = assemble(model, &rows, &pattern, &s.x, &s.lambda, h);
+    let (a, b) = assemble(model, &rows, &pattern, &s.x, &vec![0.0; rows.len()], h);
     let bodies = model
         .tet_groups
         .iter()

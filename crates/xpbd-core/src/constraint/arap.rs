@@ -28,6 +28,17 @@ pub fn arap(f: &Matrix3<f64>) -> (f64, Matrix3<f64>) {
     }
 }
 
+/// (C_k, ∂C_k/∂F) of the smooth row C_k = (F − R)_k, entry k = 3·row + column, with R held fixed in
+/// the gradient (a corotated Gauss–Newton linearisation): ∂C_k/∂F = E_k. Exact where it matters:
+/// Σ_k (F − R)_k E_k = F − R = ∂(½‖F − R‖²)/∂F, since ∂R/∂F : (F − R) = 0 for the polar rotation.
+#[inline]
+pub fn component(f: &Matrix3<f64>, k: usize) -> (f64, Matrix3<f64>) {
+    let (r, c) = (k / 3, k % 3);
+    let mut e = Matrix3::zeros();
+    e[(r, c)] = 1.0;
+    (f[(r, c)] - rotation(f)[(r, c)], e)
+}
+
 /// Ψ = μ/2 ‖F − R‖².
 pub fn energy_density(f: &Matrix3<f64>, mu: f64) -> f64 {
     0.5 * mu * (f - rotation(f)).norm_squared()

@@ -3,7 +3,8 @@
 //! ∇_v C and its compliance α (α̃ = α/h²). Tet rows are ARAP (one per element) or stable neo-Hookean
 //! (hydrostatic and deviatoric per element; `neohookean` and `neohookean_block` give the same rows:
 //! the global solve couples them anyway); cloth rows are edge distances and dihedral hinges, so
-//! bending is part of the global system too.
+//! bending is part of the global system too. With `solver.arap_rows = "components"` each ARAP row is
+//! replaced by the nine smooth rows `C_k = (F − R)_k` of the same energy (docs/mgpbd.md, "Smooth ARAP rows").
 
 use crate::constraint::tet::{deformation_gradient, node_gradients};
 use crate::constraint::tet_model::{gather, TetModel};
@@ -17,6 +18,8 @@ use crate::{Error, Result};
 pub enum RowKind {
     /// C = ‖F − R‖_F.
     Arap,
+    /// C_k = (F − R)_k, entry k = 3·row + column, with R held fixed in the gradient.
+    ArapComponent,
     /// C_H = det F − γ.
     Hydrostatic,
     /// C_D = sqrt(tr FᵀF).
@@ -28,11 +31,12 @@ pub enum RowKind {
 }
 
 impl RowKind {
-    pub const ALL: [RowKind; 5] = [RowKind::Arap, RowKind::Hydrostatic, RowKind::Deviatoric, RowKind::Edge, RowKind::Hinge];
+    pub const ALL: [RowKind; 6] = [RowKind::Arap, RowKind::ArapComponent, RowKind::Hydrostatic, RowKind::Deviatoric, RowKind::Edge, RowKind::Hinge];
 
     pub fn name(self) -> &'static str {
         match self {
             RowKind::Arap => "arap",
+            RowKind::ArapComponent => "arap_component",
             RowKind::Hydrostatic => "hydrostatic",
             RowKind::Deviatoric => "deviatoric",
             RowKind::Edge => "edge",
@@ -56,14 +60,30 @@ pub struct Rows {
     pub vertices: Vec<[u32; 4]>,
     /// Compliance α (α̃ = α / h²).
     pub compliance: Vec<f64>,
+    /// The state's multiplier the row belongs to: the row itself, or for an ARAP component row its
+    /// element's cone multiplier (see [`Rows::cone_multipliers`]).
+    pub multiplier: Vec<u32>,
+    /// The entry k of an ARAP component row (0 for the others).
+    pub component: Vec<u8>,
 }
+
+/// Entries of a 3×3 matrix, one smooth ARAP row each.
+const COMPONENTS: usize = 9;
 
 impl Rows {
     /// The rows of `model`. Errors for material models without scalar rows (StVK's coupled normal
     /// block) and for damped bodies, whose damping the global solve does not model.
     pub fn new(model: &Model) -> Result<Self> {
         let n = model.rows;
-        let mut r = Rows { kind: vec![RowKind::Edge; n], group: vec![0; n], element: vec![0; n], vertices: vec![[NO_VERTEX; 4]; n], compliance: vec![0.0; n] };
+        let mut r = Rows {
+            kind: vec![RowKind::Edge; n],
+            group: vec![0; n],
+            element: vec![0; n],
+            vertices: vec![[NO_VERTEX; 4]; n],
+            compliance: vec![0.0; n],
+            multiplier: (0..n as u32).collect(),
+            component: vec![0; n],
+        };
         let mut set = |i: usize, kind, group: usize, element: usize, vertices: [u32; 4], compliance: f64| {
             r.kind[i] = kind;
             r.group[i] = group as u32;
@@ -103,7 +123,52 @@ impl Rows {
                 set(g.lambda_offset + g.edges.len() + e, RowKind::Hinge, gi, e, *hi, g.bending_compliance);
             }
         }
-        Ok(r)
+        let components = model.solver.mgpbd.as_ref().is_some_and(|s| s.arap_rows == "components");
+        Ok(if components { r.arap_components() } else { r })
+    }
+
+    /// Each ARAP row replaced by its nine component rows with the same compliance: ½ Σ_k C_k²/α =
+    /// ½ ‖F − R‖²/α, the cone row's energy μV/2 ‖F − R‖² with α = 1/(μV).
+    fn arap_components(self) -> Self {
+        let mut r = Rows { kind: vec![], group: vec![], element: vec![], vertices: vec![], compliance: vec![], multiplier: vec![], component: vec![] };
+        for i in 0..self.len() {
+            let (kind, copies) = if self.kind[i] == RowKind::Arap { (RowKind::ArapComponent, COMPONENTS) } else { (self.kind[i], 1) };
+            for k in 0..copies {
+                r.kind.push(kind);
+                r.group.push(self.group[i]);
+                r.element.push(self.element[i]);
+                r.vertices.push(self.vertices[i]);
+                r.compliance.push(self.compliance[i]);
+                r.multiplier.push(i as u32);
+                r.component.push(k as u8);
+            }
+        }
+        r
+    }
+
+    /// Whether the rows differ from the state's multipliers (ARAP component rows), so that the
+    /// outer loop keeps its own multipliers and reports [`Rows::cone_multipliers`].
+    pub fn own_multipliers(&self) -> bool {
+        self.kind.contains(&RowKind::ArapComponent)
+    }
+
+    /// The state's multipliers from the rows' `lambda`: copied, and for ARAP the cone multiplier
+    /// −‖λ_k‖ of the element's component multipliers (at the solution λ_k = −C_k/α̃, so −‖λ_k‖ =
+    /// −‖F − R‖/α̃, the cone row's multiplier, and the cone residual C + α̃λ vanishes with the rows').
+    pub fn cone_multipliers(&self, lambda: &[f64], state: &mut [f64]) {
+        state.fill(0.0);
+        for (i, &m) in self.multiplier.iter().enumerate() {
+            if self.kind[i] == RowKind::ArapComponent {
+                state[m as usize] += lambda[i] * lambda[i];
+            } else {
+                state[m as usize] = lambda[i];
+            }
+        }
+        for (i, &m) in self.multiplier.iter().enumerate() {
+            if self.kind[i] == RowKind::ArapComponent && self.component[i] == 0 {
+                state[m as usize] = -state[m as usize].sqrt();
+            }
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -140,6 +205,7 @@ impl Rows {
                 let f = deformation_gradient(&gather(x, &t.tets[e]), &rest.dm_inv);
                 let (c, p) = match kind {
                     RowKind::Arap => arap::arap(&f),
+                    RowKind::ArapComponent => arap::component(&f, self.component[i] as usize),
                     RowKind::Hydrostatic => neohookean::hydrostatic(&f, neohookean::gamma(&t.lame)),
                     _ => neohookean::deviatoric(&f),
                 };

@@ -29,7 +29,12 @@ pub struct MgpbdSettings {
     pub max_coarse: usize,
     pub near_kernel: String,
     pub smoother: String,
+    /// ARAP rows: `cone` (one row ‖F − R‖ per tet) or `components` (nine rows (F − R)_k).
+    pub arap_rows: String,
 }
+
+/// The values of `arap_rows`.
+pub const ARAP_ROWS: [&str; 2] = ["cone", "components"];
 
 impl MgpbdSettings {
     /// The AMG options these settings name (the rest at their defaults).
@@ -58,10 +63,12 @@ impl MgpbdSettings {
             max_coarse: s.max_coarse.unwrap_or(400),
             near_kernel: s.near_kernel.clone().unwrap_or_else(|| "constant".into()),
             smoother: s.smoother.clone().unwrap_or_else(|| "jacobi".into()),
+            arap_rows: s.arap_rows.clone().unwrap_or_else(|| "cone".into()),
         };
         one_of("linear_solver", &m.linear_solver, &SOLVER_NAMES)?;
         one_of("near_kernel", &m.near_kernel, &NearKernel::NAMES)?;
         one_of("smoother", &m.smoother, &Smoother::NAMES)?;
+        one_of("arap_rows", &m.arap_rows, &ARAP_ROWS)?;
         let checks = [
             ("pcg_tol", m.pcg_tol > 0.0 && m.pcg_tol < 1.0, "must lie in (0, 1)", m.pcg_tol),
             ("tolerance", m.tolerance >= 0.0 && m.tolerance < 1.0, "must lie in [0, 1)", m.tolerance),
@@ -95,6 +102,7 @@ impl MgpbdSettings {
             ("max_coarse", s.max_coarse.is_some()),
             ("near_kernel", s.near_kernel.is_some()),
             ("smoother", s.smoother.is_some()),
+            ("arap_rows", s.arap_rows.is_some()),
         ];
         present.iter().find(|p| p.1).map(|p| p.0)
     }

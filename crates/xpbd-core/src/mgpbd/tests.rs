@@ -2,9 +2,13 @@
 //! right-hand side, and the position correction `M⁻¹ Jᵀ Δλ` against the dense product.
 
 use super::assembly::Pattern;
-use super::rows::{RowKind, Rows};
+use super::rows::{RowKind, Rows, NO_VERTEX};
 use super::{alpha_tilde, assemble};
+use crate::constraint::arap;
+use crate::constraint::tet::deformation_gradient;
+use crate::constraint::tet_model::gather;
 use crate::mesh::Vec3;
+use crate::metrics::residual_norm;
 use crate::model::Model;
 use crate::scene::{build, parse};
 use std::path::Path;
@@ -15,8 +19,14 @@ fn model(body: &str) -> Model {
 }
 
 fn tet_model(material: &str) -> Model {
+    tet_model_with(material, "")
+}
+
+/// `solver` lines go into the `[solver]` table.
+fn tet_model_with(material: &str, solver: &str) -> Model {
     model(&format!(
-        "[[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [1.0, 0.5, 0.5], cells = [2, 1, 1] }}\n\
+        "{solver}\n\
+         [[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [1.0, 0.5, 0.5], cells = [2, 1, 1] }}\n\
          material = {{ model = \"{material}\", youngs = 1e5, poisson = 0.3, density = 1000.0 }}\n\
          pin = [{{ box = {{ min = [-0.1, -0.1, -0.1], max = [0.1, 0.3, 0.3] }} }}]\n"
     ))
@@ -35,8 +45,11 @@ fn perturbed(m: &Model) -> Vec<Vec3> {
     m.rest.iter().enumerate().map(|(i, p)| p + Vec3::new((1.3 * i as f64).sin(), (0.7 * i as f64).cos(), (2.1 * i as f64).sin()) * 0.04).collect()
 }
 
-/// Dense J (rows × 3n) by central differences of every row's C.
-fn fd_jacobian(m: &Model, rows: &Rows, x: &[Vec3]) -> Vec<Vec<f64>> {
+/// A row's value at perturbed positions, given the row, the base and the perturbed positions.
+type RowValue<'a> = &'a dyn Fn(usize, &[Vec3], &[Vec3]) -> f64;
+
+/// Dense J (rows × 3n) by central differences of every row's `value`.
+fn fd_jacobian(rows: &Rows, x: &[Vec3], value: RowValue) -> Vec<Vec<f64>> {
     let eps = 1e-6;
     let mut j = vec![vec![0.0; 3 * x.len()]; rows.len()];
     for v in 0..x.len() {
@@ -45,7 +58,7 @@ fn fd_jacobian(m: &Model, rows: &Rows, x: &[Vec3]) -> Vec<Vec<f64>> {
             xp[v][k] += eps;
             xm[v][k] -= eps;
             for (r, jr) in j.iter_mut().enumerate() {
-                jr[3 * v + k] = (rows.evaluate(m, r, &xp).0 - rows.evaluate(m, r, &xm).0) / (2.0 * eps);
+                jr[3 * v + k] = (value(r, x, &xp) - value(r, x, &xm)) / (2.0 * eps);
             }
         }
     }
@@ -54,13 +67,17 @@ fn fd_jacobian(m: &Model, rows: &Rows, x: &[Vec3]) -> Vec<Vec<f64>> {
 
 fn check_against_dense(m: &Model) {
     let rows = Rows::new(m).unwrap();
-    let pattern = Pattern::new(&rows, &m.inv_mass);
+    check_against_dense_with(m, &rows, &|r, _, xp| rows.evaluate(m, r, xp).0);
+}
+
+fn check_against_dense_with(m: &Model, rows: &Rows, value: RowValue) {
+    let pattern = Pattern::new(rows, &m.inv_mass);
     let x = perturbed(m);
     let h = m.h();
     let lambda: Vec<f64> = (0..rows.len()).map(|i| 1e-3 * (i as f64).cos()).collect();
-    let (a, b) = assemble(m, &rows, &pattern, &x, &lambda, h);
-    let at = alpha_tilde(&rows, h);
-    let j = fd_jacobian(m, &rows, &x);
+    let (a, b) = assemble(m, rows, &pattern, &x, &lambda, h);
+    let at = alpha_tilde(rows, h);
+    let j = fd_jacobian(rows, &x, value);
     let w: Vec<f64> = m.inv_mass.iter().flat_map(|&w| [w; 3]).collect();
     let dense = a.to_dense();
     let scale = dense.iter().fold(0.0f64, |s, v| s.max(v.abs()));
@@ -76,11 +93,11 @@ fn check_against_dense(m: &Model) {
         let c_r = rows.evaluate(m, r, &x).0;
         assert_eq!(b[r], -(c_r + at[r] * lambda[r]));
     }
-    // Every stored entry couples rows that share a free vertex: no structural zeros beyond the diagonal.
+    // Stored entries: exactly the diagonal and the pairs of rows on a shared free vertex (component
+    // rows may not move every vertex of their tet, so some of those entries are zero).
     let stored = a.nnz();
-    let coupled = (0..rows.len())
-        .map(|r| (0..rows.len()).filter(|&c| r == c || (0..w.len()).any(|k| w[k] > 0.0 && j[r][k] != 0.0 && j[c][k] != 0.0)).count())
-        .sum::<usize>();
+    let shares = |r: usize, c: usize| rows.vertices[r].iter().any(|&v| v != NO_VERTEX && m.inv_mass[v as usize] > 0.0 && rows.vertices[c].contains(&v));
+    let coupled = (0..rows.len()).map(|r| (0..rows.len()).filter(|&c| r == c || shares(r, c)).count()).sum::<usize>();
     assert_eq!(stored, coupled);
     // M⁻¹ Jᵀ Δλ per free vertex against the dense product.
     let grads: Vec<[Vec3; 4]> = (0..rows.len()).map(|i| rows.evaluate(m, i, &x).1).collect();
@@ -98,6 +115,72 @@ fn arap_matrix_matches_dense_finite_difference_product() {
     let m = tet_model("arap");
     assert!(m.inv_mass.iter().any(|&w| w == 0.0), "the test needs pinned vertices");
     check_against_dense(&m);
+}
+
+/// F of row `r`'s tet at positions `x`.
+fn tet_f(m: &Model, rows: &Rows, r: usize, x: &[Vec3]) -> nalgebra::Matrix3<f64> {
+    let g = &m.tet_groups[rows.group[r] as usize];
+    let e = rows.element[r] as usize;
+    deformation_gradient(&gather(x, &g.tets[e]), &g.rest[e].dm_inv)
+}
+
+#[test]
+fn arap_component_rows_keep_the_cone_energy_and_force() {
+    let cone = tet_model("arap");
+    let m = tet_model_with("arap", "arap_rows = \"components\"");
+    let (rc, rows) = (Rows::new(&cone).unwrap(), Rows::new(&m).unwrap());
+    assert_eq!(rows.kind_counts(), vec![(RowKind::ArapComponent, 9 * rc.len())]);
+    let x = perturbed(&m);
+    for (i, &mi) in rows.multiplier.iter().enumerate() {
+        assert_eq!(rows.compliance[i], rc.compliance[mi as usize]);
+    }
+    // Per tet: Σ_k C_k² = C_cone², and Σ_k C_k ∇C_k = ∇(½ C_cone²) by central differences of the cone row.
+    let (eps, mut checked) = (1e-6, 0);
+    for t in 0..rc.len() {
+        let (c, _) = rc.evaluate(&cone, t, &x);
+        let comp: Vec<(f64, [Vec3; 4])> = (9 * t..9 * t + 9).map(|i| rows.evaluate(&m, i, &x)).collect();
+        let sum_sq: f64 = comp.iter().map(|(ck, _)| ck * ck).sum();
+        assert!((sum_sq - c * c).abs() < 1e-12 * (1.0 + c * c), "tet {t}: Σ C_k² = {sum_sq} vs C² = {}", c * c);
+        for (a, &v) in rc.vertices[t].iter().enumerate() {
+            for d in 0..3 {
+                let (mut xp, mut xm) = (x.clone(), x.clone());
+                xp[v as usize][d] += eps;
+                xm[v as usize][d] -= eps;
+                let fd = (rc.evaluate(&cone, t, &xp).0.powi(2) - rc.evaluate(&cone, t, &xm).0.powi(2)) / (4.0 * eps);
+                let analytic: f64 = comp.iter().map(|(ck, g)| ck * g[a][d]).sum();
+                assert!((analytic - fd).abs() < 1e-6 * (1.0 + fd.abs()), "tet {t} slot {a} axis {d}: {analytic} vs {fd}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0 && rc.len() > 1);
+}
+
+#[test]
+fn arap_component_matrix_matches_dense_product_with_rotation_held() {
+    let m = tet_model_with("arap", "arap_rows = \"components\"");
+    let rows = Rows::new(&m).unwrap();
+    // The rows' gradients hold R fixed: differences of (F(x') − R(x))_k.
+    let value = |r: usize, x: &[Vec3], xp: &[Vec3]| {
+        let k = rows.component[r] as usize;
+        (tet_f(&m, &rows, r, xp) - arap::rotation(&tet_f(&m, &rows, r, x)))[(k / 3, k % 3)]
+    };
+    check_against_dense_with(&m, &rows, &value);
+}
+
+#[test]
+fn arap_component_multipliers_at_the_solution_zero_the_cone_residual() {
+    let m = tet_model_with("arap", "arap_rows = \"components\"");
+    let rows = Rows::new(&m).unwrap();
+    let x = perturbed(&m);
+    let h = m.h();
+    let at = alpha_tilde(&rows, h);
+    let lambda: Vec<f64> = (0..rows.len()).map(|i| -rows.evaluate(&m, i, &x).0 / at[i]).collect();
+    let mut state = vec![f64::NAN; m.rows];
+    rows.cone_multipliers(&lambda, &mut state);
+    let r0 = residual_norm(&m, &x, &vec![0.0; m.rows], h);
+    let r = residual_norm(&m, &x, &state, h);
+    assert!(r0 > 1e-3 && r < 1e-12 * r0, "cone residual {r} against {r0} at λ = 0");
 }
 
 #[test]
@@ -140,4 +223,6 @@ fn mgpbd_fields_are_validated_and_rejected_for_xpbd() {
     assert!(err("kind = \"mgpbd\"\nsetup_interval = 0").starts_with("solver.setup_interval:"));
     assert!(err("kind = \"mgpbd\"\nsmoother = \"sor\"").starts_with("solver.smoother: unknown 'sor'"));
     assert!(err("kind = \"mgpbd\"\nlinear_solver = \"lu\"").starts_with("solver.linear_solver: unknown 'lu'"));
+    assert!(err("kind = \"mgpbd\"\narap_rows = \"nine\"").starts_with("solver.arap_rows: unknown 'nine'"));
+    assert!(err("kind = \"xpbd\"\narap_rows = \"cone\"").contains("solver.arap_rows: only for kind = \"mgpbd\""));
 }

@@ -110,6 +110,7 @@ pub struct Solver {
     pub max_coarse: Option<usize>,
     pub near_kernel: Option<String>,
     pub smoother: Option<String>,
+    pub arap_rows: Option<String>,
     /// Multilayer only (`layers::settings`, defaults there and in docs/scene-format.md).
     pub layers: Option<usize>,
     pub layer_spacing: Option<String>,
@@ -139,6 +140,7 @@ impl Default for Solver {
             max_coarse: None,
             near_kernel: None,
             smoother: None,
+            arap_rows: None,
             layers: None,
             layer_spacing: None,
             layer_iterations: None,

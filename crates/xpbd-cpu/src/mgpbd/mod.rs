@@ -4,7 +4,8 @@
 //! iteration in between), `Δx = M⁻¹ Jᵀ Δλ`, then step both by t: `λ += tΔλ`, `x += tΔx`, with t
 //! from backtracking on ‖C + α̃λ‖ (halved while the residual does not decrease, at most
 //! [`MAX_HALVINGS`] times) or the fixed `relaxation`. Rows, values and corrections are computed in
-//! parallel with rayon, one row, nonzero or vertex per task.
+//! parallel with rayon, one row, nonzero or vertex per task. With ARAP component rows the loop keeps
+//! its own multipliers (nine per tet) and writes the state's cone multipliers after every iteration.
 
 use rayon::prelude::*;
 use std::time::Instant;
@@ -45,6 +46,8 @@ pub struct Mgpbd {
     /// M⁻¹ g = (x − x̃) − M⁻¹ Jᵀ λ per vertex: how far the positions are from the multipliers' motion.
     q: Vec<Vec3>,
     lambda_trial: Vec<f64>,
+    /// The rows' multipliers when they are not the state's ([`Rows::own_multipliers`]).
+    row_lambda: Vec<f64>,
     /// ‖C(x̃)‖ at the substep's start (λ = 0), for the relative tolerance.
     r0: Option<f64>,
     /// The residual ‖C + α̃λ‖ after the last outer iteration.
@@ -79,6 +82,7 @@ impl Mgpbd {
             x_tilde: vec![Vec3::zeros(); model.vertex_count()],
             q: vec![Vec3::zeros(); model.vertex_count()],
             lambda_trial: vec![0.0; n],
+            row_lambda: if rows.own_multipliers() { vec![0.0; n] } else { Vec::new() },
             r0: None,
             residual: 0.0,
             rows,
@@ -102,6 +106,7 @@ impl Mgpbd {
     /// Start of a substep: multipliers to zero, tolerance reference forgotten.
     pub fn reset(&mut self, lambda: &mut [f64]) {
         lambda.fill(0.0);
+        self.row_lambda.fill(0.0);
         self.r0 = None;
     }
 
@@ -110,9 +115,21 @@ impl Mgpbd {
         std::mem::take(&mut self.stats)
     }
 
-    /// One outer iteration on positions `x` and multipliers `lambda` at substep `h`. Returns whether
-    /// the stopping tolerance is met afterwards.
+    /// One outer iteration on positions `x` and the state's multipliers `lambda` at substep `h`.
+    /// Returns whether the stopping tolerance is met afterwards.
     pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], lambda: &mut [f64], h: f64) -> bool {
+        if self.row_lambda.is_empty() {
+            return self.iterate_rows(model, x, lambda, h);
+        }
+        let mut row_lambda = std::mem::take(&mut self.row_lambda);
+        let done = self.iterate_rows(model, x, &mut row_lambda, h);
+        self.rows.cone_multipliers(&row_lambda, lambda);
+        self.row_lambda = row_lambda;
+        done
+    }
+
+    /// One outer iteration with the rows' own multipliers `lambda`.
+    fn iterate_rows(&mut self, model: &Model, x: &mut [Vec3], lambda: &mut [f64], h: f64) -> bool {
         if h != self.h_of_alpha {
             self.alpha_tilde = alpha_tilde(&self.rows, h);
             self.h_of_alpha = h;
