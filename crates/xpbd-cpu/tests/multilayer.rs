@@ -200,7 +200,7 @@ fn unbuilt_parts_are_rejected_with_one_line() {
     let e = build(&block("kind = \"xpbd\"\nlayers = 3", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
     assert!(e.contains("solver.layers") && e.contains("only for kind = \"multilayer\""), "{e}");
     let e = build(&block("kind = \"multilayer\"\nlayers = 5", "stvk", 0.0, 2, 4, [0.0; 3])).unwrap();
-    assert!(e.contains("solver.iterations"), "{e}");
+    assert!(e.contains("simulation.iterations"), "{e}");
     let e = build(&block("kind = \"multilayer\"\nlayer_stop = -1.0", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
     assert!(e.contains("solver.layer_stop"), "{e}");
     let e = build(&block("kind = \"multilayer\"\nlayer_order = \"zigzag\"", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();

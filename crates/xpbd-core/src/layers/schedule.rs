@@ -52,7 +52,7 @@ pub fn rigid_fractions(spacing: Spacing, layers: usize) -> Vec<f64> {
 /// largest give back what the minimum of one took). An error when `total < layers`.
 pub fn iterations_per_layer(profile: IterationProfile, layers: usize, total: usize) -> Result<Vec<usize>> {
     if total < layers {
-        return Err(Error::invalid(format!("solver.iterations: {total} cannot give each of the {layers} layers an iteration")));
+        return Err(Error::invalid(format!("simulation.iterations: {total} cannot give each of the {layers} layers (solver.layers) an iteration")));
     }
     let weight = |k: usize| match profile {
         IterationProfile::Doubling => 2f64.powi(k as i32),
