@@ -9,15 +9,19 @@
 //! libcuda is opened at run time (cudarc's `dynamic-loading`), so this crate builds and its tests pass on machines
 //! with no CUDA at all; nothing here panics for lack of a driver or device. See `docs/cuda.md`.
 
+mod backend;
 mod context;
+mod device_model;
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
+pub mod layout;
 mod predict;
 mod probe;
 pub mod reference;
 mod scalar;
 
+pub use backend::{CudaBackend, CudaOptions, Precision};
 pub use context::GpuContext;
 pub use predict::GpuPredict;
 pub use probe::{devices, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY};

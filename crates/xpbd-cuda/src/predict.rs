@@ -37,9 +37,10 @@ impl GpuPredict {
         self.gpu.info()
     }
 
-    /// `v += h g` for free vertices (`inv_mass > 0`), `x_prev = x`, `x += h v`, like [`crate::reference::predict`].
-    /// `x`, `v`, `x_prev`: 3n scalars; `inv_mass`: n.
-    pub fn predict<T: KernelScalar>(&self, x: &mut [T], v: &mut [T], x_prev: &mut [T], inv_mass: &[T], gravity: [T; 3], h: T) -> Result<(), String> {
+    /// `v = damp v + h g` for free vertices (`inv_mass > 0`), `x_prev = x`, `x += h v`, like
+    /// [`crate::reference::predict`]. `x`, `v`, `x_prev`: 3n scalars; `inv_mass`: n.
+    #[allow(clippy::too_many_arguments)]
+    pub fn predict<T: KernelScalar>(&self, x: &mut [T], v: &mut [T], x_prev: &mut [T], inv_mass: &[T], gravity: [T; 3], damp: T, h: T) -> Result<(), String> {
         let n = inv_mass.len();
         if x.len() != 3 * n || v.len() != 3 * n || x_prev.len() != 3 * n {
             return Err(format!("predict: {n} inverse masses need 3n = {} scalars in x, v, x_prev (got {}, {}, {})", 3 * n, x.len(), v.len(), x_prev.len()));
@@ -55,10 +56,11 @@ impl GpuPredict {
         let mut v_d: CudaSlice<T> = stream.clone_htod(v).map_err(err)?;
         let mut x_prev_d: CudaSlice<T> = stream.alloc_zeros(3 * n).map_err(err)?;
         let inv_mass_d: CudaSlice<T> = stream.clone_htod(inv_mass).map_err(err)?;
+        let dv = gravity.map(|g| T::from_f64(g.to_f64() * h.to_f64()));
         let mut launch = stream.launch_builder(&function);
-        launch.arg(&mut x_d).arg(&mut v_d).arg(&mut x_prev_d).arg(&inv_mass_d).arg(&gravity[0]).arg(&gravity[1]).arg(&gravity[2]).arg(&h).arg(&count);
-        // SAFETY: the arguments match `predict_<T>(T* x, T* v, T* x_prev, const T* inv_mass, T gx, T gy, T gz, T h,
-        // unsigned n)` in kernels/predict.cu, and every array holds n (inv_mass) or 3n scalars.
+        launch.arg(&mut x_d).arg(&mut v_d).arg(&mut x_prev_d).arg(&inv_mass_d).arg(&dv[0]).arg(&dv[1]).arg(&dv[2]).arg(&damp).arg(&h).arg(&count);
+        // SAFETY: the arguments match `predict_<T>(T* x, T* v, T* x_prev, const T* inv_mass, T dvx, T dvy, T dvz,
+        // T damp, T h, unsigned n)` in kernels/predict.cu, and every array holds n (inv_mass) or 3n scalars.
         unsafe { launch.launch(launch_config(count)) }.map_err(err)?;
         stream.memcpy_dtoh(&x_d, x).map_err(err)?;
         stream.memcpy_dtoh(&v_d, v).map_err(err)?;

@@ -3,8 +3,9 @@
 
 use std::ops::{Add, Div, Mul, Sub};
 
-/// `v += h g` for free vertices (inverse mass > 0), `x_prev = x`, `x += h v`: `kernels/predict.cu`'s `predict`.
-pub fn predict<T>(x: &mut [T], v: &mut [T], x_prev: &mut [T], inv_mass: &[T], gravity: [T; 3], h: T)
+/// `v = damp v + h g` for free vertices (inverse mass > 0), `x_prev = x`, `x += h v`: `kernels/predict.cu`'s
+/// `predict` (and `crates/xpbd-cpu/src/integrate.rs`: `damp = exp(-c h)` for velocity damping c, 1 without).
+pub fn predict<T>(x: &mut [T], v: &mut [T], x_prev: &mut [T], inv_mass: &[T], gravity: [T; 3], damp: T, h: T)
 where
     T: Copy + Default + PartialOrd + Add<Output = T> + Mul<Output = T>,
 {
@@ -13,7 +14,7 @@ where
         for (k, &g) in gravity.iter().enumerate() {
             let j = 3 * i + k;
             if w > T::default() {
-                v[j] = v[j] + h * g;
+                v[j] = v[j] * damp + g * h;
             }
             x_prev[j] = x[j];
             x[j] = x[j] + h * v[j];

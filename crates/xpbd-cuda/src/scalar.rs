@@ -17,12 +17,29 @@ pub trait KernelScalar: sealed::Sealed + DeviceRepr + ValidAsZeroBits + Copy + D
     fn kernel_name(name: &str) -> String {
         format!("{name}_{}", Self::SUFFIX)
     }
+
+    /// The model's f64 value in this precision (rounded to nearest for f32).
+    fn from_f64(v: f64) -> Self;
+
+    fn to_f64(self) -> f64;
 }
 
 impl KernelScalar for f32 {
     const SUFFIX: &'static str = "f32";
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn to_f64(self) -> f64 {
+        self as f64
+    }
 }
 
 impl KernelScalar for f64 {
     const SUFFIX: &'static str = "f64";
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
 }

@@ -73,11 +73,13 @@ fn predict_f64_matches_cpu() {
     let n = 1000;
     let Scene { x, v, inv_mass } = scene(n, 42);
     let (gravity, h) = ([0.0, -9.81, 0.0], 1.0 / 600.0);
+    // Velocity damping c = 3/s: damp = exp(-c h).
+    let damp = (-3.0 * h).exp();
 
     let (mut x_gpu, mut v_gpu, mut x_prev_gpu) = (x.clone(), v.clone(), vec![f64::NAN; 3 * n]);
-    gpu.predict(&mut x_gpu, &mut v_gpu, &mut x_prev_gpu, &inv_mass, gravity, h).unwrap();
+    gpu.predict(&mut x_gpu, &mut v_gpu, &mut x_prev_gpu, &inv_mass, gravity, damp, h).unwrap();
     let (mut x_cpu, mut v_cpu, mut x_prev_cpu) = (x.clone(), v.clone(), vec![f64::NAN; 3 * n]);
-    reference::predict(&mut x_cpu, &mut v_cpu, &mut x_prev_cpu, &inv_mass, gravity, h);
+    reference::predict(&mut x_cpu, &mut v_cpu, &mut x_prev_cpu, &inv_mass, gravity, damp, h);
 
     assert_eq!(x_prev_gpu, x, "x_prev is the old x, exactly");
     assert_close("v", &v_gpu, &v_cpu, 4.0, f64::EPSILON);
@@ -109,9 +111,9 @@ fn predict_f32_matches_cpu() {
     let (gravity, h) = ([0.0f32, -9.81, 0.0], 1.0f32 / 600.0);
 
     let (mut x_gpu, mut v_gpu, mut x_prev_gpu) = (x.clone(), v.clone(), vec![0.0f32; 3 * n]);
-    gpu.predict(&mut x_gpu, &mut v_gpu, &mut x_prev_gpu, &inv_mass, gravity, h).unwrap();
+    gpu.predict(&mut x_gpu, &mut v_gpu, &mut x_prev_gpu, &inv_mass, gravity, 1.0, h).unwrap();
     let (mut x_cpu, mut v_cpu, mut x_prev_cpu) = (x.clone(), v.clone(), vec![0.0f32; 3 * n]);
-    reference::predict(&mut x_cpu, &mut v_cpu, &mut x_prev_cpu, &inv_mass, gravity, h);
+    reference::predict(&mut x_cpu, &mut v_cpu, &mut x_prev_cpu, &inv_mass, gravity, 1.0, h);
 
     assert_eq!(x_prev_gpu, x);
     assert_close("v", &v_gpu, &v_cpu, 4.0, f32::EPSILON as f64);
@@ -130,10 +132,10 @@ fn bad_lengths_are_errors_not_panics() {
     let mut x = vec![0.0f64; 6];
     let mut v = vec![0.0f64; 6];
     let mut p = vec![0.0f64; 6];
-    let err = gpu.predict(&mut x, &mut v, &mut p, &[1.0], [0.0; 3], 0.01).unwrap_err();
+    let err = gpu.predict(&mut x, &mut v, &mut p, &[1.0], [0.0; 3], 1.0, 0.01).unwrap_err();
     assert!(err.contains("3n"), "{err}");
     // Zero vertices is a no-op.
-    gpu.predict::<f64>(&mut [], &mut [], &mut [], &[], [0.0; 3], 0.01).unwrap();
+    gpu.predict::<f64>(&mut [], &mut [], &mut [], &[], [0.0; 3], 1.0, 0.01).unwrap();
 }
 
 #[test]
@@ -142,11 +144,12 @@ fn reference_keeps_pinned_vertices() {
     let mut x = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
     let mut v = vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0];
     let mut p = vec![0.0; 6];
-    reference::predict(&mut x, &mut v, &mut p, &[0.0, 1.0], [0.0, -10.0, 0.0], 0.5);
-    assert_eq!(x, [1.0, 2.0, 3.0, 4.5, 2.5, 6.0]);
-    assert_eq!(v, [0.0, 0.0, 0.0, 1.0, -5.0, 0.0]);
+    reference::predict(&mut x, &mut v, &mut p, &[0.0, 1.0], [0.0, -10.0, 0.0], 0.5, 0.5);
+    // v = 0.5 (1, 0, 0) + 0.5 (0, -10, 0); x += 0.5 v.
+    assert_eq!(x, [1.0, 2.0, 3.0, 4.25, 2.5, 6.0]);
+    assert_eq!(v, [0.0, 0.0, 0.0, 0.5, -5.0, 0.0]);
     assert_eq!(p, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
     let mut v2 = vec![0.0; 6];
     reference::update_velocity(&x, &p, &mut v2, 0.5);
-    assert_eq!(v2, [0.0, 0.0, 0.0, 1.0, -5.0, 0.0]);
+    assert_eq!(v2, [0.0, 0.0, 0.0, 0.5, -5.0, 0.0]);
 }

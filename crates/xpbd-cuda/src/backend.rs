@@ -1,0 +1,359 @@
+//! `CudaBackend`: the XPBD substep loop of `xpbd_cpu::CpuBackend` (DESIGN.md §7) on the GPU, for tet groups of
+//! block or decoupled neo-Hookean and StVK in colored, clustered or Jacobi order, with moving pins, soft
+//! attachments and plane colliders. The model and state stay on the device; a frame's only transfers are the
+//! substep end times up (one scalar per substep) and, after the frame, positions, velocities, multipliers and
+//! the residual partial sums down (what output and reporting need). A frame's launches run either one by one or
+//! as one CUDA graph captured on the first frame and replayed ([`CudaOptions::graph`]).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use cudarc::driver::{sys, CudaGraph, LaunchConfig, PushKernelArg};
+use xpbd_core::backend::{Backend, FrameStats};
+use xpbd_core::model::Model;
+use xpbd_core::state::State;
+
+use crate::device_model::{blocks, err, DeviceModel, BLOCK, RESIDUAL_BLOCKS};
+use crate::layout::{check_supported, Layout};
+use crate::{DeviceInfo, GpuContext, KernelScalar};
+
+/// Scalar type of the device arrays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    F32,
+    F64,
+}
+
+/// How the CUDA backend runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CudaOptions {
+    pub ordinal: usize,
+    pub precision: Precision,
+    /// Capture a frame's launches in a CUDA graph once and replay it, instead of launching kernel by kernel.
+    pub graph: bool,
+}
+
+impl CudaOptions {
+    /// Double precision, plain launches, on device `ordinal`; `XPBD_CUDA_PRECISION=f32` and `XPBD_CUDA_GRAPH=1`
+    /// change the defaults (for benchmarks from the command line; docs/gpu.md).
+    pub fn from_env(ordinal: usize) -> Result<Self, String> {
+        let precision = match std::env::var("XPBD_CUDA_PRECISION").as_deref() {
+            Err(_) | Ok("") | Ok("f64") => Precision::F64,
+            Ok("f32") => Precision::F32,
+            Ok(other) => return Err(format!("XPBD_CUDA_PRECISION: '{other}' is not f32 or f64")),
+        };
+        let graph = match std::env::var("XPBD_CUDA_GRAPH").as_deref() {
+            Err(_) | Ok("") | Ok("0") => false,
+            Ok("1") => true,
+            Ok(other) => return Err(format!("XPBD_CUDA_GRAPH: '{other}' is not 0 or 1")),
+        };
+        Ok(CudaOptions { ordinal, precision, graph })
+    }
+}
+
+/// The CUDA backend (see the module doc).
+pub struct CudaBackend {
+    runner: Runner,
+    info: DeviceInfo,
+    options: CudaOptions,
+    colors: Option<usize>,
+    ordering: &'static str,
+}
+
+enum Runner {
+    F32(Gpu<f32>),
+    F64(Gpu<f64>),
+}
+
+impl CudaBackend {
+    /// Uploads `model` to the device of `options`; `Err` is the reason in words (no device, unsupported model,
+    /// driver error).
+    pub fn new(model: &Model, options: CudaOptions) -> Result<Self, String> {
+        check_supported(model)?;
+        let gpu = Arc::new(GpuContext::new(options.ordinal)?);
+        // One stream only: cudarc's cross-stream events are not needed, and they must stay out of graph capture.
+        // SAFETY: every slice of this backend is created after this call and used on `gpu.stream()` only.
+        unsafe { gpu.context().disable_event_tracking() };
+        let layout = Layout::new(model)?;
+        let info = gpu.info().clone();
+        let colors = layout.colors();
+        let runner = match options.precision {
+            Precision::F32 => Runner::F32(Gpu::new(gpu, model, layout, options.graph)?),
+            Precision::F64 => Runner::F64(Gpu::new(gpu, model, layout, options.graph)?),
+        };
+        let ordering = match model.solver.ordering {
+            xpbd_core::model::Ordering::Colored => "colored Gauss-Seidel",
+            xpbd_core::model::Ordering::Clustered => "clustered Gauss-Seidel",
+            _ => "Jacobi",
+        };
+        Ok(CudaBackend { runner, info, options, colors, ordering })
+    }
+
+    pub fn device(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    /// One frame; `Err` when the driver reports an error.
+    pub fn try_step_frame(&mut self, model: &Model, state: &mut State) -> Result<FrameStats, String> {
+        match &mut self.runner {
+            Runner::F32(g) => g.step_frame(model, state),
+            Runner::F64(g) => g.step_frame(model, state),
+        }
+    }
+}
+
+impl Backend for CudaBackend {
+    fn describe(&self) -> String {
+        let precision = if self.options.precision == Precision::F32 { "f32" } else { "f64" };
+        let launches = if self.options.graph { "CUDA graph per frame" } else { "plain launches" };
+        format!("cuda: {} ({}), {}, {precision}, {launches}", self.info.name, self.info.ordinal, self.ordering)
+    }
+
+    fn colors(&self) -> Option<usize> {
+        self.colors
+    }
+
+    /// A driver error mid-run cannot be returned through this trait: it is printed once, and the state is set to
+    /// NaN so that the run's non-finite check stops it (never a silently wrong state).
+    fn step_frame(&mut self, model: &Model, state: &mut State) -> FrameStats {
+        match self.try_step_frame(model, state) {
+            Ok(stats) => stats,
+            Err(e) => {
+                eprintln!("error: CUDA backend: {e}");
+                state.x.iter_mut().for_each(|p| p.fill(f64::NAN));
+                FrameStats { residual: f64::NAN, relative_residual: f64::NAN, ..FrameStats::default() }
+            }
+        }
+    }
+}
+
+/// The device model of one precision, the host layout, and the captured graph.
+struct Gpu<T> {
+    gpu: Arc<GpuContext>,
+    layout: Layout,
+    dev: DeviceModel<T>,
+    use_graph: bool,
+    graph: Option<CudaGraph>,
+    /// The state as last downloaded: a state changed by the caller since (a checkpoint) is uploaded again.
+    host_x: Vec<f64>,
+    host_v: Vec<f64>,
+}
+
+fn cfg(count: u32) -> LaunchConfig {
+    LaunchConfig { grid_dim: (blocks(count), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
+}
+
+fn flat(a: &[xpbd_core::mesh::Vec3]) -> Vec<f64> {
+    a.iter().flat_map(|p| [p.x, p.y, p.z]).collect()
+}
+
+impl<T: KernelScalar> Gpu<T> {
+    fn new(gpu: Arc<GpuContext>, model: &Model, layout: Layout, use_graph: bool) -> Result<Self, String> {
+        let dev = DeviceModel::upload(&gpu, model, &layout)?;
+        Ok(Gpu { gpu, layout, dev, use_graph, graph: None, host_x: flat(&model.rest), host_v: flat(&model.initial_velocity) })
+    }
+
+    fn step_frame(&mut self, model: &Model, state: &mut State) -> Result<FrameStats, String> {
+        let stream = self.gpu.stream().clone();
+        let (x, v) = (flat(&state.x), flat(&state.v));
+        if x != self.host_x || v != self.host_v {
+            stream.memcpy_htod(&x.iter().map(|&s| T::from_f64(s)).collect::<Vec<T>>(), &mut self.dev.x).map_err(err("uploading positions"))?;
+            stream.memcpy_htod(&v.iter().map(|&s| T::from_f64(s)).collect::<Vec<T>>(), &mut self.dev.v).map_err(err("uploading velocities"))?;
+        }
+        let n = model.solver.substeps;
+        let t0 = state.time;
+        let times: Vec<T> = (1..=n).map(|k| T::from_f64(t0 + model.solver.dt * k as f64 / n as f64)).collect();
+        let start = Instant::now();
+        stream.memcpy_htod(&times, &mut self.dev.times).map_err(err("uploading substep times"))?;
+        if self.use_graph {
+            if self.graph.is_none() {
+                stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).map_err(err("beginning graph capture"))?;
+                let recorded = self.record_frame(model);
+                let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0)).map_err(err("capturing the frame's graph"));
+                recorded?;
+                self.graph = Some(graph?.ok_or("the captured CUDA graph is empty")?);
+            }
+            self.graph.as_ref().expect("captured above").launch().map_err(err("launching the frame's graph"))?;
+        } else {
+            self.record_frame(model)?;
+        }
+        stream.synchronize().map_err(err("running the frame"))?;
+        let solve_seconds = start.elapsed().as_secs_f64();
+        self.download(model, state)?;
+        state.time = t0 + model.solver.dt;
+        state.frame += 1;
+        let (r0, r) = self.residuals()?;
+        Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None })
+    }
+
+    /// Positions, velocities and multipliers (in model order) into `state`.
+    fn download(&mut self, model: &Model, state: &mut State) -> Result<(), String> {
+        let stream = self.gpu.stream();
+        let e = err("downloading the state");
+        let n = model.vertex_count();
+        let to_f64 = |a: Vec<T>| a.into_iter().map(T::to_f64).collect::<Vec<f64>>();
+        self.host_x = to_f64(stream.clone_dtoh(&self.dev.x).map_err(&e)?);
+        self.host_v = to_f64(stream.clone_dtoh(&self.dev.v).map_err(&e)?);
+        let lambda = to_f64(stream.clone_dtoh(&self.dev.lambda).map_err(&e)?);
+        for i in 0..n {
+            state.x[i] = xpbd_core::mesh::Vec3::new(self.host_x[3 * i], self.host_x[3 * i + 1], self.host_x[3 * i + 2]);
+            state.v[i] = xpbd_core::mesh::Vec3::new(self.host_v[3 * i], self.host_v[3 * i + 1], self.host_v[3 * i + 2]);
+        }
+        self.layout.export_multipliers(&lambda[..model.rows], &mut state.lambda);
+        Ok(())
+    }
+
+    /// (‖r₀‖, ‖r‖) of the frame's last substep from the partial sums.
+    fn residuals(&self) -> Result<(f64, f64), String> {
+        let partials = self.gpu.stream().clone_dtoh(&self.dev.partials).map_err(err("downloading residuals"))?;
+        let per = RESIDUAL_BLOCKS as usize * self.dev.families.len().max(1);
+        let mut sums = [0.0f64; 2];
+        for (which, sum) in sums.iter_mut().enumerate() {
+            for (i, f) in self.dev.families.iter().enumerate() {
+                let used = residual_blocks(f.count) as usize;
+                let base = which * per + i * RESIDUAL_BLOCKS as usize;
+                *sum += partials[base..base + used].iter().map(|p| p.to_f64()).sum::<f64>();
+            }
+        }
+        Ok((sums[0].sqrt(), sums[1].sqrt()))
+    }
+
+    /// Issues every launch of one frame on the stream (recorded into the graph when capturing).
+    fn record_frame(&mut self, model: &Model) -> Result<(), String> {
+        let substeps = model.solver.substeps;
+        for k in 0..substeps {
+            self.substep(model, k, k + 1 == substeps)?;
+        }
+        Ok(())
+    }
+
+    /// One substep (crates/xpbd-cpu/src/lib.rs: begin_substep, the iterations, end_substep); with `report`, the
+    /// residual after the prediction and at the end into the partial sums.
+    fn substep(&mut self, model: &Model, k: usize, report: bool) -> Result<(), String> {
+        let stream = self.gpu.stream().clone();
+        let e = err("a substep");
+        let h = model.h();
+        let (ht, n) = (T::from_f64(h), self.dev.n);
+        let d = &mut self.dev;
+        if let Some(p) = &mut d.planes {
+            stream.memcpy_dtod(&d.v, &mut p.v_before).map_err(&e)?;
+        }
+        let dv = [model.gravity.x * h, model.gravity.y * h, model.gravity.z * h].map(T::from_f64);
+        let damp = T::from_f64((-model.solver.velocity_damping * h).exp());
+        let mut l = stream.launch_builder(&d.predict);
+        l.arg(&mut d.x).arg(&mut d.v).arg(&mut d.x_prev).arg(&d.inv_mass).arg(&dv[0]).arg(&dv[1]).arg(&dv[2]).arg(&damp).arg(&ht).arg(&n);
+        // SAFETY: predict_<T>(x, v, x_prev, inv_mass, dvx, dvy, dvz, damp, h, n) of kernels/predict.cu; arrays of
+        // 3n and n scalars.
+        unsafe { l.launch(cfg(n)) }.map_err(&e)?;
+        if let Some(p) = &d.pins {
+            let t = d.times.slice(k..k + 1);
+            let mut l = stream.launch_builder(&p.kernel);
+            l.arg(&mut d.x).arg(&p.vertex).arg(&p.origin).arg(&p.velocity).arg(&t).arg(&p.count);
+            // SAFETY: place_pins_<T>(x, vertex, origin, velocity, t, count) of kernels/boundary.cu.
+            unsafe { l.launch(cfg(p.count)) }.map_err(&e)?;
+        }
+        stream.memset_zeros(&mut d.lambda).map_err(&e)?;
+        if let Some(s) = &mut d.soft {
+            stream.memset_zeros(&mut s.lambda).map_err(&e)?;
+        }
+        if report {
+            residual(&stream, d, ht, 0)?;
+        }
+        for _ in 0..model.solver.iterations {
+            sweep(&stream, d, ht)?;
+            if let Some(s) = &mut d.soft {
+                let t = d.times.slice(k..k + 1);
+                let mut l = stream.launch_builder(&s.kernel);
+                l.arg(&mut d.x).arg(&d.inv_mass).arg(&s.vertex).arg(&s.origin).arg(&s.velocity).arg(&s.compliance).arg(&mut s.lambda).arg(&ht).arg(&t).arg(&s.count);
+                // SAFETY: soft_attachments_<T>(x, inv_mass, vertex, origin, velocity, compliance, lambda, h, t, count);
+                // check_supported guarantees distinct vertices.
+                unsafe { l.launch(cfg(s.count)) }.map_err(&e)?;
+            }
+        }
+        if let Some(p) = &mut d.planes {
+            let mut l = stream.launch_builder(&p.project);
+            l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&p.planes).arg(&p.count).arg(&mut p.contact).arg(&n);
+            // SAFETY: plane_contacts_<T>(x, x_prev, inv_mass, planes, plane_count, contact, n) of kernels/boundary.cu.
+            unsafe { l.launch(cfg(n)) }.map_err(&e)?;
+        }
+        let mut l = stream.launch_builder(&d.update_velocity);
+        l.arg(&d.x).arg(&d.x_prev).arg(&mut d.v).arg(&ht).arg(&n);
+        // SAFETY: update_velocity_<T>(x, x_prev, v, h, n) of kernels/predict.cu.
+        unsafe { l.launch(cfg(n)) }.map_err(&e)?;
+        if let Some(p) = &mut d.planes {
+            let mut l = stream.launch_builder(&p.restitution);
+            l.arg(&mut d.v).arg(&p.v_before).arg(&p.planes).arg(&p.count).arg(&p.contact).arg(&p.g).arg(&ht).arg(&n);
+            // SAFETY: restitution_<T>(v, v_before, planes, plane_count, contact, g, h, n) of kernels/boundary.cu.
+            unsafe { l.launch(cfg(n)) }.map_err(&e)?;
+        }
+        if report {
+            residual(&stream, d, ht, 1)?;
+        }
+        Ok(())
+    }
+}
+
+/// Blocks of a residual launch over `count` elements.
+fn residual_blocks(count: u32) -> u32 {
+    blocks(count).min(RESIDUAL_BLOCKS)
+}
+
+/// One iteration over every tet group: batch by batch (Gauss-Seidel), or Jacobi slots and the gather.
+fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut DeviceModel<T>, h: T) -> Result<(), String> {
+    let e = err("a sweep");
+    let mut first_element = 0usize;
+    for f in &d.families {
+        let beta_h = T::from_f64(f.host.damping * h.to_f64());
+        let mut lambda_view = d.lambda.slice_mut(f.host.lambda_offset..f.host.lambda_offset + f.host.rows() * f.count as usize);
+        match &mut d.jacobi {
+            None => {
+                for b in 0..f.host.batches() {
+                    let (first, count) = f.host.batch(b);
+                    let mut l = stream.launch_builder(&f.project_items);
+                    l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&f.tets).arg(&f.dm_inv).arg(&f.volume).arg(&mut lambda_view);
+                    l.arg(&f.item_start).arg(&first).arg(&count).arg(&f.mu).arg(&f.lambda).arg(&h).arg(&beta_h);
+                    // SAFETY: project_items_<model>_<T>(x, x_prev, inv_mass, tets, dm_inv, volume, lambda, item_start,
+                    // first_item, item_count, mu, lambda, h, beta_h) of kernels/xpbd_tets.cu; the items of a batch
+                    // share no vertex (the CPU's schedule, checked by the layout tests).
+                    unsafe { l.launch(cfg(count)) }.map_err(&e)?;
+                }
+            }
+            Some(j) => {
+                let inv_count = j.inv_count.slice(first_element..first_element + f.count as usize);
+                let mut slots = j.slots.slice_mut(12 * first_element..12 * (first_element + f.count as usize));
+                let mut l = stream.launch_builder(&f.jacobi);
+                l.arg(&d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&f.tets).arg(&f.dm_inv).arg(&f.volume).arg(&mut lambda_view);
+                l.arg(&inv_count).arg(&mut slots).arg(&j.omega).arg(&f.count).arg(&f.mu).arg(&f.lambda).arg(&h).arg(&beta_h);
+                // SAFETY: jacobi_<model>_<T>(x, x_prev, inv_mass, tets, dm_inv, volume, lambda, inv_count, slots, omega,
+                // count, mu, lambda, h, beta_h); every element writes only its own slots and multipliers.
+                unsafe { l.launch(cfg(f.count)) }.map_err(&e)?;
+            }
+        }
+        first_element += f.count as usize;
+    }
+    if let Some(j) = &mut d.jacobi {
+        let mut l = stream.launch_builder(&j.gather);
+        l.arg(&mut d.x).arg(&j.slots).arg(&j.start).arg(&j.adj).arg(&d.n);
+        // SAFETY: jacobi_gather_<T>(x, slots, start, adj, n); start has n + 1 entries.
+        unsafe { l.launch(cfg(d.n)) }.map_err(&e)?;
+    }
+    Ok(())
+}
+
+/// Partial sums of ‖C + α̃λ‖² into `partials` block `which` (0: r₀, 1: r).
+fn residual<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut DeviceModel<T>, h: T, which: usize) -> Result<(), String> {
+    let e = err("the residual");
+    let per = RESIDUAL_BLOCKS as usize * d.families.len().max(1);
+    for (i, f) in d.families.iter().enumerate() {
+        let base = which * per + i * RESIDUAL_BLOCKS as usize;
+        let mut partial = d.partials.slice_mut(base..base + RESIDUAL_BLOCKS as usize);
+        let lambda = d.lambda.slice(f.host.lambda_offset..f.host.lambda_offset + f.host.rows() * f.count as usize);
+        let mut l = stream.launch_builder(&f.residual_sq);
+        l.arg(&d.x).arg(&f.tets).arg(&f.dm_inv).arg(&f.volume).arg(&lambda).arg(&f.count).arg(&f.mu).arg(&f.lambda).arg(&h).arg(&mut partial);
+        let grid = LaunchConfig { grid_dim: (residual_blocks(f.count), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
+        // SAFETY: residual_sq_<model>_<T>(x, tets, dm_inv, volume, lambda, count, mu, lambda, h, partial); blocks of
+        // exactly BLOCK threads (the kernel's shared array), at most RESIDUAL_BLOCKS partials.
+        unsafe { l.launch(grid) }.map_err(&e)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,202 @@
+//! The model and state on the device: every array of [`Layout`] and of the model's vertices, pins, soft
+//! attachments and plane colliders, uploaded once, with the kernels that read them.
+
+use std::sync::Arc;
+
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DriverError};
+use xpbd_core::collider::Shape;
+use xpbd_core::model::Model;
+
+use crate::layout::{kernel_suffix, Layout, TetFamily};
+use crate::{GpuContext, KernelScalar};
+
+/// Threads per block of every launch (the residual kernel's shared array has this size).
+pub const BLOCK: u32 = 256;
+/// Most blocks of one residual launch: its partial sums are read back per frame.
+pub const RESIDUAL_BLOCKS: u32 = 64;
+
+pub fn err(what: &str) -> impl Fn(DriverError) -> String + '_ {
+    move |e| format!("{what} on the GPU: {e}")
+}
+
+/// Blocks for `count` threads.
+pub fn blocks(count: u32) -> u32 {
+    count.div_ceil(BLOCK).max(1)
+}
+
+/// One tet group on the device, elements in execution order.
+pub struct DeviceFamily<T> {
+    pub host: TetFamily,
+    pub count: u32,
+    pub tets: CudaSlice<u32>,
+    pub dm_inv: CudaSlice<T>,
+    pub volume: CudaSlice<T>,
+    pub item_start: CudaSlice<u32>,
+    /// Constraint Lamé parameters.
+    pub mu: T,
+    pub lambda: T,
+    pub project_items: CudaFunction,
+    pub jacobi: CudaFunction,
+    pub residual_sq: CudaFunction,
+}
+
+pub struct DeviceJacobi<T> {
+    pub inv_count: CudaSlice<T>,
+    pub slots: CudaSlice<T>,
+    pub start: CudaSlice<u32>,
+    pub adj: CudaSlice<u32>,
+    pub omega: T,
+    pub gather: CudaFunction,
+}
+
+/// Hard pins that move (placed each substep) or soft attachments (projected each iteration).
+pub struct DeviceAttachments<T> {
+    pub count: u32,
+    pub vertex: CudaSlice<u32>,
+    pub origin: CudaSlice<T>,
+    pub velocity: CudaSlice<T>,
+    /// Soft attachments only: compliance per attachment and 3 multipliers each.
+    pub compliance: CudaSlice<T>,
+    pub lambda: CudaSlice<T>,
+    pub kernel: CudaFunction,
+}
+
+pub struct DevicePlanes<T> {
+    pub count: u32,
+    /// point, normal, friction, restitution: 8 scalars per plane (`kernels/boundary.cu`).
+    pub planes: CudaSlice<T>,
+    pub contact: CudaSlice<u32>,
+    pub v_before: CudaSlice<T>,
+    /// |gravity| for the restitution threshold.
+    pub g: T,
+    pub project: CudaFunction,
+    pub restitution: CudaFunction,
+}
+
+/// Everything the substep loop touches on the device.
+pub struct DeviceModel<T> {
+    pub n: u32,
+    pub x: CudaSlice<T>,
+    pub v: CudaSlice<T>,
+    pub x_prev: CudaSlice<T>,
+    pub inv_mass: CudaSlice<T>,
+    pub lambda: CudaSlice<T>,
+    pub families: Vec<DeviceFamily<T>>,
+    pub jacobi: Option<DeviceJacobi<T>>,
+    pub pins: Option<DeviceAttachments<T>>,
+    pub soft: Option<DeviceAttachments<T>>,
+    pub planes: Option<DevicePlanes<T>>,
+    /// End time of each substep of the frame, written by the host before each frame.
+    pub times: CudaSlice<T>,
+    /// Residual partial sums: `RESIDUAL_BLOCKS` per family for r₀, then as many for r.
+    pub partials: CudaSlice<T>,
+    pub predict: CudaFunction,
+    pub update_velocity: CudaFunction,
+}
+
+fn to_t<T: KernelScalar>(a: impl IntoIterator<Item = f64>) -> Vec<T> {
+    a.into_iter().map(T::from_f64).collect()
+}
+
+fn flat3<T: KernelScalar>(a: impl IntoIterator<Item = xpbd_core::mesh::Vec3>) -> Vec<T> {
+    to_t(a.into_iter().flat_map(|p| [p.x, p.y, p.z]))
+}
+
+impl<T: KernelScalar> DeviceModel<T> {
+    pub fn upload(gpu: &GpuContext, model: &Model, layout: &Layout) -> Result<Self, String> {
+        let s: &Arc<CudaStream> = gpu.stream();
+        let e = err("uploading the model");
+        let up_t = |a: Vec<T>| s.clone_htod(&a).map_err(&e);
+        let up_u = |a: &[u32]| s.clone_htod(a).map_err(&e);
+        // cudarc refuses zero-length allocations; keep one element where an array may be empty.
+        let nonempty_t = |mut a: Vec<T>| {
+            if a.is_empty() {
+                a.push(T::default());
+            }
+            a
+        };
+        let nonempty_u = |a: &[u32]| if a.is_empty() { vec![0] } else { a.to_vec() };
+        let n = model.vertex_count();
+        let mut families = Vec::with_capacity(layout.families.len());
+        for f in &layout.families {
+            let suffix = kernel_suffix(f.model).expect("check_supported accepted the model");
+            families.push(DeviceFamily {
+                count: f.elements() as u32,
+                tets: up_u(&nonempty_u(&f.tets))?,
+                dm_inv: up_t(nonempty_t(to_t(f.dm_inv.iter().copied())))?,
+                volume: up_t(nonempty_t(to_t(f.volume.iter().copied())))?,
+                item_start: up_u(&nonempty_u(&f.item_start))?,
+                mu: T::from_f64(f.mu),
+                lambda: T::from_f64(f.lambda),
+                project_items: gpu.function::<T>("xpbd_tets", &format!("project_items_{suffix}"))?,
+                jacobi: gpu.function::<T>("xpbd_tets", &format!("jacobi_{suffix}"))?,
+                residual_sq: gpu.function::<T>("xpbd_tets", &format!("residual_sq_{suffix}"))?,
+                host: f.clone(),
+            });
+        }
+        let jacobi = match &layout.jacobi {
+            None => None,
+            Some(j) => Some(DeviceJacobi {
+                inv_count: up_t(nonempty_t(to_t(j.inv_count.iter().copied())))?,
+                slots: s.alloc_zeros(3 * j.adj.len().max(1)).map_err(&e)?,
+                start: up_u(&j.start)?,
+                adj: up_u(&nonempty_u(&j.adj))?,
+                omega: T::from_f64(model.solver.relaxation),
+                gather: gpu.function::<T>("xpbd_tets", "jacobi_gather")?,
+            }),
+        };
+        let attachments = |soft: bool, kernel: &str| -> Result<Option<DeviceAttachments<T>>, String> {
+            // The model lists only hard pins that move; resting pins keep their place by inverse mass 0.
+            let list: Vec<_> =
+                model.attachments.iter().filter(|a| if soft { a.compliance > 0.0 } else { a.compliance == 0.0 }).collect();
+            if list.is_empty() {
+                return Ok(None);
+            }
+            let vertex: Vec<u32> = list.iter().map(|a| a.vertex).collect();
+            Ok(Some(DeviceAttachments {
+                count: list.len() as u32,
+                vertex: up_u(&vertex)?,
+                origin: up_t(flat3(list.iter().map(|a| a.origin)))?,
+                velocity: up_t(flat3(list.iter().map(|a| a.velocity)))?,
+                compliance: up_t(to_t(list.iter().map(|a| a.compliance)))?,
+                lambda: s.alloc_zeros(3 * list.len()).map_err(&e)?,
+                kernel: gpu.function::<T>("boundary", kernel)?,
+            }))
+        };
+        let planes = if model.colliders.is_empty() {
+            None
+        } else {
+            let mut flat = Vec::with_capacity(8 * model.colliders.len());
+            for c in &model.colliders {
+                let Shape::Plane { point, normal } = c.shape else { unreachable!("check_supported allows planes only") };
+                flat.extend([point.x, point.y, point.z, normal.x, normal.y, normal.z, c.friction, c.restitution]);
+            }
+            Some(DevicePlanes {
+                count: model.colliders.len() as u32,
+                planes: up_t(to_t(flat))?,
+                contact: s.alloc_zeros(n.max(1)).map_err(&e)?,
+                v_before: s.alloc_zeros(3 * n.max(1)).map_err(&e)?,
+                g: T::from_f64(model.gravity.norm()),
+                project: gpu.function::<T>("boundary", "plane_contacts")?,
+                restitution: gpu.function::<T>("boundary", "restitution")?,
+            })
+        };
+        Ok(DeviceModel {
+            n: n as u32,
+            x: up_t(nonempty_t(flat3(model.rest.iter().copied())))?,
+            v: up_t(nonempty_t(flat3(model.initial_velocity.iter().copied())))?,
+            x_prev: s.alloc_zeros(3 * n.max(1)).map_err(&e)?,
+            inv_mass: up_t(nonempty_t(to_t(model.inv_mass.iter().copied())))?,
+            lambda: s.alloc_zeros(model.rows.max(1)).map_err(&e)?,
+            pins: attachments(false, "place_pins")?,
+            soft: attachments(true, "soft_attachments")?,
+            planes,
+            jacobi,
+            times: s.alloc_zeros(model.solver.substeps.max(1)).map_err(&e)?,
+            partials: s.alloc_zeros(2 * RESIDUAL_BLOCKS as usize * families.len().max(1)).map_err(&e)?,
+            families,
+            predict: gpu.function::<T>("predict", "predict")?,
+            update_velocity: gpu.function::<T>("predict", "update_velocity")?,
+        })
+    }
+}

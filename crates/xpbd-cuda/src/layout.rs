@@ -1,0 +1,235 @@
+//! The model in the flat arrays the kernels read (`kernels/xpbd_tets.cu`, `kernels/boundary.cu`), built on the
+//! host once per model and uploaded once. Pure host code: it is unit-tested without a GPU.
+//!
+//! Gauss-Seidel schedules are the CPU backend's own (`xpbd_cpu::schedule::Schedule` from the cached partitions
+//! of `xpbd_core::graph::partition`), flattened into CSR arrays: the items of batch (color) `b` are
+//! `batch_start[b]..batch_start[b+1]`, the elements of item `i` are `item_start[i]..item_start[i+1]`. Element data
+//! is permuted into execution order, so an item's elements are contiguous; `lambda_of` maps the device's
+//! multipliers back to model order.
+
+use xpbd_core::collider::Shape;
+use xpbd_core::constraint::tet_model::TetModel;
+use xpbd_core::graph::partition::partitions;
+use xpbd_core::model::{Model, Ordering};
+use xpbd_cpu::schedule::Schedule;
+
+/// The tet models with GPU kernels, by their kernel suffix (`project_items_<suffix>` etc.).
+pub fn kernel_suffix(model: TetModel) -> Option<&'static str> {
+    match model {
+        TetModel::NeoHookeanBlock => Some("neohookean_block"),
+        TetModel::NeoHookean => Some("neohookean"),
+        TetModel::StVK => Some("stvk"),
+        TetModel::Arap => None,
+    }
+}
+
+/// Most plane colliders the contact kernel handles (one bit each in a `u32` per vertex).
+pub const MAX_PLANES: usize = 32;
+
+/// Why the CUDA backend cannot run `model`, or `Ok` when it can. Everything it does not support is named here,
+/// so that nothing runs silently wrong.
+pub fn check_supported(model: &Model) -> Result<(), String> {
+    if model.solver.mgpbd.is_some() || model.solver.multilayer.is_some() || model.solver.kind != "xpbd" {
+        return Err(format!("solver.kind = \"{}\" has no GPU path (only \"xpbd\")", model.solver.kind));
+    }
+    if model.solver.ordering == Ordering::Serial {
+        return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into());
+    }
+    if let Some(g) = model.cloth_groups.first() {
+        return Err(format!("body '{}' is cloth: distance and bending constraints have no GPU path yet", model.bodies[g.body].name));
+    }
+    if let Some(g) = model.tet_groups.iter().find(|g| kernel_suffix(g.model).is_none()) {
+        return Err(format!(
+            "body '{}' uses material '{}', which has no GPU path (neohookean, neohookean_block and stvk have one)",
+            model.bodies[g.body].name,
+            g.model.name()
+        ));
+    }
+    for (i, c) in model.colliders.iter().enumerate() {
+        if !matches!(c.shape, Shape::Plane { .. }) {
+            return Err(format!("collider {} is a {}: only plane colliders have a GPU path", i + 1, shape_name(&c.shape)));
+        }
+    }
+    if model.colliders.len() > MAX_PLANES {
+        return Err(format!("{} plane colliders: the GPU path handles at most {MAX_PLANES}", model.colliders.len()));
+    }
+    let mut soft: Vec<u32> = model.attachments.iter().filter(|a| a.compliance > 0.0).map(|a| a.vertex).collect();
+    soft.sort_unstable();
+    if let Some(w) = soft.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("vertex {} has two soft attachments: the GPU pass updates attachments in parallel", w[0]));
+    }
+    let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>();
+    if u32::try_from(3 * model.vertex_count().max(slots)).is_err() || u32::try_from(model.rows).is_err() {
+        return Err(format!("{} vertices, {} rows: the kernels index with 32-bit counts", model.vertex_count(), model.rows));
+    }
+    Ok(())
+}
+
+fn shape_name(s: &Shape) -> &'static str {
+    match s {
+        Shape::Plane { .. } => "plane",
+        Shape::Sphere { .. } => "sphere",
+        Shape::Box { .. } => "box",
+    }
+}
+
+/// One tet group in device layout, elements in execution order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TetFamily {
+    pub model: TetModel,
+    /// Constraint Lamé parameters and XPBD damping β (s).
+    pub mu: f64,
+    pub lambda: f64,
+    pub damping: f64,
+    /// 4 vertex indices per element.
+    pub tets: Vec<u32>,
+    /// D_m⁻¹ row-major, 9 per element.
+    pub dm_inv: Vec<f64>,
+    /// Rest volume per element.
+    pub volume: Vec<f64>,
+    /// The family's first multiplier (same offset on the device and in the model; rows are permuted within).
+    pub lambda_offset: usize,
+    /// Gauss-Seidel batches (colors): items `batch_start[b]..batch_start[b+1]`; empty for Jacobi.
+    pub batch_start: Vec<u32>,
+    /// Elements of item i: `item_start[i]..item_start[i+1]`; empty for Jacobi.
+    pub item_start: Vec<u32>,
+}
+
+impl TetFamily {
+    pub fn elements(&self) -> usize {
+        self.volume.len()
+    }
+    pub fn rows(&self) -> usize {
+        self.model.rows()
+    }
+    pub fn batches(&self) -> usize {
+        self.batch_start.len().saturating_sub(1)
+    }
+    /// (first item, item count) of batch `b`.
+    pub fn batch(&self, b: usize) -> (u32, u32) {
+        (self.batch_start[b], self.batch_start[b + 1] - self.batch_start[b])
+    }
+}
+
+/// The Jacobi pass's slots and per-vertex adjacency (as `xpbd_cpu::jacobi`, tet families only): element `e` of
+/// the concatenated families owns slots `4e..4e+4`; the slots of vertex v are `adj[start[v]..start[v+1]]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JacobiLayout {
+    /// 1 / (most constraints on one of the element's vertices), per element of all families in order.
+    pub inv_count: Vec<f64>,
+    pub start: Vec<u32>,
+    pub adj: Vec<u32>,
+}
+
+impl JacobiLayout {
+    fn new(families: &[TetFamily], vertex_count: usize) -> Self {
+        let owners: Vec<u32> = families.iter().flat_map(|f| f.tets.iter().copied()).collect();
+        let mut start = vec![0u32; vertex_count + 1];
+        for &v in &owners {
+            start[v as usize + 1] += 1;
+        }
+        let inv_count = owners.chunks_exact(4).map(|t| 1.0 / t.iter().map(|&v| start[v as usize + 1]).max().unwrap_or(1) as f64).collect();
+        for i in 0..vertex_count {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut adj = vec![0u32; owners.len()];
+        for (slot, &v) in owners.iter().enumerate() {
+            adj[fill[v as usize] as usize] = slot as u32;
+            fill[v as usize] += 1;
+        }
+        JacobiLayout { inv_count, start, adj }
+    }
+}
+
+/// Everything the kernels read about the elastic constraints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Layout {
+    pub families: Vec<TetFamily>,
+    /// `lambda_of[i]`: the model-order multiplier of device multiplier `i`.
+    pub lambda_of: Vec<u32>,
+    /// Present for `ordering = "jacobi"`.
+    pub jacobi: Option<JacobiLayout>,
+}
+
+impl Layout {
+    /// The layout of a model that [`check_supported`] accepts.
+    pub fn new(model: &Model) -> Result<Self, String> {
+        check_supported(model)?;
+        let n = model.vertex_count();
+        let mut lambda_of: Vec<u32> = (0..model.rows as u32).collect();
+        let mut families = Vec::with_capacity(model.tet_groups.len());
+        for g in &model.tet_groups {
+            let schedule = match model.solver.ordering {
+                Ordering::Colored => Some(Schedule::colored(&partitions(&g.tets, n, 1).colored)),
+                Ordering::Clustered => {
+                    let p = partitions(&g.tets, n, model.solver.cluster_size);
+                    Some(Schedule::clustered(&p.clustering, &p.cluster_colors))
+                }
+                Ordering::Jacobi => None,
+                Ordering::Serial => unreachable!("rejected by check_supported"),
+            };
+            let (order, batch_start, item_start) = match &schedule {
+                Some(s) => flatten(s),
+                None => ((0..g.tets.len() as u32).collect(), Vec::new(), Vec::new()),
+            };
+            let rows = g.model.rows();
+            for (new, &old) in order.iter().enumerate() {
+                for k in 0..rows {
+                    lambda_of[g.lambda_offset + new * rows + k] = (g.lambda_offset + old as usize * rows + k) as u32;
+                }
+            }
+            families.push(TetFamily {
+                model: g.model,
+                mu: g.lame.mu,
+                lambda: g.lame.lambda,
+                damping: g.damping,
+                tets: order.iter().flat_map(|&e| g.tets[e as usize]).collect(),
+                dm_inv: order.iter().flat_map(|&e| row_major(&g.rest[e as usize].dm_inv)).collect(),
+                volume: order.iter().map(|&e| g.rest[e as usize].volume).collect(),
+                lambda_offset: g.lambda_offset,
+                batch_start,
+                item_start,
+            });
+        }
+        let jacobi = (model.solver.ordering == Ordering::Jacobi).then(|| JacobiLayout::new(&families, n));
+        Ok(Layout { families, lambda_of, jacobi })
+    }
+
+    /// Sequential batches (colors) per sweep over all families; `None` for Jacobi.
+    pub fn colors(&self) -> Option<usize> {
+        self.jacobi.is_none().then(|| self.families.iter().map(TetFamily::batches).sum())
+    }
+
+    /// Device multipliers (execution order) into model order.
+    pub fn export_multipliers(&self, device: &[f64], model_order: &mut [f64]) {
+        for (&l, &i) in device.iter().zip(&self.lambda_of) {
+            model_order[i as usize] = l;
+        }
+    }
+}
+
+/// A schedule as (execution order, batch_start, item_start).
+fn flatten(s: &Schedule) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
+    let mut batch_start = vec![0u32];
+    let mut item_start = vec![0u32];
+    let mut order = Vec::new();
+    for b in 0..s.batches() {
+        let items = s.batch(b);
+        assert_eq!(items.start, *batch_start.last().unwrap() as usize, "a schedule's batches are consecutive item ranges");
+        for i in items.clone() {
+            order.extend_from_slice(s.item(i));
+            item_start.push(order.len() as u32);
+        }
+        batch_start.push(items.end as u32);
+    }
+    (order, batch_start, item_start)
+}
+
+fn row_major(m: &nalgebra::Matrix3<f64>) -> [f64; 9] {
+    [m[(0, 0)], m[(0, 1)], m[(0, 2)], m[(1, 0)], m[(1, 1)], m[(1, 2)], m[(2, 0)], m[(2, 1)], m[(2, 2)]]
+}
+
+#[cfg(test)]
+#[path = "layout_tests.rs"]
+mod tests;

@@ -1,0 +1,300 @@
+// Tetrahedral XPBD constraints on the GPU: the formulas of crates/xpbd-core/src/constraint (tet.rs,
+// volume.rs, neohookean.rs, stvk.rs, projection.rs, block_solve.rs, tet_model.rs), operation for operation, so
+// that double-precision runs agree with the CPU backend to round-off (DESIGN.md section 7).
+//
+// One element is visited on local copies: positions p[4][3] (vertex, axis), inverse masses w[4], and the
+// element's multipliers. Matrices are row-major T[3][3]; D_m^-1 is stored row-major, 9 scalars per element.
+#pragma once
+#include "common.cuh"
+
+namespace xpbd {
+
+// Material constants of one tet group: constraint Lame parameters, substep h, and beta*h (XPBD damping beta).
+template <typename T>
+struct TetMaterial {
+    T mu, lambda, h, beta_h;
+};
+
+// F = D_s D_m^-1 with D_s = [x1 - x0, x2 - x0, x3 - x0] (tet.rs: deformation_gradient).
+template <typename T>
+__device__ __forceinline__ void deformation_gradient(const T p[4][3], const T* __restrict__ dm, T f[3][3]) {
+    for (int r = 0; r < 3; ++r) {
+        const T d0 = p[1][r] - p[0][r], d1 = p[2][r] - p[0][r], d2 = p[3][r] - p[0][r];
+        for (int c = 0; c < 3; ++c) f[r][c] = d0 * dm[c] + d1 * dm[3 + c] + d2 * dm[6 + c];
+    }
+}
+
+// Node gradients of a constraint with dC/dF = P: [g1 g2 g3] = P D_m^-T, g0 = -(g1 + g2 + g3) (tet.rs).
+template <typename T>
+__device__ __forceinline__ void node_gradients(const T P[3][3], const T* __restrict__ dm, T g[4][3]) {
+    for (int k = 0; k < 3; ++k)
+        for (int r = 0; r < 3; ++r) g[k + 1][r] = P[r][0] * dm[3 * k] + P[r][1] * dm[3 * k + 1] + P[r][2] * dm[3 * k + 2];
+    for (int r = 0; r < 3; ++r) g[0][r] = -(g[1][r] + g[2][r] + g[3][r]);
+}
+
+template <typename T>
+__device__ __forceinline__ T dot_columns(const T f[3][3], int i, int j) {
+    return f[0][i] * f[0][j] + f[1][i] * f[1][j] + f[2][i] * f[2][j];
+}
+
+// Hydrostatic C_H = det F - gamma with dC_H/dF = cof F = [f2 x f3, f3 x f1, f1 x f2] (columns; volume.rs).
+template <typename T>
+__device__ __forceinline__ T hydrostatic(const T f[3][3], T gamma, T P[3][3]) {
+    for (int c = 0; c < 3; ++c) {
+        const int a = (c + 1) % 3, b = (c + 2) % 3;
+        P[0][c] = f[1][a] * f[2][b] - f[2][a] * f[1][b];
+        P[1][c] = f[2][a] * f[0][b] - f[0][a] * f[2][b];
+        P[2][c] = f[0][a] * f[1][b] - f[1][a] * f[0][b];
+    }
+    return f[0][0] * P[0][0] + f[1][0] * P[1][0] + f[2][0] * P[2][0] - gamma;
+}
+
+// Deviatoric C_D = sqrt(tr F^T F) with dC_D/dF = F / C_D, zero when C_D <= 1e-12 (neohookean.rs).
+template <typename T>
+__device__ __forceinline__ T deviatoric(const T f[3][3], T P[3][3]) {
+    T n2 = T(0);
+    for (int c = 0; c < 3; ++c)
+        for (int r = 0; r < 3; ++r) n2 += f[r][c] * f[r][c];
+    const T c = sqrt(n2);
+    const T s = c > T(1e-12) ? T(1) / c : T(0);
+    for (int r = 0; r < 3; ++r)
+        for (int k = 0; k < 3; ++k) P[r][k] = c > T(1e-12) ? f[r][k] * s : T(0);
+    return c;
+}
+
+// StVK normal row E_ii = (f_i . f_i - 1) / 2 with dE_ii/dF = f_i in column i (stvk.rs: normal_rows).
+template <typename T>
+__device__ __forceinline__ T stvk_normal_row(const T f[3][3], int i, T P[3][3]) {
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) P[r][c] = c == i ? f[r][i] : T(0);
+    return T(0.5) * (dot_columns(f, i, i) - T(1));
+}
+
+// StVK shear row E_ij = f_i . f_j / 2 with column i = f_j / 2, column j = f_i / 2 (stvk.rs: shear_row).
+template <typename T>
+__device__ __forceinline__ T stvk_shear_row(const T f[3][3], int i, int j, T P[3][3]) {
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) P[r][c] = c == i ? f[r][j] * T(0.5) : (c == j ? f[r][i] * T(0.5) : T(0));
+    return T(0.5) * dot_columns(f, i, j);
+}
+
+// The StVK normal block's compliance (V K)^-1, K = 2 mu I + lambda 1 1^T, in closed form (stvk.rs).
+template <typename T>
+__device__ __forceinline__ void stvk_normal_compliance(T mu, T lambda, T v, T& diag, T& off) {
+    off = -lambda / (T(2) * mu * (T(2) * mu + T(3) * lambda)) / v;
+    diag = T(1) / (T(2) * mu * v) + off;
+}
+
+// a x = b in place by Gaussian elimination with partial pivoting; false when a pivot vanishes (block_solve.rs).
+template <typename T, int K>
+__device__ __forceinline__ bool solve_in_place(T a[K][K], T b[K]) {
+    T inv_pivot[K];
+    for (int col = 0; col < K; ++col) {
+        int piv = col;
+        for (int r = col + 1; r < K; ++r)
+            if (fabs(a[r][col]) > fabs(a[piv][col])) piv = r;
+        if (!(fabs(a[piv][col]) > T(0))) return false;
+        if (piv != col) {
+            for (int c = 0; c < K; ++c) {
+                const T t = a[piv][c];
+                a[piv][c] = a[col][c];
+                a[col][c] = t;
+            }
+            const T t = b[piv];
+            b[piv] = b[col];
+            b[col] = t;
+        }
+        const T inv = T(1) / a[col][col];
+        inv_pivot[col] = inv;
+        for (int r = col + 1; r < K; ++r) {
+            const T f = a[r][col] * inv;
+            if (f != T(0)) {
+                for (int c = col; c < K; ++c) a[r][c] -= f * a[col][c];
+                b[r] -= f * b[col];
+            }
+        }
+    }
+    for (int col = K - 1; col >= 0; --col) {
+        T s = b[col];
+        for (int c = col + 1; c < K; ++c) s -= a[col][c] * b[c];
+        b[col] = s * inv_pivot[col];
+    }
+    return true;
+}
+
+// One XPBD block update (projection.rs: project_block; block paper Eq. 19, XPBD damping Eq. 26):
+//   ((I + gamma) G M^-1 G^T + at) dl = -(C + at l + gamma G (x - x_n)),  gamma = at * beta_h,
+// then l += dl and p += M^-1 G^T dl. `p0` are the positions at the start of the substep (read when damped).
+// A singular block changes nothing.
+template <typename T, int K>
+__device__ __forceinline__ void apply_block(const T c[K], const T g[K][4][3], const T w[4], const T at[K][K], T beta_h,
+                                            T p[4][3], const T p0[4][3], T* __restrict__ lambda) {
+    T s[K][K];
+    for (int a = 0; a < K; ++a)
+        for (int b = a; b < K; ++b) {
+            T acc = T(0);
+            for (int n = 0; n < 4; ++n) acc += w[n] * (g[a][n][0] * g[b][n][0] + g[a][n][1] * g[b][n][1] + g[a][n][2] * g[b][n][2]);
+            s[a][b] = acc;
+            s[b][a] = acc;
+        }
+    T rhs[K], m[K][K];
+    for (int a = 0; a < K; ++a) {
+        rhs[a] = c[a];
+        for (int b = 0; b < K; ++b) rhs[a] += at[a][b] * lambda[b];
+        for (int b = 0; b < K; ++b) m[a][b] = s[a][b] + at[a][b];
+    }
+    if (beta_h > T(0)) {
+        T gdx[K];
+        for (int a = 0; a < K; ++a) {
+            gdx[a] = T(0);
+            for (int n = 0; n < 4; ++n)
+                gdx[a] += g[a][n][0] * (p[n][0] - p0[n][0]) + g[a][n][1] * (p[n][1] - p0[n][1]) +
+                          g[a][n][2] * (p[n][2] - p0[n][2]);
+        }
+        for (int a = 0; a < K; ++a)
+            for (int b = 0; b < K; ++b) {
+                const T gamma = at[a][b] * beta_h;
+                rhs[a] += gamma * gdx[b];
+                for (int k = 0; k < K; ++k) m[a][k] += gamma * s[b][k];
+            }
+    }
+    for (int a = 0; a < K; ++a) rhs[a] = -rhs[a];
+    if (!solve_in_place<T, K>(m, rhs)) return;
+    T dx[4][3] = {};
+    for (int a = 0; a < K; ++a) {
+        lambda[a] += rhs[a];
+        for (int n = 0; n < 4; ++n)
+            for (int k = 0; k < 3; ++k) dx[n][k] += g[a][n][k] * (w[n] * rhs[a]);
+    }
+    for (int n = 0; n < 4; ++n)
+        for (int k = 0; k < 3; ++k) p[n][k] += dx[n][k];
+}
+
+// One scalar row with compliance-over-h^2 `at` (a K = 1 block).
+template <typename T>
+__device__ __forceinline__ void apply_row(T c, const T P[3][3], const T* __restrict__ dm, const T w[4], T at, T beta_h,
+                                          T p[4][3], const T p0[4][3], T* __restrict__ lambda) {
+    T g[1][4][3];
+    node_gradients(P, dm, g[0]);
+    const T cs[1] = {c};
+    const T a[1][1] = {{at}};
+    apply_block<T, 1>(cs, g, w, a, beta_h, p, p0, lambda);
+}
+
+// The tet models (tet_model.rs: project_tet, tet_residual). Each has ROWS multipliers per element, a
+// `project` that visits one element once, and `residual` that writes its rows r = C + at lambda.
+
+// Stable neo-Hookean as one coupled 2x2 block (block paper Eq. 17-19).
+struct NeoHookeanBlock {
+    static constexpr int ROWS = 2;
+    template <typename T>
+    __device__ static void project(const TetMaterial<T>& m, const T* dm, T vol, const T w[4], T p[4][3], const T p0[4][3],
+                                   T* lambda) {
+        T f[3][3], ph[3][3], pd[3][3];
+        deformation_gradient(p, dm, f);
+        const T c[2] = {hydrostatic(f, T(1) + m.mu / m.lambda, ph), deviatoric(f, pd)};
+        const T s = T(1) / (vol * m.h * m.h);
+        const T at[2][2] = {{s * (T(1) / m.lambda), T(0)}, {T(0), s * (T(1) / m.mu)}};
+        T g[2][4][3];
+        node_gradients(ph, dm, g[0]);
+        node_gradients(pd, dm, g[1]);
+        apply_block<T, 2>(c, g, w, at, m.beta_h, p, p0, lambda);
+    }
+    template <typename T>
+    __device__ static void residual(const TetMaterial<T>& m, const T* dm, T vol, const T p[4][3], const T* lambda, T* r) {
+        T f[3][3], P[3][3];
+        deformation_gradient(p, dm, f);
+        const T inv_h2 = T(1) / (m.h * m.h);
+        r[0] = hydrostatic(f, T(1) + m.mu / m.lambda, P) + T(1) / (m.lambda * vol) * inv_h2 * lambda[0];
+        r[1] = deviatoric(f, P) + T(1) / (m.mu * vol) * inv_h2 * lambda[1];
+    }
+};
+
+// Stable neo-Hookean as two scalar updates, hydrostatic then deviatoric (Macklin & Mueller 2021).
+struct NeoHookean {
+    static constexpr int ROWS = 2;
+    template <typename T>
+    __device__ static void project(const TetMaterial<T>& m, const T* dm, T vol, const T w[4], T p[4][3], const T p0[4][3],
+                                   T* lambda) {
+        const T s = T(1) / (vol * m.h * m.h);
+        T f[3][3], P[3][3];
+        deformation_gradient(p, dm, f);
+        const T ch = hydrostatic(f, T(1) + m.mu / m.lambda, P);
+        apply_row(ch, P, dm, w, s * (T(1) / m.lambda), m.beta_h, p, p0, lambda);
+        deformation_gradient(p, dm, f);
+        const T cd = deviatoric(f, P);
+        apply_row(cd, P, dm, w, s * (T(1) / m.mu), m.beta_h, p, p0, lambda + 1);
+    }
+    template <typename T>
+    __device__ static void residual(const TetMaterial<T>& m, const T* dm, T vol, const T p[4][3], const T* lambda, T* r) {
+        NeoHookeanBlock::residual(m, dm, vol, p, lambda, r);
+    }
+};
+
+// StVK: the 3x3 normal block, then the three shear rows E12, E13, E23 as scalar updates.
+struct StVK {
+    static constexpr int ROWS = 6;
+    __device__ static constexpr int shear_i(int k) { return k == 2 ? 1 : 0; }
+    __device__ static constexpr int shear_j(int k) { return k == 0 ? 1 : 2; }
+
+    template <typename T>
+    __device__ static void project(const TetMaterial<T>& m, const T* dm, T vol, const T w[4], T p[4][3], const T p0[4][3],
+                                   T* lambda) {
+        const T inv_h2 = T(1) / (m.h * m.h);
+        T f[3][3], P[3][3];
+        deformation_gradient(p, dm, f);
+        T c[3], g[3][4][3];
+        for (int i = 0; i < 3; ++i) {
+            c[i] = stvk_normal_row(f, i, P);
+            node_gradients(P, dm, g[i]);
+        }
+        T diag, off;
+        stvk_normal_compliance(m.mu, m.lambda, vol, diag, off);
+        const T d = diag * inv_h2, o = off * inv_h2;
+        const T at[3][3] = {{d, o, o}, {o, d, o}, {o, o, d}};
+        apply_block<T, 3>(c, g, w, at, m.beta_h, p, p0, lambda);
+        const T shear = T(1) / (T(4) * m.mu * vol) * inv_h2;
+        for (int k = 0; k < 3; ++k) {
+            deformation_gradient(p, dm, f);
+            const T cs = stvk_shear_row(f, shear_i(k), shear_j(k), P);
+            apply_row(cs, P, dm, w, shear, m.beta_h, p, p0, lambda + 3 + k);
+        }
+    }
+    template <typename T>
+    __device__ static void residual(const TetMaterial<T>& m, const T* dm, T vol, const T p[4][3], const T* lambda, T* r) {
+        T f[3][3], P[3][3];
+        deformation_gradient(p, dm, f);
+        const T inv_h2 = T(1) / (m.h * m.h);
+        T diag, off;
+        stvk_normal_compliance(m.mu, m.lambda, vol, diag, off);
+        for (int i = 0; i < 3; ++i) {
+            r[i] = stvk_normal_row(f, i, P);
+            for (int j = 0; j < 3; ++j) r[i] += (i == j ? diag : off) * inv_h2 * lambda[j];
+        }
+        const T shear = T(1) / (T(4) * m.mu * vol) * inv_h2;
+        for (int k = 0; k < 3; ++k) r[3 + k] = stvk_shear_row(f, shear_i(k), shear_j(k), P) + shear * lambda[3 + k];
+    }
+};
+
+// An element's inputs gathered from the flat arrays: positions, positions at the start of the substep (only
+// when damped; otherwise a copy of p), inverse masses, and its four vertex indices.
+template <typename T>
+struct LocalTet {
+    unsigned int v[4];
+    T p[4][3], p0[4][3], w[4];
+};
+
+template <typename T>
+__device__ __forceinline__ void gather_tet(LocalTet<T>& l, size_t e, const unsigned int* __restrict__ tets, const T* x,
+                                           const T* __restrict__ x_prev, const T* __restrict__ inv_mass, bool damped) {
+    for (int n = 0; n < 4; ++n) {
+        l.v[n] = tets[4 * e + n];
+        l.w[n] = inv_mass[l.v[n]];
+        for (int k = 0; k < 3; ++k) {
+            l.p[n][k] = x[3 * static_cast<size_t>(l.v[n]) + k];
+            l.p0[n][k] = damped ? x_prev[3 * static_cast<size_t>(l.v[n]) + k] : l.p[n][k];
+        }
+    }
+}
+
+}  // namespace xpbd
