@@ -1,4 +1,10 @@
 //! The dispatcher (DESIGN.md §3): which backend runs a scene, and why.
+//!
+//! `auto` picks CUDA when a driver and device answer and the kernels are built in ([`xpbd_cuda::probe_ordinal`]),
+//! the scene's solver and model have a GPU path ([`xpbd_cuda::layout::check_supported`]) and the scene has at
+//! least `simulation.gpu_min_elements` elements; otherwise the CPU, with the first reason that failed. An explicit
+//! `cuda` request that cannot be honoured is an error with that reason (the size threshold applies to `auto`
+//! only). The decision itself, [`decide`], takes those facts as values, so it is unit-tested without a GPU.
 
 use xpbd_core::backend::Backend;
 use xpbd_core::model::Model;
@@ -35,22 +41,88 @@ pub struct Selection {
     pub reason: String,
 }
 
-/// Why the CUDA backend cannot run this model, or `None` when it can.
-fn cuda_unavailable(ordinal: usize, _model: &Model) -> String {
-    match xpbd_cuda::probe_ordinal(ordinal) {
-        Err(reason) => reason,
-        Ok(info) => format!("{} found, but the CUDA backend has no XPBD solver path yet", info.name),
+/// What the dispatcher learns about a scene and the machine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Facts {
+    /// The device's name, or why no CUDA device can run the kernels (no kernels, no driver, no device, ...).
+    pub device: std::result::Result<String, String>,
+    /// Why the CUDA backend cannot run this model (solver, ordering, material, collider, ...), if it cannot.
+    pub unsupported: Option<String>,
+    pub elements: usize,
+    /// `simulation.gpu_min_elements`.
+    pub min_elements: usize,
+}
+
+/// The dispatcher's choice: which backend, and the reason recorded in `summary.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Cpu(String),
+    Cuda { ordinal: usize, reason: String },
+}
+
+/// Decides from `facts` (see the module doc); `Err` is the reason an explicit CUDA request cannot be honoured.
+pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision, String> {
+    let ordinal = match requested {
+        Device::Cpu => return Ok(Decision::Cpu("cpu: requested".into())),
+        Device::Auto => 0,
+        Device::Cuda(n) => n,
+    };
+    let refusal = match (&facts.device, &facts.unsupported) {
+        (Err(reason), _) => Some(reason.clone()),
+        (Ok(_), Some(reason)) => Some(format!("the CUDA backend cannot run this scene: {reason}")),
+        (Ok(_), None) => None,
+    };
+    match (requested, refusal) {
+        (Device::Auto, Some(reason)) => Ok(Decision::Cpu(format!("cpu: {reason}"))),
+        (_, Some(reason)) => Err(format!("device cuda:{ordinal} cannot be used: {reason}")),
+        (Device::Auto, None) if facts.elements < facts.min_elements => Ok(Decision::Cpu(format!(
+            "cpu: {} elements, fewer than simulation.gpu_min_elements = {} for the GPU ({} found)",
+            facts.elements,
+            facts.min_elements,
+            facts.device.as_deref().unwrap_or("?")
+        ))),
+        (Device::Auto, None) => Ok(Decision::Cuda {
+            ordinal,
+            reason: format!(
+                "cuda: {} elements, at least simulation.gpu_min_elements = {} ({})",
+                facts.elements,
+                facts.min_elements,
+                facts.device.as_deref().unwrap_or("?")
+            ),
+        }),
+        (_, None) => Ok(Decision::Cuda { ordinal, reason: format!("cuda: requested ({})", facts.device.as_deref().unwrap_or("?")) }),
     }
 }
 
-/// Picks the backend. `Auto` falls back to the CPU with the reason; an explicit CUDA request that
-/// cannot be honoured is an error carrying the reason, never a silent fallback.
-pub fn select(requested: Device, model: &Model) -> Result<Selection> {
+/// Gathers the [`Facts`] for device `ordinal` (probing the driver) and `model`.
+fn facts(ordinal: usize, model: &Model, min_elements: usize) -> Facts {
+    Facts {
+        device: xpbd_cuda::probe_ordinal(ordinal).map(|info| info.name),
+        unsupported: xpbd_cuda::layout::check_supported(model).err(),
+        elements: model.element_count(),
+        min_elements,
+    }
+}
+
+/// Picks the backend for `model` (`min_elements`: `simulation.gpu_min_elements`). `Auto` falls back to the CPU
+/// with the reason; an explicit CUDA request that cannot be honoured is an error carrying the reason.
+pub fn select(requested: Device, model: &Model, min_elements: usize) -> Result<Selection> {
     let cpu = |reason: String| Selection { backend: Box::new(xpbd_cpu::CpuBackend::new(model)), device: "cpu".into(), reason };
-    match requested {
-        Device::Cpu => Ok(cpu("cpu: requested".into())),
-        Device::Auto => Ok(cpu(format!("cpu: {}", cuda_unavailable(0, model)))),
-        Device::Cuda(n) => Err(Error::invalid(format!("device cuda:{n} cannot be used: {}", cuda_unavailable(n, model)))),
+    let ordinal = match requested {
+        Device::Cpu => return Ok(cpu("cpu: requested".into())),
+        Device::Auto => 0,
+        Device::Cuda(n) => n,
+    };
+    match decide(requested, &facts(ordinal, model, min_elements)).map_err(Error::invalid)? {
+        Decision::Cpu(reason) => Ok(cpu(reason)),
+        Decision::Cuda { ordinal, reason } => {
+            let started = xpbd_cuda::CudaOptions::from_env(ordinal).and_then(|options| xpbd_cuda::CudaBackend::new(model, options));
+            match (started, requested) {
+                (Ok(backend), _) => Ok(Selection { device: format!("cuda:{ordinal} {}", backend.device().name), backend: Box::new(backend), reason }),
+                (Err(e), Device::Auto) => Ok(cpu(format!("cpu: the CUDA backend failed to start: {e}"))),
+                (Err(e), _) => Err(Error::invalid(format!("device cuda:{ordinal} cannot be used: {e}"))),
+            }
+        }
     }
 }
 
@@ -63,5 +135,55 @@ mod tests {
         assert_eq!("cuda:2".parse::<Device>().unwrap(), Device::Cuda(2));
         assert_eq!("cpu".parse::<Device>().unwrap(), Device::Cpu);
         assert!("gpu".parse::<Device>().unwrap_err().to_string().contains("'gpu'"));
+    }
+
+    fn facts(device: std::result::Result<&str, &str>, unsupported: Option<&str>, elements: usize) -> Facts {
+        Facts { device: device.map(String::from).map_err(String::from), unsupported: unsupported.map(String::from), elements, min_elements: 20_000 }
+    }
+
+    const H100: std::result::Result<&str, &str> = Ok("NVIDIA H100 80GB HBM3");
+    const NO_DRIVER: std::result::Result<&str, &str> = Err("no CUDA driver found (libcuda.so could not be loaded)");
+    const NO_KERNELS: std::result::Result<&str, &str> = Err("built without kernels: nvcc was not found at build time");
+
+    fn cpu_reason(d: Decision) -> String {
+        match d {
+            Decision::Cpu(r) => r,
+            other => panic!("expected the CPU, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn auto_falls_back_to_the_cpu_with_the_first_reason() {
+        let r = cpu_reason(decide(Device::Auto, &facts(NO_DRIVER, None, 100_000)).unwrap());
+        assert_eq!(r, "cpu: no CUDA driver found (libcuda.so could not be loaded)");
+        let r = cpu_reason(decide(Device::Auto, &facts(NO_KERNELS, Some("serial"), 100_000)).unwrap());
+        assert_eq!(r, "cpu: built without kernels: nvcc was not found at build time");
+        let r = cpu_reason(decide(Device::Auto, &facts(H100, Some("solver.kind = \"mgpbd\" has no GPU path (only \"xpbd\")"), 100_000)).unwrap());
+        assert!(r.starts_with("cpu: the CUDA backend cannot run this scene: solver.kind = \"mgpbd\""), "{r}");
+        let r = cpu_reason(decide(Device::Auto, &facts(H100, Some("body 'b' uses material 'arap', which has no GPU path"), 100_000)).unwrap());
+        assert!(r.contains("'arap'"), "{r}");
+        let r = cpu_reason(decide(Device::Auto, &facts(H100, None, 3750)).unwrap());
+        assert!(r.starts_with("cpu: 3750 elements, fewer than simulation.gpu_min_elements = 20000"), "{r}");
+    }
+
+    #[test]
+    fn auto_picks_cuda_for_large_supported_scenes() {
+        match decide(Device::Auto, &facts(H100, None, 20_000)).unwrap() {
+            Decision::Cuda { ordinal: 0, reason } => assert!(reason.starts_with("cuda: 20000 elements") && reason.contains("H100"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        let mut f = facts(H100, None, 10);
+        f.min_elements = 0;
+        assert!(matches!(decide(Device::Auto, &f).unwrap(), Decision::Cuda { .. }));
+    }
+
+    #[test]
+    fn explicit_cuda_fails_with_the_reason_or_ignores_the_size() {
+        let e = decide(Device::Cuda(1), &facts(NO_DRIVER, None, 100)).unwrap_err();
+        assert_eq!(e, "device cuda:1 cannot be used: no CUDA driver found (libcuda.so could not be loaded)");
+        let e = decide(Device::Cuda(0), &facts(H100, Some("solver.ordering = \"serial\" has no GPU path"), 100)).unwrap_err();
+        assert!(e.contains("cannot run this scene: solver.ordering = \"serial\""), "{e}");
+        assert_eq!(decide(Device::Cuda(2), &facts(H100, None, 100)).unwrap(), Decision::Cuda { ordinal: 2, reason: "cuda: requested (NVIDIA H100 80GB HBM3)".into() });
+        assert_eq!(decide(Device::Cpu, &facts(H100, None, 1_000_000)).unwrap(), Decision::Cpu("cpu: requested".into()));
     }
 }

@@ -92,7 +92,7 @@ impl Simulation {
             None => scene.simulation.device.parse().map_err(|e| prefix(path, Error::invalid(format!("simulation.{e}"))))?,
         };
         frame_formats(&scene.output.formats).map_err(|e| prefix(path, e))?;
-        let selection = select(device, &model)?;
+        let selection = select(device, &model, scene.simulation.gpu_min_elements)?;
         let state = State::initial(&model);
         let health = Health::new(&scene.simulation).map_err(|e| prefix(path, e))?;
         Ok(Simulation { scene, model, state, selection, health, warnings, checkpoint_every: 0, resumed_at: None })

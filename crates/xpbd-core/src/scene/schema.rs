@@ -60,6 +60,9 @@ pub struct Simulation {
     pub velocity_damping: f64,
     /// auto | cpu | cuda | cuda:N
     pub device: String,
+    /// `device = "auto"` picks CUDA only for scenes with at least this many elements (provisional default, to be
+    /// set from `benches/gpu/run.sh` on a GPU).
+    pub gpu_min_elements: usize,
     /// stop | continue: what a failed health check (runaway speed, inverted elements) does; a
     /// non-finite state always stops.
     pub on_failure: String,
@@ -80,6 +83,7 @@ impl Default for Simulation {
             gravity: [0.0, -9.81, 0.0],
             velocity_damping: 0.0,
             device: "auto".into(),
+            gpu_min_elements: 20_000,
             on_failure: "stop".into(),
             max_speed: 1.0e3,
             max_inverted_fraction: 1.0,
