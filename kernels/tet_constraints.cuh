@@ -89,19 +89,30 @@ __device__ __forceinline__ void stvk_normal_compliance(T mu, T lambda, T v, T& d
 template <typename T, int K>
 __device__ __forceinline__ bool solve_in_place(T a[K][K], T b[K]) {
     T inv_pivot[K];
+#pragma unroll
     for (int col = 0; col < K; ++col) {
         int piv = col;
+        T best = fabs(a[col][col]);
+#pragma unroll
         for (int r = col + 1; r < K; ++r)
-            if (fabs(a[r][col]) > fabs(a[piv][col])) piv = r;
-        if (!(fabs(a[piv][col]) > T(0))) return false;
-        if (piv != col) {
+            if (fabs(a[r][col]) > best) {
+                piv = r;
+                best = fabs(a[r][col]);
+            }
+        if (!(best > T(0))) return false;
+        // Swap rows piv and col. Written as a test per candidate row, so that after unrolling every index is a
+        // constant and the block stays in registers (a runtime index would put it in local memory).
+#pragma unroll
+        for (int r = col + 1; r < K; ++r) {
+            if (r != piv) continue;
+#pragma unroll
             for (int c = 0; c < K; ++c) {
-                const T t = a[piv][c];
-                a[piv][c] = a[col][c];
+                const T t = a[r][c];
+                a[r][c] = a[col][c];
                 a[col][c] = t;
             }
-            const T t = b[piv];
-            b[piv] = b[col];
+            const T t = b[r];
+            b[r] = b[col];
             b[col] = t;
         }
         const T inv = T(1) / a[col][col];
@@ -114,6 +125,7 @@ __device__ __forceinline__ bool solve_in_place(T a[K][K], T b[K]) {
             }
         }
     }
+#pragma unroll
     for (int col = K - 1; col >= 0; --col) {
         T s = b[col];
         for (int c = col + 1; c < K; ++c) s -= a[col][c] * b[c];

@@ -180,7 +180,8 @@ impl<T: KernelScalar> Gpu<T> {
         stream.synchronize().map_err(err("running the frame"))?;
         let solve_seconds = start.elapsed().as_secs_f64();
         self.download(model, state)?;
-        state.time = t0 + model.solver.dt;
+        // The CPU's end time of the last substep, to the bit.
+        state.time = t0 + model.solver.dt * n as f64 / n as f64;
         state.frame += 1;
         let (r0, r) = self.residuals()?;
         Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None })

@@ -74,7 +74,7 @@ fn predict_f64_matches_cpu() {
     let Scene { x, v, inv_mass } = scene(n, 42);
     let (gravity, h) = ([0.0, -9.81, 0.0], 1.0 / 600.0);
     // Velocity damping c = 3/s: damp = exp(-c h).
-    let damp = (-3.0 * h).exp();
+    let damp = (-3.0f64 * h).exp();
 
     let (mut x_gpu, mut v_gpu, mut x_prev_gpu) = (x.clone(), v.clone(), vec![f64::NAN; 3 * n]);
     gpu.predict(&mut x_gpu, &mut v_gpu, &mut x_prev_gpu, &inv_mass, gravity, damp, h).unwrap();
