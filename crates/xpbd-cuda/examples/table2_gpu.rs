@@ -1,0 +1,143 @@
+//! Table 2 of the block neo-Hookean paper on the GPU against the CPU, side by side in one run: milliseconds per
+//! 10 ms time step on box meshes of ≈3.7k, 20k, 56k and 160k tetrahedra for
+//! - baseline: decoupled neo-Hookean, colored (Algorithm 2), 250 substeps (200 for the 3.7k beam),
+//! - C: decoupled, clustered (Algorithms 3–4, K_s = 5), same substeps,
+//! - B: block neo-Hookean, colored, 50 substeps (30 for the beam),
+//! - B+C: block, clustered, same,
+//!
+//! one iteration per substep (the paper's settings, as `benches/table2.rs` on the CPU). Each row runs the CPU
+//! backend (f64, rayon), the CUDA backend in single precision with plain launches, and with a CUDA graph per
+//! frame. Without a usable GPU it prints `skipped: <reason>` and exits 0.
+//!
+//! Run: `bash benches/gpu/run.sh` (or `cargo run --release -p xpbd-cuda --example table2_gpu -- [--steps N]
+//! [--meshes 3.7k,20k] [--no-cpu]`).
+
+use std::path::Path;
+use std::time::Instant;
+use xpbd_core::backend::Backend;
+use xpbd_core::model::Model;
+use xpbd_core::scene::{build, parse};
+use xpbd_core::state::State;
+use xpbd_cuda::{CudaBackend, CudaOptions, Precision};
+
+/// (label, box cells): 5 tets per cell.
+const MESHES: [(&str, [usize; 3]); 4] = [("3.7k", [30, 5, 5]), ("20k", [40, 10, 10]), ("56k", [56, 10, 20]), ("160k", [80, 20, 20])];
+
+fn model(cells: [usize; 3], material: &str, ordering: &str, substeps: usize) -> Result<Model, String> {
+    let size = [4.0, 4.0 * cells[1] as f64 / cells[0] as f64, 4.0 * cells[2] as f64 / cells[0] as f64];
+    let text = format!(
+        r#"name = "table2_gpu"
+[simulation]
+dt = 0.01
+substeps = {substeps}
+iterations = 1
+[solver]
+ordering = "{ordering}"
+cluster_size = 5
+[[body]]
+name = "beam"
+mesh = {{ generator = "box", size = [{}, {}, {}], cells = [{}, {}, {}], split = 5 }}
+material = {{ model = "{material}", youngs = 1e7, poisson = 0.45, density = 1000.0 }}
+pin = [{{ box = {{ min = [-0.01, -10.0, -10.0], max = [0.01, 10.0, 10.0] }} }}]
+"#,
+        size[0], size[1], size[2], cells[0], cells[1], cells[2]
+    );
+    let scene = parse(&text, Path::new("table2_gpu.toml")).map_err(|e| e.to_string())?;
+    Ok(build(&scene, Path::new(".")).map_err(|e| e.to_string())?.0)
+}
+
+/// Mean (solver ms, wall ms) per time step over `steps` steps after one warm-up step (which also captures the graph).
+fn time(model: &Model, backend: &mut dyn Backend, steps: usize) -> Result<(f64, f64), String> {
+    let mut state = State::initial(model);
+    backend.step_frame(model, &mut state);
+    let (mut solve, start) = (0.0, Instant::now());
+    for _ in 0..steps {
+        solve += backend.step_frame(model, &mut state).solve_seconds;
+    }
+    let wall = start.elapsed().as_secs_f64();
+    if let Some(v) = state.first_non_finite() {
+        return Err(format!("vertex {v} is not finite: the benchmark scene blew up"));
+    }
+    Ok((solve * 1e3 / steps as f64, wall * 1e3 / steps as f64))
+}
+
+struct Args {
+    steps: usize,
+    meshes: Vec<String>,
+    cpu: bool,
+}
+
+fn args() -> Result<Args, String> {
+    let mut a = Args { steps: 5, meshes: MESHES.iter().map(|m| m.0.to_string()).collect(), cpu: true };
+    let mut it = std::env::args().skip(1);
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--steps" => a.steps = it.next().and_then(|s| s.parse().ok()).filter(|&n| n > 0).ok_or("--steps: a positive integer")?,
+            "--meshes" => a.meshes = it.next().ok_or("--meshes: a comma-separated list of 3.7k, 20k, 56k, 160k")?.split(',').map(String::from).collect(),
+            "--no-cpu" => a.cpu = false,
+            other => return Err(format!("unknown argument '{other}' (--steps N, --meshes LIST, --no-cpu)")),
+        }
+    }
+    if let Some(bad) = a.meshes.iter().find(|m| !MESHES.iter().any(|(l, _)| l == m)) {
+        return Err(format!("--meshes: '{bad}' is not one of 3.7k, 20k, 56k, 160k"));
+    }
+    Ok(a)
+}
+
+fn run() -> Result<(), String> {
+    let args = args()?;
+    // The smallest scene builds everywhere (checks the scene text without a GPU).
+    model(MESHES[0].1, "neohookean_block", "clustered", 1)?;
+    let info = match xpbd_cuda::probe() {
+        Ok(info) => info,
+        Err(reason) => {
+            println!("skipped: {reason}");
+            return Ok(());
+        }
+    };
+    println!("GPU: {} (compute {}.{}, driver CUDA {}.{}); CPU: {} hardware threads (rayon's default pool); {} steps of 10 ms after one warm-up step\n",
+        info.name, info.compute_capability.0, info.compute_capability.1, info.driver_version.0, info.driver_version.1, rayon_threads(), args.steps);
+    println!("| mesh | tets | variant | ordering | substeps | colors | CPU f64 ms/step | GPU f32 plain ms/step | GPU f32 graph ms/step | CPU/GPU (graph) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (label, cells) in MESHES.iter().filter(|(l, _)| args.meshes.iter().any(|m| m == l)) {
+        let beam = *label == "3.7k";
+        let (base_substeps, block_substeps) = if beam { (200, 30) } else { (250, 50) };
+        for (variant, material, ordering, substeps) in [
+            ("baseline", "neohookean", "colored", base_substeps),
+            ("C", "neohookean", "clustered", base_substeps),
+            ("B", "neohookean_block", "colored", block_substeps),
+            ("B+C", "neohookean_block", "clustered", block_substeps),
+        ] {
+            let m = model(*cells, material, ordering, substeps)?;
+            let cpu_ms = if args.cpu { Some(time(&m, &mut xpbd_cpu::CpuBackend::new(&m), args.steps)?.0) } else { None };
+            let gpu = |graph| -> Result<(f64, Option<usize>), String> {
+                let mut b = CudaBackend::new(&m, CudaOptions { ordinal: 0, precision: Precision::F32, graph })?;
+                Ok((time(&m, &mut b, args.steps)?.0, b.colors()))
+            };
+            let (plain, colors) = gpu(false)?;
+            let (graph, _) = gpu(true)?;
+            let cpu_text = cpu_ms.map_or("-".into(), |c| format!("{c:.2}"));
+            let ratio = cpu_ms.map_or("-".into(), |c| format!("{:.1}", c / graph));
+            println!(
+                "| {label} | {} | {variant} | {ordering} | {substeps} | {} | {cpu_text} | {plain:.2} | {graph:.2} | {ratio} |",
+                m.element_count(),
+                colors.map_or("-".into(), |c| c.to_string())
+            );
+        }
+    }
+    println!("\nms/step: the backends' solve_seconds (CPU: excludes the residual evaluation for reporting; GPU: the");
+    println!("frame's launches to the stream's completion, including the two residual reductions of its last substep,");
+    println!("excluding the state download after the frame).");
+    Ok(())
+}
+
+fn rayon_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
+}
