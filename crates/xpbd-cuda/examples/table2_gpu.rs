@@ -95,8 +95,16 @@ fn run() -> Result<(), String> {
             return Ok(());
         }
     };
-    println!("GPU: {} (compute {}.{}, driver CUDA {}.{}); CPU: {} hardware threads (rayon's default pool); {} steps of 10 ms after one warm-up step\n",
-        info.name, info.compute_capability.0, info.compute_capability.1, info.driver_version.0, info.driver_version.1, rayon_threads(), args.steps);
+    println!(
+        "GPU: {} (compute {}.{}, driver CUDA {}.{}); CPU: {} hardware threads (rayon's default pool); {} steps of 10 ms after one warm-up step\n",
+        info.name,
+        info.compute_capability.0,
+        info.compute_capability.1,
+        info.driver_version.0,
+        info.driver_version.1,
+        rayon_threads(),
+        args.steps
+    );
     println!("| mesh | tets | variant | ordering | substeps | colors | CPU f64 ms/step | GPU f32 plain ms/step | GPU f32 graph ms/step | CPU/GPU (graph) |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for (label, cells) in MESHES.iter().filter(|(l, _)| args.meshes.iter().any(|m| m == l)) {

@@ -265,7 +265,16 @@ impl<T: KernelScalar> Gpu<T> {
             if let Some(s) = &mut d.soft {
                 let t = d.times.slice(k..k + 1);
                 let mut l = stream.launch_builder(&s.kernel);
-                l.arg(&mut d.x).arg(&d.inv_mass).arg(&s.vertex).arg(&s.origin).arg(&s.velocity).arg(&s.compliance).arg(&mut s.lambda).arg(&ht).arg(&t).arg(&s.count);
+                l.arg(&mut d.x)
+                    .arg(&d.inv_mass)
+                    .arg(&s.vertex)
+                    .arg(&s.origin)
+                    .arg(&s.velocity)
+                    .arg(&s.compliance)
+                    .arg(&mut s.lambda)
+                    .arg(&ht)
+                    .arg(&t)
+                    .arg(&s.count);
                 // SAFETY: soft_attachments_<T>(x, inv_mass, vertex, origin, velocity, compliance, lambda, h, t, count);
                 // check_supported guarantees distinct vertices.
                 unsafe { l.launch(cfg(s.count)) }.map_err(&e)?;

@@ -147,8 +147,7 @@ impl<T: KernelScalar> DeviceModel<T> {
         };
         let attachments = |soft: bool, kernel: &str| -> Result<Option<DeviceAttachments<T>>, String> {
             // The model lists only hard pins that move; resting pins keep their place by inverse mass 0.
-            let list: Vec<_> =
-                model.attachments.iter().filter(|a| if soft { a.compliance > 0.0 } else { a.compliance == 0.0 }).collect();
+            let list: Vec<_> = model.attachments.iter().filter(|a| if soft { a.compliance > 0.0 } else { a.compliance == 0.0 }).collect();
             if list.is_empty() {
                 return Ok(None);
             }

@@ -183,7 +183,10 @@ mod tests {
         assert_eq!(e, "device cuda:1 cannot be used: no CUDA driver found (libcuda.so could not be loaded)");
         let e = decide(Device::Cuda(0), &facts(H100, Some("solver.ordering = \"serial\" has no GPU path"), 100)).unwrap_err();
         assert!(e.contains("cannot run this scene: solver.ordering = \"serial\""), "{e}");
-        assert_eq!(decide(Device::Cuda(2), &facts(H100, None, 100)).unwrap(), Decision::Cuda { ordinal: 2, reason: "cuda: requested (NVIDIA H100 80GB HBM3)".into() });
+        assert_eq!(
+            decide(Device::Cuda(2), &facts(H100, None, 100)).unwrap(),
+            Decision::Cuda { ordinal: 2, reason: "cuda: requested (NVIDIA H100 80GB HBM3)".into() }
+        );
         assert_eq!(decide(Device::Cpu, &facts(H100, None, 1_000_000)).unwrap(), Decision::Cpu("cpu: requested".into()));
     }
 }
