@@ -1,0 +1,304 @@
+//! The CUDA kernels' own source, compiled for the host, against the CPU backend: no GPU needed.
+//!
+//! `kernels/*.cu` is compiled as plain C++ into a shared library (`tests/host/cuda_shim.h` maps the CUDA keywords
+//! to C++ and makes the grid one thread, so every grid-stride loop runs all its items in order; `-ffp-contract=off`
+//! keeps the host from fusing multiply-adds). The test runs the launch sequence of `CudaBackend`'s substep
+//! (`src/backend.rs`) over the device layout (`src/layout.rs`) with these functions and compares the frame with
+//! `CpuBackend`. This checks the kernels' arithmetic, indexing, multiplier layout and boundary handling; what it
+//! cannot check is the GPU itself (parallel execution within a color, fused multiply-adds, the driver), which
+//! `tests/backend_parity.rs` covers where a GPU is present. Skipped (and reported) without a host C++ compiler.
+
+mod common;
+
+use common::*;
+use libloading::Library;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use xpbd_core::backend::Backend;
+use xpbd_core::collider::Shape;
+use xpbd_core::model::{Model, Ordering};
+use xpbd_core::state::State;
+use xpbd_cpu::CpuBackend;
+use xpbd_cuda::layout::{kernel_suffix, Layout};
+use xpbd_cuda::KernelScalar;
+
+/// Compiles the kernels once per test process; `Err` is why not.
+fn library() -> Result<&'static Library, String> {
+    static LIB: std::sync::OnceLock<Result<Library, String>> = std::sync::OnceLock::new();
+    LIB.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let kernels = root.join("../../kernels");
+        let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("xpbd_kernels_host_{}.so", std::process::id()));
+        let mut cmd = Command::new(std::env::var("CXX").unwrap_or_else(|_| "c++".into()));
+        cmd.args(["-std=c++17", "-O2", "-ffp-contract=off", "-shared", "-fPIC", "-x", "c++", "-include"]).arg(root.join("tests/host/cuda_shim.h"));
+        cmd.arg("-I").arg(&kernels);
+        for m in ["xpbd_tets", "boundary", "predict"] {
+            cmd.arg(kernels.join(format!("{m}.cu")));
+        }
+        let output = cmd.arg("-o").arg(&out).output().map_err(|e| format!("no host C++ compiler ({e})"))?;
+        if !output.status.success() {
+            panic!("the kernels do not compile as host C++:\n{}", String::from_utf8_lossy(&output.stderr));
+        }
+        // SAFETY: a library we just built from kernels/*.cu; its initialisers are plain static data.
+        unsafe { Library::new(&out) }.map_err(|e| format!("could not load {}: {e}", out.display()))
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+fn library_or_skip() -> Option<&'static Library> {
+    library().map_err(|reason| println!("skipped: {reason}")).ok()
+}
+
+type U = *const u32;
+type Predict<T> = unsafe extern "C" fn(*mut T, *mut T, *mut T, *const T, T, T, T, T, T, u32);
+type UpdateVelocity<T> = unsafe extern "C" fn(*const T, *const T, *mut T, T, u32);
+type PlacePins<T> = unsafe extern "C" fn(*mut T, U, *const T, *const T, *const T, u32);
+type SoftAttachments<T> = unsafe extern "C" fn(*mut T, *const T, U, *const T, *const T, *const T, *mut T, T, *const T, u32);
+type PlaneContacts<T> = unsafe extern "C" fn(*mut T, *const T, *const T, *const T, u32, *mut u32, u32);
+type Restitution<T> = unsafe extern "C" fn(*mut T, *const T, *const T, u32, U, T, T, u32);
+type ProjectItems<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, *const T, *const T, *mut T, U, u32, u32, T, T, T, T);
+type JacobiElements<T> = unsafe extern "C" fn(*const T, *const T, *const T, U, *const T, *const T, *mut T, *const T, *mut T, T, u32, T, T, T, T);
+type JacobiGather<T> = unsafe extern "C" fn(*mut T, *const T, U, U, u32);
+type ResidualSq<T> = unsafe extern "C" fn(*const T, U, *const T, *const T, *const T, u32, T, T, T, *mut T);
+
+fn get<F: Copy>(lib: &Library, name: &str) -> F {
+    // SAFETY: F is the C signature of `name` in kernels/*.cu (the types above mirror the kernels' parameters).
+    unsafe { *lib.get::<F>(format!("{name}\0").as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}")) }
+}
+
+fn to_t<T: KernelScalar>(a: impl IntoIterator<Item = f64>) -> Vec<T> {
+    a.into_iter().map(T::from_f64).collect()
+}
+
+fn flat3<T: KernelScalar>(a: &[xpbd_core::mesh::Vec3]) -> Vec<T> {
+    to_t(a.iter().flat_map(|p| [p.x, p.y, p.z]))
+}
+
+/// One frame of `CudaBackend`'s launch sequence on the host-compiled kernels. Returns positions, velocities
+/// (3n each), multipliers in model order, and (‖r₀‖, ‖r‖) of the last substep.
+fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> (Vec<f64>, Vec<f64>, Vec<f64>, (f64, f64)) {
+    let k = |name: &str| format!("{name}_{}", T::SUFFIX);
+    let l = Layout::new(model).unwrap();
+    let n = model.vertex_count() as u32;
+    let h = model.h();
+    let ht = T::from_f64(h);
+    let (mut x, mut v): (Vec<T>, Vec<T>) = (flat3(&model.rest), flat3(&model.initial_velocity));
+    let mut x_prev = vec![T::default(); x.len()];
+    let mut v_before = x_prev.clone();
+    let inv_mass: Vec<T> = to_t(model.inv_mass.iter().copied());
+    let mut lambda = vec![T::default(); model.rows];
+    let fam: Vec<_> = l.families.iter().map(|f| (to_t::<T>(f.dm_inv.iter().copied()), to_t::<T>(f.volume.iter().copied()))).collect();
+    let pins: Vec<_> = model.attachments.iter().filter(|a| a.compliance == 0.0).collect();
+    let soft: Vec<_> = model.attachments.iter().filter(|a| a.compliance > 0.0).collect();
+    let (pin_v, pin_o, pin_vel): (Vec<u32>, Vec<T>, Vec<T>) = (
+        pins.iter().map(|a| a.vertex).collect(),
+        flat3(&pins.iter().map(|a| a.origin).collect::<Vec<_>>()),
+        flat3(&pins.iter().map(|a| a.velocity).collect::<Vec<_>>()),
+    );
+    let (soft_v, soft_o, soft_vel, soft_c): (Vec<u32>, Vec<T>, Vec<T>, Vec<T>) = (
+        soft.iter().map(|a| a.vertex).collect(),
+        flat3(&soft.iter().map(|a| a.origin).collect::<Vec<_>>()),
+        flat3(&soft.iter().map(|a| a.velocity).collect::<Vec<_>>()),
+        to_t(soft.iter().map(|a| a.compliance)),
+    );
+    let mut soft_lambda = vec![T::default(); 3 * soft.len()];
+    let planes: Vec<T> = to_t(model.colliders.iter().flat_map(|c| match c.shape {
+        Shape::Plane { point, normal } => [point.x, point.y, point.z, normal.x, normal.y, normal.z, c.friction, c.restitution],
+        _ => unreachable!("check_supported allows planes only"),
+    }));
+    let mut contact = vec![0u32; n as usize];
+    let mut slots = vec![T::default(); l.jacobi.as_ref().map_or(0, |j| 3 * j.adj.len())];
+    let inv_count: Vec<T> = l.jacobi.as_ref().map_or(Vec::new(), |j| to_t(j.inv_count.iter().copied()));
+    let mut residuals = (0.0, 0.0);
+    let residual = |x: &[T], lambda: &[T]| -> f64 {
+        let mut sum = 0.0;
+        for (f, (dm, vol)) in l.families.iter().zip(&fam) {
+            let r: ResidualSq<T> = get(lib, &k(&format!("residual_sq_{}", kernel_suffix(f.model).unwrap())));
+            let mut partial = T::default();
+            // SAFETY: arrays of the family's sizes; one thread writes partial[0].
+            unsafe {
+                r(
+                    x.as_ptr(),
+                    f.tets.as_ptr(),
+                    dm.as_ptr(),
+                    vol.as_ptr(),
+                    lambda[f.lambda_offset..].as_ptr(),
+                    f.elements() as u32,
+                    T::from_f64(f.mu),
+                    T::from_f64(f.lambda),
+                    ht,
+                    &mut partial,
+                )
+            };
+            sum += partial.to_f64();
+        }
+        sum.sqrt()
+    };
+    let substeps = model.solver.substeps;
+    let dv = [model.gravity.x * h, model.gravity.y * h, model.gravity.z * h].map(T::from_f64);
+    let damp = T::from_f64((-model.solver.velocity_damping * h).exp());
+    // SAFETY (every call below): the pointers are to live vectors of the sizes the kernels index (3n positions,
+    // n inverse masses, the layout's arrays), as in `CudaBackend`.
+    unsafe {
+        for s in 0..substeps {
+            let t = [T::from_f64(model.solver.dt * (s + 1) as f64 / substeps as f64)];
+            let report = s + 1 == substeps;
+            if !planes.is_empty() {
+                v_before.copy_from_slice(&v);
+            }
+            get::<Predict<T>>(lib, &k("predict"))(x.as_mut_ptr(), v.as_mut_ptr(), x_prev.as_mut_ptr(), inv_mass.as_ptr(), dv[0], dv[1], dv[2], damp, ht, n);
+            if !pins.is_empty() {
+                get::<PlacePins<T>>(lib, &k("place_pins"))(x.as_mut_ptr(), pin_v.as_ptr(), pin_o.as_ptr(), pin_vel.as_ptr(), t.as_ptr(), pins.len() as u32);
+            }
+            lambda.fill(T::default());
+            soft_lambda.fill(T::default());
+            if report {
+                residuals.0 = residual(&x, &lambda);
+            }
+            for _ in 0..model.solver.iterations {
+                let mut first = 0usize;
+                for (f, (dm, vol)) in l.families.iter().zip(&fam) {
+                    let suffix = kernel_suffix(f.model).unwrap();
+                    let beta_h = T::from_f64(f.damping * h);
+                    let (mu, lame) = (T::from_f64(f.mu), T::from_f64(f.lambda));
+                    let lam = lambda[f.lambda_offset..].as_mut_ptr();
+                    match &l.jacobi {
+                        None => {
+                            let project: ProjectItems<T> = get(lib, &k(&format!("project_items_{suffix}")));
+                            for b in 0..f.batches() {
+                                let (fi, count) = f.batch(b);
+                                project(
+                                    x.as_mut_ptr(),
+                                    x_prev.as_ptr(),
+                                    inv_mass.as_ptr(),
+                                    f.tets.as_ptr(),
+                                    dm.as_ptr(),
+                                    vol.as_ptr(),
+                                    lam,
+                                    f.item_start.as_ptr(),
+                                    fi,
+                                    count,
+                                    mu,
+                                    lame,
+                                    ht,
+                                    beta_h,
+                                );
+                            }
+                        }
+                        Some(_) => {
+                            let jacobi: JacobiElements<T> = get(lib, &k(&format!("jacobi_{suffix}")));
+                            let omega = T::from_f64(model.solver.relaxation);
+                            let count = f.elements() as u32;
+                            jacobi(
+                                x.as_ptr(),
+                                x_prev.as_ptr(),
+                                inv_mass.as_ptr(),
+                                f.tets.as_ptr(),
+                                dm.as_ptr(),
+                                vol.as_ptr(),
+                                lam,
+                                inv_count[first..].as_ptr(),
+                                slots[12 * first..].as_mut_ptr(),
+                                omega,
+                                count,
+                                mu,
+                                lame,
+                                ht,
+                                beta_h,
+                            );
+                        }
+                    }
+                    first += f.elements();
+                }
+                if let Some(j) = &l.jacobi {
+                    get::<JacobiGather<T>>(lib, &k("jacobi_gather"))(x.as_mut_ptr(), slots.as_ptr(), j.start.as_ptr(), j.adj.as_ptr(), n);
+                }
+                if !soft.is_empty() {
+                    let f: SoftAttachments<T> = get(lib, &k("soft_attachments"));
+                    f(
+                        x.as_mut_ptr(),
+                        inv_mass.as_ptr(),
+                        soft_v.as_ptr(),
+                        soft_o.as_ptr(),
+                        soft_vel.as_ptr(),
+                        soft_c.as_ptr(),
+                        soft_lambda.as_mut_ptr(),
+                        ht,
+                        t.as_ptr(),
+                        soft.len() as u32,
+                    );
+                }
+            }
+            let plane_count = model.colliders.len() as u32;
+            if plane_count > 0 {
+                get::<PlaneContacts<T>>(lib, &k("plane_contacts"))(
+                    x.as_mut_ptr(),
+                    x_prev.as_ptr(),
+                    inv_mass.as_ptr(),
+                    planes.as_ptr(),
+                    plane_count,
+                    contact.as_mut_ptr(),
+                    n,
+                );
+            }
+            get::<UpdateVelocity<T>>(lib, &k("update_velocity"))(x.as_ptr(), x_prev.as_ptr(), v.as_mut_ptr(), ht, n);
+            if plane_count > 0 {
+                let g = T::from_f64(model.gravity.norm());
+                get::<Restitution<T>>(lib, &k("restitution"))(v.as_mut_ptr(), v_before.as_ptr(), planes.as_ptr(), plane_count, contact.as_ptr(), g, ht, n);
+            }
+            if report {
+                residuals.1 = residual(&x, &lambda);
+            }
+        }
+    }
+    let mut model_lambda = vec![f64::NAN; model.rows];
+    l.export_multipliers(&lambda.iter().map(|l| l.to_f64()).collect::<Vec<_>>(), &mut model_lambda);
+    (x.iter().map(|s| s.to_f64()).collect(), v.iter().map(|s| s.to_f64()).collect(), model_lambda, residuals)
+}
+
+/// Host kernels against `CpuBackend` over one frame: positions within `tolerance` of the body size; in double
+/// precision also velocities, multipliers and the residuals. (Single-precision velocities are not compared: a
+/// rounding of x near 1.5 m is 1e-7 m, i.e. 1e-3 m/s after division by h = 1.25e-4 s, and more on slivers.)
+fn check<T: KernelScalar>(lib: &Library, name: &str, model: &Model, tolerance: f64) {
+    let mut cpu = CpuBackend::new(model);
+    let mut s = State::initial(model);
+    let stats = cpu.step_frame(model, &mut s);
+    let (x, v, lambda, (r0, r)) = host_frame::<T>(lib, model);
+    let scale = size(model);
+    let dx = (0..model.vertex_count()).map(|i| (0..3).map(|c| (x[3 * i + c] - s.x[i][c]).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max);
+    let dv = (0..model.vertex_count()).map(|i| (0..3).map(|c| (v[3 * i + c] - s.v[i][c]).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max);
+    let moved = s.x.iter().zip(&model.rest).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+    println!("{name} ({}): |dx| = {dx:e} m, |dv| = {dv:e} m/s, moved {moved:e} m; residual host {r:e} cpu {:e}", T::SUFFIX, stats.residual);
+    assert!(moved > 1e-4 * scale, "{name}: the scene moves");
+    assert!(dx <= tolerance * scale, "{name} ({}): positions differ by {dx:e} m (tolerance {tolerance:e} of {scale} m)", T::SUFFIX);
+    if T::SUFFIX == "f64" {
+        // v = (x − x_prev)/h turns a position difference into one 1/h larger.
+        assert!(dv <= tolerance * scale / model.h(), "{name}: velocities differ by {dv:e} m/s");
+        let lmax = s.lambda.iter().fold(0.0f64, |m, l| m.max(l.abs()));
+        let dl = s.lambda.iter().zip(&lambda).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        assert!(dl <= 1e-8 * lmax, "{name}: multipliers differ by {dl:e} (largest {lmax:e})");
+        assert!((r - stats.residual).abs() <= 1e-8 * stats.residual, "{name}: residual host {r:e}, cpu {:e}", stats.residual);
+        assert!(r0 > 0.0 && (r / r0 - stats.relative_residual).abs() <= 1e-8 * stats.relative_residual.max(1e-300));
+    }
+}
+
+#[test]
+fn host_compiled_kernels_match_the_cpu_backend_f64() {
+    let Some(lib) = library_or_skip() else { return };
+    for ordering in [Ordering::Colored, Ordering::Clustered, Ordering::Jacobi] {
+        check::<f64>(lib, &format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), 1e-10);
+        for (material, damping) in [("neohookean_block", 0.0), ("neohookean_block", 0.002), ("neohookean", 0.002), ("stvk", 0.002)] {
+            check::<f64>(lib, &format!("beam {material} {damping} {ordering:?}"), &with_ordering(beam(material, damping), ordering), 1e-10);
+        }
+    }
+}
+
+#[test]
+fn host_compiled_kernels_in_f32_stay_within_1e_3_of_the_body_size() {
+    let Some(lib) = library_or_skip() else { return };
+    for ordering in [Ordering::Colored, Ordering::Clustered, Ordering::Jacobi] {
+        check::<f32>(lib, &format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), 1e-3);
+        check::<f32>(lib, &format!("beam stvk {ordering:?}"), &with_ordering(beam("stvk", 0.002), ordering), 1e-3);
+    }
+}
