@@ -1,6 +1,6 @@
 //! `CudaBackend`: the XPBD substep loop of `xpbd_cpu::CpuBackend` (DESIGN.md §7) on the GPU, for tet groups of
 //! block or decoupled neo-Hookean and StVK in colored, clustered or Jacobi order, with moving pins, soft
-//! attachments and plane colliders. The model and state stay on the device; a frame's only transfers are the
+//! attachments and plane, sphere and box colliders. The model and state stay on the device; a frame's only transfers are the
 //! substep end times up (one scalar per substep) and, after the frame, positions, velocities, multipliers and
 //! the residual partial sums down (what output and reporting need). A frame's launches run either one by one or
 //! as one CUDA graph captured on the first frame and replayed ([`CudaOptions::graph`]).
@@ -236,8 +236,8 @@ impl<T: KernelScalar> Gpu<T> {
         let h = model.h();
         let (ht, n) = (T::from_f64(h), self.dev.n);
         let d = &mut self.dev;
-        if let Some(p) = &mut d.planes {
-            stream.memcpy_dtod(&d.v, &mut p.v_before).map_err(&e)?;
+        if let Some(c) = &mut d.colliders {
+            stream.memcpy_dtod(&d.v, &mut c.v_before).map_err(&e)?;
         }
         let dv = [model.gravity.x * h, model.gravity.y * h, model.gravity.z * h].map(T::from_f64);
         let damp = T::from_f64((-model.solver.velocity_damping * h).exp());
@@ -280,20 +280,22 @@ impl<T: KernelScalar> Gpu<T> {
                 unsafe { l.launch(cfg(s.count)) }.map_err(&e)?;
             }
         }
-        if let Some(p) = &mut d.planes {
-            let mut l = stream.launch_builder(&p.project);
-            l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&p.planes).arg(&p.count).arg(&mut p.contact).arg(&n);
-            // SAFETY: plane_contacts_<T>(x, x_prev, inv_mass, planes, plane_count, contact, n) of kernels/boundary.cu.
+        if let Some(c) = &mut d.colliders {
+            let mut l = stream.launch_builder(&c.project);
+            l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&c.table).arg(&c.count).arg(&mut c.contact).arg(&mut c.normal).arg(&n);
+            // SAFETY: contacts_<T>(x, x_prev, inv_mass, colliders, collider_count, contact, normal, n) of
+            // kernels/boundary.cu; normal holds 3 n collider_count scalars.
             unsafe { l.launch(cfg(n)) }.map_err(&e)?;
         }
         let mut l = stream.launch_builder(&d.update_velocity);
         l.arg(&d.x).arg(&d.x_prev).arg(&mut d.v).arg(&ht).arg(&n);
         // SAFETY: update_velocity_<T>(x, x_prev, v, h, n) of kernels/predict.cu.
         unsafe { l.launch(cfg(n)) }.map_err(&e)?;
-        if let Some(p) = &mut d.planes {
-            let mut l = stream.launch_builder(&p.restitution);
-            l.arg(&mut d.v).arg(&p.v_before).arg(&p.planes).arg(&p.count).arg(&p.contact).arg(&p.g).arg(&ht).arg(&n);
-            // SAFETY: restitution_<T>(v, v_before, planes, plane_count, contact, g, h, n) of kernels/boundary.cu.
+        if let Some(c) = &mut d.colliders {
+            let mut l = stream.launch_builder(&c.restitution);
+            l.arg(&mut d.v).arg(&c.v_before).arg(&c.table).arg(&c.count).arg(&c.contact).arg(&c.normal).arg(&c.g).arg(&ht).arg(&n);
+            // SAFETY: restitution_<T>(v, v_before, colliders, collider_count, contact, normal, g, h, n) of
+            // kernels/boundary.cu.
             unsafe { l.launch(cfg(n)) }.map_err(&e)?;
         }
         if report {

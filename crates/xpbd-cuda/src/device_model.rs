@@ -1,13 +1,12 @@
 //! The model and state on the device: every array of [`Layout`] and of the model's vertices, pins, soft
-//! attachments and plane colliders, uploaded once, with the kernels that read them.
+//! attachments and colliders, uploaded once, with the kernels that read them.
 
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DriverError};
-use xpbd_core::collider::Shape;
 use xpbd_core::model::Model;
 
-use crate::layout::{kernel_suffix, Layout, TetFamily};
+use crate::layout::{collider_table, kernel_suffix, Layout, TetFamily};
 use crate::{GpuContext, KernelScalar};
 
 /// Threads per block of every launch (the residual kernel's shared array has this size).
@@ -61,11 +60,13 @@ pub struct DeviceAttachments<T> {
     pub kernel: CudaFunction,
 }
 
-pub struct DevicePlanes<T> {
+pub struct DeviceColliders<T> {
     pub count: u32,
-    /// point, normal, friction, restitution: 8 scalars per plane (`kernels/boundary.cu`).
-    pub planes: CudaSlice<T>,
+    /// [`crate::layout::collider_table`].
+    pub table: CudaSlice<T>,
+    /// Per vertex, one bit per collider it touched in this substep, and 3 scalars of normal per (vertex, collider).
     pub contact: CudaSlice<u32>,
+    pub normal: CudaSlice<T>,
     pub v_before: CudaSlice<T>,
     /// |gravity| for the restitution threshold.
     pub g: T,
@@ -85,7 +86,7 @@ pub struct DeviceModel<T> {
     pub jacobi: Option<DeviceJacobi<T>>,
     pub pins: Option<DeviceAttachments<T>>,
     pub soft: Option<DeviceAttachments<T>>,
-    pub planes: Option<DevicePlanes<T>>,
+    pub colliders: Option<DeviceColliders<T>>,
     /// End time of each substep of the frame, written by the host before each frame.
     pub times: CudaSlice<T>,
     /// Residual partial sums: `RESIDUAL_BLOCKS` per family for r₀, then as many for r.
@@ -162,21 +163,17 @@ impl<T: KernelScalar> DeviceModel<T> {
                 kernel: gpu.function::<T>("boundary", kernel)?,
             }))
         };
-        let planes = if model.colliders.is_empty() {
+        let colliders = if model.colliders.is_empty() {
             None
         } else {
-            let mut flat = Vec::with_capacity(8 * model.colliders.len());
-            for c in &model.colliders {
-                let Shape::Plane { point, normal } = c.shape else { unreachable!("check_supported allows planes only") };
-                flat.extend([point.x, point.y, point.z, normal.x, normal.y, normal.z, c.friction, c.restitution]);
-            }
-            Some(DevicePlanes {
+            Some(DeviceColliders {
                 count: model.colliders.len() as u32,
-                planes: up_t(to_t(flat))?,
+                table: up_t(to_t(collider_table(model)))?,
                 contact: s.alloc_zeros(n.max(1)).map_err(&e)?,
+                normal: s.alloc_zeros(3 * n.max(1) * model.colliders.len()).map_err(&e)?,
                 v_before: s.alloc_zeros(3 * n.max(1)).map_err(&e)?,
                 g: T::from_f64(model.gravity.norm()),
-                project: gpu.function::<T>("boundary", "plane_contacts")?,
+                project: gpu.function::<T>("boundary", "contacts")?,
                 restitution: gpu.function::<T>("boundary", "restitution")?,
             })
         };
@@ -189,7 +186,7 @@ impl<T: KernelScalar> DeviceModel<T> {
             lambda: s.alloc_zeros(model.rows.max(1)).map_err(&e)?,
             pins: attachments(false, "place_pins")?,
             soft: attachments(true, "soft_attachments")?,
-            planes,
+            colliders,
             jacobi,
             times: s.alloc_zeros(model.solver.substeps.max(1)).map_err(&e)?,
             partials: s.alloc_zeros(2 * RESIDUAL_BLOCKS as usize * families.len().max(1)).map_err(&e)?,

@@ -23,8 +23,27 @@ pub fn kernel_suffix(model: TetModel) -> Option<&'static str> {
     }
 }
 
-/// Most plane colliders the contact kernel handles (one bit each in a `u32` per vertex).
-pub const MAX_PLANES: usize = 32;
+/// Most colliders the contact kernel handles (one bit each in a `u32` per vertex).
+pub const MAX_COLLIDERS: usize = 32;
+
+/// Scalars per collider in the contact kernels' table (`kernels/boundary.cu`): kind (0 plane, 1 sphere, 2 box),
+/// a (3), b (3), friction, restitution; plane: a = point, b = normal; sphere: a = center, b.x = radius; box: a =
+/// min, b = max.
+pub const COLLIDER_STRIDE: usize = 9;
+
+/// The colliders as the contact kernels' flat table.
+pub fn collider_table(model: &Model) -> Vec<f64> {
+    let mut t = Vec::with_capacity(COLLIDER_STRIDE * model.colliders.len());
+    for c in &model.colliders {
+        let (kind, a, b) = match c.shape {
+            Shape::Plane { point, normal } => (0.0, point, normal),
+            Shape::Sphere { center, radius } => (1.0, center, xpbd_core::mesh::Vec3::new(radius, 0.0, 0.0)),
+            Shape::Box { min, max } => (2.0, min, max),
+        };
+        t.extend([kind, a.x, a.y, a.z, b.x, b.y, b.z, c.friction, c.restitution]);
+    }
+    t
+}
 
 /// Why the CUDA backend cannot run `model`, or `Ok` when it can. Everything it does not support is named here,
 /// so that nothing runs silently wrong.
@@ -45,13 +64,8 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
             g.model.name()
         ));
     }
-    for (i, c) in model.colliders.iter().enumerate() {
-        if !matches!(c.shape, Shape::Plane { .. }) {
-            return Err(format!("collider {} is a {}: only plane colliders have a GPU path", i + 1, shape_name(&c.shape)));
-        }
-    }
-    if model.colliders.len() > MAX_PLANES {
-        return Err(format!("{} plane colliders: the GPU path handles at most {MAX_PLANES}", model.colliders.len()));
+    if model.colliders.len() > MAX_COLLIDERS {
+        return Err(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len()));
     }
     let mut soft: Vec<u32> = model.attachments.iter().filter(|a| a.compliance > 0.0).map(|a| a.vertex).collect();
     soft.sort_unstable();
@@ -63,14 +77,6 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
         return Err(format!("{} vertices, {} rows: the kernels index with 32-bit counts", model.vertex_count(), model.rows));
     }
     Ok(())
-}
-
-fn shape_name(s: &Shape) -> &'static str {
-    match s {
-        Shape::Plane { .. } => "plane",
-        Shape::Sphere { .. } => "sphere",
-        Shape::Box { .. } => "box",
-    }
 }
 
 /// One tet group in device layout, elements in execution order.

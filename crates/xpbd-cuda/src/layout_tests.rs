@@ -225,7 +225,13 @@ fn unsupported_models_are_named() {
     assert!(reason(&model("neohookean_block", "serial", 0.0, "")).contains("serial"));
     assert!(reason(&model("arap", "colored", 0.0, "")).contains("'arap'"));
     let sphere = "[[collider]]\nkind = \"sphere\"\ncenter = [0.0, -2.0, 0.0]\nradius = 1.0\n";
-    assert!(reason(&model("neohookean_block", "colored", 0.0, sphere)).contains("collider 1 is a sphere"));
+    assert!(check_supported(&model("neohookean_block", "colored", 0.0, &sphere.repeat(33))).unwrap_err().contains("33 colliders"));
+    let mut doubled = model("neohookean_block", "colored", 0.0, "");
+    let soft = xpbd_core::model::Attachment { vertex: 5, origin: Vec3::zeros(), velocity: Vec3::zeros(), compliance: 1e-4 };
+    doubled.attachments.extend([soft, soft]);
+    assert_eq!(reason(&doubled), "vertex 5 has two soft attachments: the GPU pass updates attachments in parallel");
     let plane = "[[collider]]\nkind = \"plane\"\npoint = [0.0, -2.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\n";
-    assert!(check_supported(&model("stvk", "clustered", 0.0, plane)).is_ok());
+    let with_colliders = model("stvk", "clustered", 0.0, &format!("{plane}{sphere}"));
+    assert!(check_supported(&with_colliders).is_ok());
+    assert_eq!(collider_table(&with_colliders), [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
 }

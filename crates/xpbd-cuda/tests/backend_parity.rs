@@ -70,6 +70,7 @@ fn armadillo_block_neohookean_f64_matches_cpu() {
     }
     for ordering in [Ordering::Colored, Ordering::Clustered] {
         check(&format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), Precision::F64, 1e-9);
+        check(&format!("armadillo on plane, sphere, box {ordering:?}"), &with_ordering(armadillo_on_shapes(), ordering), Precision::F64, 1e-9);
     }
 }
 

@@ -15,11 +15,10 @@ use libloading::Library;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xpbd_core::backend::Backend;
-use xpbd_core::collider::Shape;
 use xpbd_core::model::{Model, Ordering};
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
-use xpbd_cuda::layout::{kernel_suffix, Layout};
+use xpbd_cuda::layout::{collider_table, kernel_suffix, Layout};
 use xpbd_cuda::KernelScalar;
 
 /// Compiles the kernels once per test process; `Err` is why not.
@@ -55,8 +54,8 @@ type Predict<T> = unsafe extern "C" fn(*mut T, *mut T, *mut T, *const T, T, T, T
 type UpdateVelocity<T> = unsafe extern "C" fn(*const T, *const T, *mut T, T, u32);
 type PlacePins<T> = unsafe extern "C" fn(*mut T, U, *const T, *const T, *const T, u32);
 type SoftAttachments<T> = unsafe extern "C" fn(*mut T, *const T, U, *const T, *const T, *const T, *mut T, T, *const T, u32);
-type PlaneContacts<T> = unsafe extern "C" fn(*mut T, *const T, *const T, *const T, u32, *mut u32, u32);
-type Restitution<T> = unsafe extern "C" fn(*mut T, *const T, *const T, u32, U, T, T, u32);
+type Contacts<T> = unsafe extern "C" fn(*mut T, *const T, *const T, *const T, u32, *mut u32, *mut T, u32);
+type Restitution<T> = unsafe extern "C" fn(*mut T, *const T, *const T, u32, U, *const T, T, T, u32);
 type ProjectItems<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, *const T, *const T, *mut T, U, u32, u32, T, T, T, T);
 type JacobiElements<T> = unsafe extern "C" fn(*const T, *const T, *const T, U, *const T, *const T, *mut T, *const T, *mut T, T, u32, T, T, T, T);
 type JacobiGather<T> = unsafe extern "C" fn(*mut T, *const T, U, U, u32);
@@ -75,9 +74,18 @@ fn flat3<T: KernelScalar>(a: &[xpbd_core::mesh::Vec3]) -> Vec<T> {
     to_t(a.iter().flat_map(|p| [p.x, p.y, p.z]))
 }
 
-/// One frame of `CudaBackend`'s launch sequence on the host-compiled kernels. Returns positions, velocities
-/// (3n each), multipliers in model order, and (‖r₀‖, ‖r‖) of the last substep.
-fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> (Vec<f64>, Vec<f64>, Vec<f64>, (f64, f64)) {
+/// What one frame on the host-compiled kernels leaves: positions and velocities (3n each), multipliers in model
+/// order, (‖r₀‖, ‖r‖) of the last substep, and the colliders touched (bit c: collider c).
+struct HostFrame {
+    x: Vec<f64>,
+    v: Vec<f64>,
+    lambda: Vec<f64>,
+    residuals: (f64, f64),
+    touched: u32,
+}
+
+/// One frame of `CudaBackend`'s launch sequence on the host-compiled kernels.
+fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
     let k = |name: &str| format!("{name}_{}", T::SUFFIX);
     let l = Layout::new(model).unwrap();
     let n = model.vertex_count() as u32;
@@ -103,14 +111,13 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> (Vec<f64>, Vec<f
         to_t(soft.iter().map(|a| a.compliance)),
     );
     let mut soft_lambda = vec![T::default(); 3 * soft.len()];
-    let planes: Vec<T> = to_t(model.colliders.iter().flat_map(|c| match c.shape {
-        Shape::Plane { point, normal } => [point.x, point.y, point.z, normal.x, normal.y, normal.z, c.friction, c.restitution],
-        _ => unreachable!("check_supported allows planes only"),
-    }));
+    let colliders: Vec<T> = to_t(collider_table(model));
     let mut contact = vec![0u32; n as usize];
+    let mut normal = vec![T::default(); 3 * n as usize * model.colliders.len()];
     let mut slots = vec![T::default(); l.jacobi.as_ref().map_or(0, |j| 3 * j.adj.len())];
     let inv_count: Vec<T> = l.jacobi.as_ref().map_or(Vec::new(), |j| to_t(j.inv_count.iter().copied()));
     let mut residuals = (0.0, 0.0);
+    let mut touched = 0u32;
     let residual = |x: &[T], lambda: &[T]| -> f64 {
         let mut sum = 0.0;
         for (f, (dm, vol)) in l.families.iter().zip(&fam) {
@@ -144,7 +151,7 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> (Vec<f64>, Vec<f
         for s in 0..substeps {
             let t = [T::from_f64(model.solver.dt * (s + 1) as f64 / substeps as f64)];
             let report = s + 1 == substeps;
-            if !planes.is_empty() {
+            if !colliders.is_empty() {
                 v_before.copy_from_slice(&v);
             }
             get::<Predict<T>>(lib, &k("predict"))(x.as_mut_ptr(), v.as_mut_ptr(), x_prev.as_mut_ptr(), inv_mass.as_ptr(), dv[0], dv[1], dv[2], damp, ht, n);
@@ -230,22 +237,34 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> (Vec<f64>, Vec<f
                     );
                 }
             }
-            let plane_count = model.colliders.len() as u32;
-            if plane_count > 0 {
-                get::<PlaneContacts<T>>(lib, &k("plane_contacts"))(
+            let collider_count = model.colliders.len() as u32;
+            if collider_count > 0 {
+                get::<Contacts<T>>(lib, &k("contacts"))(
                     x.as_mut_ptr(),
                     x_prev.as_ptr(),
                     inv_mass.as_ptr(),
-                    planes.as_ptr(),
-                    plane_count,
+                    colliders.as_ptr(),
+                    collider_count,
                     contact.as_mut_ptr(),
+                    normal.as_mut_ptr(),
                     n,
                 );
+                touched |= contact.iter().fold(0, |a, &m| a | m);
             }
             get::<UpdateVelocity<T>>(lib, &k("update_velocity"))(x.as_ptr(), x_prev.as_ptr(), v.as_mut_ptr(), ht, n);
-            if plane_count > 0 {
+            if collider_count > 0 {
                 let g = T::from_f64(model.gravity.norm());
-                get::<Restitution<T>>(lib, &k("restitution"))(v.as_mut_ptr(), v_before.as_ptr(), planes.as_ptr(), plane_count, contact.as_ptr(), g, ht, n);
+                get::<Restitution<T>>(lib, &k("restitution"))(
+                    v.as_mut_ptr(),
+                    v_before.as_ptr(),
+                    colliders.as_ptr(),
+                    collider_count,
+                    contact.as_ptr(),
+                    normal.as_ptr(),
+                    g,
+                    ht,
+                    n,
+                );
             }
             if report {
                 residuals.1 = residual(&x, &lambda);
@@ -254,17 +273,17 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> (Vec<f64>, Vec<f
     }
     let mut model_lambda = vec![f64::NAN; model.rows];
     l.export_multipliers(&lambda.iter().map(|l| l.to_f64()).collect::<Vec<_>>(), &mut model_lambda);
-    (x.iter().map(|s| s.to_f64()).collect(), v.iter().map(|s| s.to_f64()).collect(), model_lambda, residuals)
+    HostFrame { x: x.iter().map(|s| s.to_f64()).collect(), v: v.iter().map(|s| s.to_f64()).collect(), lambda: model_lambda, residuals, touched }
 }
 
 /// Host kernels against `CpuBackend` over one frame: positions within `tolerance` of the body size; in double
 /// precision also velocities, multipliers and the residuals. (Single-precision velocities are not compared: a
 /// rounding of x near 1.5 m is 1e-7 m, i.e. 1e-3 m/s after division by h = 1.25e-4 s, and more on slivers.)
-fn check<T: KernelScalar>(lib: &Library, name: &str, model: &Model, tolerance: f64) {
+fn check<T: KernelScalar>(lib: &Library, name: &str, model: &Model, tolerance: f64) -> u32 {
     let mut cpu = CpuBackend::new(model);
     let mut s = State::initial(model);
     let stats = cpu.step_frame(model, &mut s);
-    let (x, v, lambda, (r0, r)) = host_frame::<T>(lib, model);
+    let HostFrame { x, v, lambda, residuals: (r0, r), touched } = host_frame::<T>(lib, model);
     let scale = size(model);
     let dx = (0..model.vertex_count()).map(|i| (0..3).map(|c| (x[3 * i + c] - s.x[i][c]).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max);
     let dv = (0..model.vertex_count()).map(|i| (0..3).map(|c| (v[3 * i + c] - s.v[i][c]).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max);
@@ -281,13 +300,16 @@ fn check<T: KernelScalar>(lib: &Library, name: &str, model: &Model, tolerance: f
         assert!((r - stats.residual).abs() <= 1e-8 * stats.residual, "{name}: residual host {r:e}, cpu {:e}", stats.residual);
         assert!(r0 > 0.0 && (r / r0 - stats.relative_residual).abs() <= 1e-8 * stats.relative_residual.max(1e-300));
     }
+    touched
 }
 
 #[test]
 fn host_compiled_kernels_match_the_cpu_backend_f64() {
     let Some(lib) = library_or_skip() else { return };
     for ordering in [Ordering::Colored, Ordering::Clustered, Ordering::Jacobi] {
-        check::<f64>(lib, &format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), 1e-10);
+        assert_eq!(check::<f64>(lib, &format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), 1e-10), 0b1, "the plane is hit");
+        let touched = check::<f64>(lib, &format!("armadillo on shapes {ordering:?}"), &with_ordering(armadillo_on_shapes(), ordering), 1e-10);
+        assert_eq!(touched, 0b111, "plane, sphere and box are hit");
         for (material, damping) in [("neohookean_block", 0.0), ("neohookean_block", 0.002), ("neohookean", 0.002), ("stvk", 0.002)] {
             check::<f64>(lib, &format!("beam {material} {damping} {ordering:?}"), &with_ordering(beam(material, damping), ordering), 1e-10);
         }

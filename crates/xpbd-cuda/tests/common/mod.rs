@@ -41,6 +41,22 @@ pub fn armadillo() -> Model {
     m
 }
 
+/// [`armadillo`] also pressed onto a sphere under its lowest vertex and into a box across its middle (inside the box the
+/// nearest face pushes out, outside it the corner or edge), besides the plane.
+pub fn armadillo_on_shapes() -> Model {
+    let mut m = armadillo();
+    let foot = *m.rest.iter().min_by(|a, b| a.y.total_cmp(&b.y)).unwrap();
+    let centre = m.rest.iter().sum::<Vec3>() / m.rest.len() as f64;
+    let c = Vec3::new(centre.x, foot.y, centre.z);
+    m.colliders.push(Collider { shape: Shape::Sphere { center: foot - Vec3::new(0.0, 0.3, 0.0), radius: 0.31 }, friction: 0.3, restitution: 0.5 });
+    m.colliders.push(Collider {
+        shape: Shape::Box { min: c - Vec3::new(2.0, 1.0, 0.05), max: c + Vec3::new(2.0, 0.01, 0.05) },
+        friction: 0.0,
+        restitution: 0.1,
+    });
+    m
+}
+
 pub fn size(m: &Model) -> f64 {
     let (lo, hi) = m.rest.iter().fold((Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
     (hi - lo).norm()

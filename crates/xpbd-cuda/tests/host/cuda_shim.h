@@ -18,3 +18,5 @@ inline void __syncthreads() {}
 using std::fabs;
 using std::fmin;
 using std::sqrt;
+using std::fmax;
+using std::copysign;
