@@ -5,15 +5,9 @@
 // One element is visited on local copies: positions p[4][3] (vertex, axis), inverse masses w[4], and the
 // element's multipliers. Matrices are row-major T[3][3]; D_m^-1 is stored row-major, 9 scalars per element.
 #pragma once
-#include "common.cuh"
+#include "xpbd_block.cuh"
 
 namespace xpbd {
-
-// Material constants of one tet group: constraint Lame parameters, substep h, and beta*h (XPBD damping beta).
-template <typename T>
-struct TetMaterial {
-    T mu, lambda, h, beta_h;
-};
 
 // F = D_s D_m^-1 with D_s = [x1 - x0, x2 - x0, x3 - x0] (tet.rs: deformation_gradient).
 template <typename T>
@@ -85,173 +79,87 @@ __device__ __forceinline__ void stvk_normal_compliance(T mu, T lambda, T v, T& d
     diag = T(1) / (T(2) * mu * v) + off;
 }
 
-// a x = b in place by Gaussian elimination with partial pivoting; false when a pivot vanishes (block_solve.rs).
-template <typename T, int K>
-__device__ __forceinline__ bool solve_in_place(T a[K][K], T b[K]) {
-    T inv_pivot[K];
-#pragma unroll
-    for (int col = 0; col < K; ++col) {
-        int piv = col;
-        T best = fabs(a[col][col]);
-#pragma unroll
-        for (int r = col + 1; r < K; ++r)
-            if (fabs(a[r][col]) > best) {
-                piv = r;
-                best = fabs(a[r][col]);
-            }
-        if (!(best > T(0))) return false;
-        // Swap rows piv and col. Written as a test per candidate row, so that after unrolling every index is a
-        // constant and the block stays in registers (a runtime index would put it in local memory).
-#pragma unroll
-        for (int r = col + 1; r < K; ++r) {
-            if (r != piv) continue;
-#pragma unroll
-            for (int c = 0; c < K; ++c) {
-                const T t = a[r][c];
-                a[r][c] = a[col][c];
-                a[col][c] = t;
-            }
-            const T t = b[r];
-            b[r] = b[col];
-            b[col] = t;
-        }
-        const T inv = T(1) / a[col][col];
-        inv_pivot[col] = inv;
-        for (int r = col + 1; r < K; ++r) {
-            const T f = a[r][col] * inv;
-            if (f != T(0)) {
-                for (int c = col; c < K; ++c) a[r][c] -= f * a[col][c];
-                b[r] -= f * b[col];
-            }
-        }
-    }
-#pragma unroll
-    for (int col = K - 1; col >= 0; --col) {
-        T s = b[col];
-        for (int c = col + 1; c < K; ++c) s -= a[col][c] * b[c];
-        b[col] = s * inv_pivot[col];
-    }
-    return true;
-}
-
-// One XPBD block update (projection.rs: project_block; block paper Eq. 19, XPBD damping Eq. 26):
-//   ((I + gamma) G M^-1 G^T + at) dl = -(C + at l + gamma G (x - x_n)),  gamma = at * beta_h,
-// then l += dl and p += M^-1 G^T dl. `p0` are the positions at the start of the substep (read when damped).
-// A singular block changes nothing.
-template <typename T, int K>
-__device__ __forceinline__ void apply_block(const T c[K], const T g[K][4][3], const T w[4], const T at[K][K], T beta_h,
-                                            T p[4][3], const T p0[4][3], T* __restrict__ lambda) {
-    T s[K][K];
-    for (int a = 0; a < K; ++a)
-        for (int b = a; b < K; ++b) {
-            T acc = T(0);
-            for (int n = 0; n < 4; ++n) acc += w[n] * (g[a][n][0] * g[b][n][0] + g[a][n][1] * g[b][n][1] + g[a][n][2] * g[b][n][2]);
-            s[a][b] = acc;
-            s[b][a] = acc;
-        }
-    T rhs[K], m[K][K];
-    for (int a = 0; a < K; ++a) {
-        rhs[a] = c[a];
-        for (int b = 0; b < K; ++b) rhs[a] += at[a][b] * lambda[b];
-        for (int b = 0; b < K; ++b) m[a][b] = s[a][b] + at[a][b];
-    }
-    if (beta_h > T(0)) {
-        T gdx[K];
-        for (int a = 0; a < K; ++a) {
-            gdx[a] = T(0);
-            for (int n = 0; n < 4; ++n)
-                gdx[a] += g[a][n][0] * (p[n][0] - p0[n][0]) + g[a][n][1] * (p[n][1] - p0[n][1]) +
-                          g[a][n][2] * (p[n][2] - p0[n][2]);
-        }
-        for (int a = 0; a < K; ++a)
-            for (int b = 0; b < K; ++b) {
-                const T gamma = at[a][b] * beta_h;
-                rhs[a] += gamma * gdx[b];
-                for (int k = 0; k < K; ++k) m[a][k] += gamma * s[b][k];
-            }
-    }
-    for (int a = 0; a < K; ++a) rhs[a] = -rhs[a];
-    if (!solve_in_place<T, K>(m, rhs)) return;
-    T dx[4][3] = {};
-    for (int a = 0; a < K; ++a) {
-        lambda[a] += rhs[a];
-        for (int n = 0; n < 4; ++n)
-            for (int k = 0; k < 3; ++k) dx[n][k] += g[a][n][k] * (w[n] * rhs[a]);
-    }
-    for (int n = 0; n < 4; ++n)
-        for (int k = 0; k < 3; ++k) p[n][k] += dx[n][k];
-}
-
-// One scalar row with compliance-over-h^2 `at` (a K = 1 block).
+// One scalar row with dC/dF = P and compliance-over-h^2 `at`.
 template <typename T>
 __device__ __forceinline__ void apply_row(T c, const T P[3][3], const T* __restrict__ dm, const T w[4], T at, T beta_h,
                                           T p[4][3], const T p0[4][3], T* __restrict__ lambda) {
-    T g[1][4][3];
-    node_gradients(P, dm, g[0]);
-    const T cs[1] = {c};
-    const T a[1][1] = {{at}};
-    apply_block<T, 1>(cs, g, w, a, beta_h, p, p0, lambda);
+    T g[4][3];
+    node_gradients(P, dm, g);
+    apply_scalar_row<T, 4>(c, g, w, at, beta_h, p, p0, lambda);
 }
 
-// The tet models (tet_model.rs: project_tet, tet_residual). Each has ROWS multipliers per element, a
-// `project` that visits one element once, and `residual` that writes its rows r = C + at lambda.
+// The tet models (tet_model.rs: project_tet, tet_residual), element kinds of kernels/sweeps.cu: N = 4 vertices,
+// ROWS multipliers per element, per-element data D_m^-1 (data0, 9 scalars) and rest volume (data1), material
+// constants (c0, c1) = (mu, lambda). `project` visits element e once; `residual` writes its rows r = C + at lambda.
 
 // Stable neo-Hookean as one coupled 2x2 block (block paper Eq. 17-19).
 struct NeoHookeanBlock {
-    static constexpr int ROWS = 2;
+    static constexpr int N = 4, ROWS = 2;
     template <typename T>
-    __device__ static void project(const TetMaterial<T>& m, const T* dm, T vol, const T w[4], T p[4][3], const T p0[4][3],
-                                   T* lambda) {
+    __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T w[4],
+                                   T p[4][3], const T p0[4][3], T* lambda) {
+        const T* dm = data0 + 9 * e;
+        const T vol = data1[e];
         T f[3][3], ph[3][3], pd[3][3];
         deformation_gradient(p, dm, f);
-        const T c[2] = {hydrostatic(f, T(1) + m.mu / m.lambda, ph), deviatoric(f, pd)};
+        const T c[2] = {hydrostatic(f, T(1) + m.c0 / m.c1, ph), deviatoric(f, pd)};
         const T s = T(1) / (vol * m.h * m.h);
-        const T at[2][2] = {{s * (T(1) / m.lambda), T(0)}, {T(0), s * (T(1) / m.mu)}};
+        const T at[2][2] = {{s * (T(1) / m.c1), T(0)}, {T(0), s * (T(1) / m.c0)}};
         T g[2][4][3];
         node_gradients(ph, dm, g[0]);
         node_gradients(pd, dm, g[1]);
-        apply_block<T, 2>(c, g, w, at, m.beta_h, p, p0, lambda);
+        apply_block<T, 2, 4>(c, g, w, at, m.beta_h, p, p0, lambda);
     }
     template <typename T>
-    __device__ static void residual(const TetMaterial<T>& m, const T* dm, T vol, const T p[4][3], const T* lambda, T* r) {
+    __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T p[4][3],
+                                    const T* lambda, T* r) {
+        const T* dm = data0 + 9 * e;
+        const T vol = data1[e];
         T f[3][3], P[3][3];
         deformation_gradient(p, dm, f);
         const T inv_h2 = T(1) / (m.h * m.h);
-        r[0] = hydrostatic(f, T(1) + m.mu / m.lambda, P) + T(1) / (m.lambda * vol) * inv_h2 * lambda[0];
-        r[1] = deviatoric(f, P) + T(1) / (m.mu * vol) * inv_h2 * lambda[1];
+        r[0] = hydrostatic(f, T(1) + m.c0 / m.c1, P) + T(1) / (m.c1 * vol) * inv_h2 * lambda[0];
+        r[1] = deviatoric(f, P) + T(1) / (m.c0 * vol) * inv_h2 * lambda[1];
     }
 };
 
 // Stable neo-Hookean as two scalar updates, hydrostatic then deviatoric (Macklin & Mueller 2021).
 struct NeoHookean {
-    static constexpr int ROWS = 2;
+    static constexpr int N = 4, ROWS = 2;
     template <typename T>
-    __device__ static void project(const TetMaterial<T>& m, const T* dm, T vol, const T w[4], T p[4][3], const T p0[4][3],
-                                   T* lambda) {
+    __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T w[4],
+                                   T p[4][3], const T p0[4][3], T* lambda) {
+        const T* dm = data0 + 9 * e;
+        const T vol = data1[e];
         const T s = T(1) / (vol * m.h * m.h);
         T f[3][3], P[3][3];
         deformation_gradient(p, dm, f);
-        const T ch = hydrostatic(f, T(1) + m.mu / m.lambda, P);
-        apply_row(ch, P, dm, w, s * (T(1) / m.lambda), m.beta_h, p, p0, lambda);
+        const T ch = hydrostatic(f, T(1) + m.c0 / m.c1, P);
+        apply_row(ch, P, dm, w, s * (T(1) / m.c1), m.beta_h, p, p0, lambda);
         deformation_gradient(p, dm, f);
         const T cd = deviatoric(f, P);
-        apply_row(cd, P, dm, w, s * (T(1) / m.mu), m.beta_h, p, p0, lambda + 1);
+        apply_row(cd, P, dm, w, s * (T(1) / m.c0), m.beta_h, p, p0, lambda + 1);
     }
     template <typename T>
-    __device__ static void residual(const TetMaterial<T>& m, const T* dm, T vol, const T p[4][3], const T* lambda, T* r) {
-        NeoHookeanBlock::residual(m, dm, vol, p, lambda, r);
+    __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T p[4][3],
+                                    const T* lambda, T* r) {
+        const T* dm = data0 + 9 * e;
+        const T vol = data1[e];
+        NeoHookeanBlock::residual(m, e, data0, data1, p, lambda, r);
     }
 };
 
 // StVK: the 3x3 normal block, then the three shear rows E12, E13, E23 as scalar updates.
 struct StVK {
-    static constexpr int ROWS = 6;
+    static constexpr int N = 4, ROWS = 6;
     __device__ static constexpr int shear_i(int k) { return k == 2 ? 1 : 0; }
     __device__ static constexpr int shear_j(int k) { return k == 0 ? 1 : 2; }
 
     template <typename T>
-    __device__ static void project(const TetMaterial<T>& m, const T* dm, T vol, const T w[4], T p[4][3], const T p0[4][3],
-                                   T* lambda) {
+    __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T w[4],
+                                   T p[4][3], const T p0[4][3], T* lambda) {
+        const T* dm = data0 + 9 * e;
+        const T vol = data1[e];
         const T inv_h2 = T(1) / (m.h * m.h);
         T f[3][3], P[3][3];
         deformation_gradient(p, dm, f);
@@ -261,11 +169,11 @@ struct StVK {
             node_gradients(P, dm, g[i]);
         }
         T diag, off;
-        stvk_normal_compliance(m.mu, m.lambda, vol, diag, off);
+        stvk_normal_compliance(m.c0, m.c1, vol, diag, off);
         const T d = diag * inv_h2, o = off * inv_h2;
         const T at[3][3] = {{d, o, o}, {o, d, o}, {o, o, d}};
-        apply_block<T, 3>(c, g, w, at, m.beta_h, p, p0, lambda);
-        const T shear = T(1) / (T(4) * m.mu * vol) * inv_h2;
+        apply_block<T, 3, 4>(c, g, w, at, m.beta_h, p, p0, lambda);
+        const T shear = T(1) / (T(4) * m.c0 * vol) * inv_h2;
         for (int k = 0; k < 3; ++k) {
             deformation_gradient(p, dm, f);
             const T cs = stvk_shear_row(f, shear_i(k), shear_j(k), P);
@@ -273,40 +181,22 @@ struct StVK {
         }
     }
     template <typename T>
-    __device__ static void residual(const TetMaterial<T>& m, const T* dm, T vol, const T p[4][3], const T* lambda, T* r) {
+    __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T p[4][3],
+                                    const T* lambda, T* r) {
+        const T* dm = data0 + 9 * e;
+        const T vol = data1[e];
         T f[3][3], P[3][3];
         deformation_gradient(p, dm, f);
         const T inv_h2 = T(1) / (m.h * m.h);
         T diag, off;
-        stvk_normal_compliance(m.mu, m.lambda, vol, diag, off);
+        stvk_normal_compliance(m.c0, m.c1, vol, diag, off);
         for (int i = 0; i < 3; ++i) {
             r[i] = stvk_normal_row(f, i, P);
             for (int j = 0; j < 3; ++j) r[i] += (i == j ? diag : off) * inv_h2 * lambda[j];
         }
-        const T shear = T(1) / (T(4) * m.mu * vol) * inv_h2;
+        const T shear = T(1) / (T(4) * m.c0 * vol) * inv_h2;
         for (int k = 0; k < 3; ++k) r[3 + k] = stvk_shear_row(f, shear_i(k), shear_j(k), P) + shear * lambda[3 + k];
     }
 };
-
-// An element's inputs gathered from the flat arrays: positions, positions at the start of the substep (only
-// when damped; otherwise a copy of p), inverse masses, and its four vertex indices.
-template <typename T>
-struct LocalTet {
-    unsigned int v[4];
-    T p[4][3], p0[4][3], w[4];
-};
-
-template <typename T>
-__device__ __forceinline__ void gather_tet(LocalTet<T>& l, size_t e, const unsigned int* __restrict__ tets, const T* x,
-                                           const T* __restrict__ x_prev, const T* __restrict__ inv_mass, bool damped) {
-    for (int n = 0; n < 4; ++n) {
-        l.v[n] = tets[4 * e + n];
-        l.w[n] = inv_mass[l.v[n]];
-        for (int k = 0; k < 3; ++k) {
-            l.p[n][k] = x[3 * static_cast<size_t>(l.v[n]) + k];
-            l.p0[n][k] = damped ? x_prev[3 * static_cast<size_t>(l.v[n]) + k] : l.p[n][k];
-        }
-    }
-}
 
 }  // namespace xpbd

@@ -1,5 +1,6 @@
 //! `CudaBackend`: the XPBD substep loop of `xpbd_cpu::CpuBackend` (DESIGN.md §7) on the GPU, for tet groups of
-//! block or decoupled neo-Hookean and StVK in colored, clustered or Jacobi order, with moving pins, soft
+//! block or decoupled neo-Hookean and StVK and for cloth (distance and bending rows) in colored, clustered or
+//! Jacobi order, with moving pins, soft
 //! attachments and plane, sphere and box colliders. The model and state stay on the device; a frame's only transfers are the
 //! substep end times up (one scalar per substep) and, after the frame, positions, velocities, multipliers and
 //! the residual partial sums down (what output and reporting need). A frame's launches run either one by one or
@@ -310,11 +311,10 @@ fn residual_blocks(count: u32) -> u32 {
     blocks(count).min(RESIDUAL_BLOCKS)
 }
 
-/// One iteration over every tet group: batch by batch (Gauss-Seidel), or Jacobi slots and the gather.
+/// One iteration over every element family: batch by batch (Gauss-Seidel), or Jacobi slots and the gather.
 fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut DeviceModel<T>, h: T) -> Result<(), String> {
     let e = err("a sweep");
-    let mut first_element = 0usize;
-    for f in &d.families {
+    for (i, f) in d.families.iter().enumerate() {
         let beta_h = T::from_f64(f.host.damping * h.to_f64());
         let mut lambda_view = d.lambda.slice_mut(f.host.lambda_offset..f.host.lambda_offset + f.host.rows() * f.count as usize);
         match &mut d.jacobi {
@@ -322,26 +322,27 @@ fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut Devi
                 for b in 0..f.host.batches() {
                     let (first, count) = f.host.batch(b);
                     let mut l = stream.launch_builder(&f.project_items);
-                    l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&f.tets).arg(&f.dm_inv).arg(&f.volume).arg(&mut lambda_view);
-                    l.arg(&f.item_start).arg(&first).arg(&count).arg(&f.mu).arg(&f.lambda).arg(&h).arg(&beta_h);
-                    // SAFETY: project_items_<model>_<T>(x, x_prev, inv_mass, tets, dm_inv, volume, lambda, item_start,
-                    // first_item, item_count, mu, lambda, h, beta_h) of kernels/xpbd_tets.cu; the items of a batch
-                    // share no vertex (the CPU's schedule, checked by the layout tests).
+                    l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&f.idx).arg(&f.data0).arg(&f.data1).arg(&mut lambda_view);
+                    l.arg(&f.item_start).arg(&first).arg(&count).arg(&f.c0).arg(&f.c1).arg(&h).arg(&beta_h);
+                    // SAFETY: project_items_<kind>_<T>(x, x_prev, inv_mass, idx, data0, data1, lambda, item_start,
+                    // first_item, item_count, c0, c1, h, beta_h) of kernels/sweeps.cu; the items of a batch share no
+                    // vertex (the CPU's schedule, checked by the layout tests).
                     unsafe { l.launch(cfg(count)) }.map_err(&e)?;
                 }
             }
             Some(j) => {
+                let (first_element, first_slot) = j.family_start[i];
+                let n_vertices = f.host.kind.vertices();
                 let inv_count = j.inv_count.slice(first_element..first_element + f.count as usize);
-                let mut slots = j.slots.slice_mut(12 * first_element..12 * (first_element + f.count as usize));
+                let mut slots = j.slots.slice_mut(3 * first_slot..3 * (first_slot + n_vertices * f.count as usize));
                 let mut l = stream.launch_builder(&f.jacobi);
-                l.arg(&d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&f.tets).arg(&f.dm_inv).arg(&f.volume).arg(&mut lambda_view);
-                l.arg(&inv_count).arg(&mut slots).arg(&j.omega).arg(&f.count).arg(&f.mu).arg(&f.lambda).arg(&h).arg(&beta_h);
-                // SAFETY: jacobi_<model>_<T>(x, x_prev, inv_mass, tets, dm_inv, volume, lambda, inv_count, slots, omega,
-                // count, mu, lambda, h, beta_h); every element writes only its own slots and multipliers.
+                l.arg(&d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&f.idx).arg(&f.data0).arg(&f.data1).arg(&mut lambda_view);
+                l.arg(&inv_count).arg(&mut slots).arg(&j.omega).arg(&f.count).arg(&f.c0).arg(&f.c1).arg(&h).arg(&beta_h);
+                // SAFETY: jacobi_<kind>_<T>(x, x_prev, inv_mass, idx, data0, data1, lambda, inv_count, slots, omega,
+                // count, c0, c1, h, beta_h); every element writes only its own slots and multipliers.
                 unsafe { l.launch(cfg(f.count)) }.map_err(&e)?;
             }
         }
-        first_element += f.count as usize;
     }
     if let Some(j) = &mut d.jacobi {
         let mut l = stream.launch_builder(&j.gather);
@@ -361,9 +362,9 @@ fn residual<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut D
         let mut partial = d.partials.slice_mut(base..base + RESIDUAL_BLOCKS as usize);
         let lambda = d.lambda.slice(f.host.lambda_offset..f.host.lambda_offset + f.host.rows() * f.count as usize);
         let mut l = stream.launch_builder(&f.residual_sq);
-        l.arg(&d.x).arg(&f.tets).arg(&f.dm_inv).arg(&f.volume).arg(&lambda).arg(&f.count).arg(&f.mu).arg(&f.lambda).arg(&h).arg(&mut partial);
+        l.arg(&d.x).arg(&f.idx).arg(&f.data0).arg(&f.data1).arg(&lambda).arg(&f.count).arg(&f.c0).arg(&f.c1).arg(&h).arg(&mut partial);
         let grid = LaunchConfig { grid_dim: (residual_blocks(f.count), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 };
-        // SAFETY: residual_sq_<model>_<T>(x, tets, dm_inv, volume, lambda, count, mu, lambda, h, partial); blocks of
+        // SAFETY: residual_sq_<kind>_<T>(x, idx, data0, data1, lambda, count, c0, c1, h, partial); blocks of
         // exactly BLOCK threads (the kernel's shared array), at most RESIDUAL_BLOCKS partials.
         unsafe { l.launch(grid) }.map_err(&e)?;
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DriverError};
 use xpbd_core::model::Model;
 
-use crate::layout::{collider_table, kernel_suffix, Layout, TetFamily};
+use crate::layout::{collider_table, Family, Layout};
 use crate::{GpuContext, KernelScalar};
 
 /// Threads per block of every launch (the residual kernel's shared array has this size).
@@ -23,17 +23,17 @@ pub fn blocks(count: u32) -> u32 {
     count.div_ceil(BLOCK).max(1)
 }
 
-/// One tet group on the device, elements in execution order.
+/// One element family on the device, elements in execution order.
 pub struct DeviceFamily<T> {
-    pub host: TetFamily,
+    pub host: Family,
     pub count: u32,
-    pub tets: CudaSlice<u32>,
-    pub dm_inv: CudaSlice<T>,
-    pub volume: CudaSlice<T>,
+    pub idx: CudaSlice<u32>,
+    pub data0: CudaSlice<T>,
+    pub data1: CudaSlice<T>,
     pub item_start: CudaSlice<u32>,
-    /// Constraint Lamé parameters.
-    pub mu: T,
-    pub lambda: T,
+    /// The kernels' material constants ([`Family::c0`], [`Family::c1`]).
+    pub c0: T,
+    pub c1: T,
     pub project_items: CudaFunction,
     pub jacobi: CudaFunction,
     pub residual_sq: CudaFunction,
@@ -42,6 +42,8 @@ pub struct DeviceFamily<T> {
 pub struct DeviceJacobi<T> {
     pub inv_count: CudaSlice<T>,
     pub slots: CudaSlice<T>,
+    /// Per family: first element in `inv_count`, first slot.
+    pub family_start: Vec<(usize, usize)>,
     pub start: CudaSlice<u32>,
     pub adj: CudaSlice<u32>,
     pub omega: T,
@@ -120,18 +122,18 @@ impl<T: KernelScalar> DeviceModel<T> {
         let n = model.vertex_count();
         let mut families = Vec::with_capacity(layout.families.len());
         for f in &layout.families {
-            let suffix = kernel_suffix(f.model).expect("check_supported accepted the model");
+            let suffix = f.kind.kernel_suffix().expect("check_supported accepted the model");
             families.push(DeviceFamily {
                 count: f.elements() as u32,
-                tets: up_u(&nonempty_u(&f.tets))?,
-                dm_inv: up_t(nonempty_t(to_t(f.dm_inv.iter().copied())))?,
-                volume: up_t(nonempty_t(to_t(f.volume.iter().copied())))?,
+                idx: up_u(&nonempty_u(&f.idx))?,
+                data0: up_t(nonempty_t(to_t(f.data0.iter().copied())))?,
+                data1: up_t(nonempty_t(to_t(f.data1.iter().copied())))?,
                 item_start: up_u(&nonempty_u(&f.item_start))?,
-                mu: T::from_f64(f.mu),
-                lambda: T::from_f64(f.lambda),
-                project_items: gpu.function::<T>("xpbd_tets", &format!("project_items_{suffix}"))?,
-                jacobi: gpu.function::<T>("xpbd_tets", &format!("jacobi_{suffix}"))?,
-                residual_sq: gpu.function::<T>("xpbd_tets", &format!("residual_sq_{suffix}"))?,
+                c0: T::from_f64(f.c0),
+                c1: T::from_f64(f.c1),
+                project_items: gpu.function::<T>("sweeps", &format!("project_items_{suffix}"))?,
+                jacobi: gpu.function::<T>("sweeps", &format!("jacobi_{suffix}"))?,
+                residual_sq: gpu.function::<T>("sweeps", &format!("residual_sq_{suffix}"))?,
                 host: f.clone(),
             });
         }
@@ -140,10 +142,11 @@ impl<T: KernelScalar> DeviceModel<T> {
             Some(j) => Some(DeviceJacobi {
                 inv_count: up_t(nonempty_t(to_t(j.inv_count.iter().copied())))?,
                 slots: s.alloc_zeros(3 * j.adj.len().max(1)).map_err(&e)?,
+                family_start: j.family_start.clone(),
                 start: up_u(&j.start)?,
                 adj: up_u(&nonempty_u(&j.adj))?,
                 omega: T::from_f64(model.solver.relaxation),
-                gather: gpu.function::<T>("xpbd_tets", "jacobi_gather")?,
+                gather: gpu.function::<T>("sweeps", "jacobi_gather")?,
             }),
         };
         let attachments = |soft: bool, kernel: &str| -> Result<Option<DeviceAttachments<T>>, String> {

@@ -13,13 +13,41 @@ use xpbd_core::graph::partition::partitions;
 use xpbd_core::model::{Model, Ordering};
 use xpbd_cpu::schedule::Schedule;
 
-/// The tet models with GPU kernels, by their kernel suffix (`project_items_<suffix>` etc.).
-pub fn kernel_suffix(model: TetModel) -> Option<&'static str> {
-    match model {
-        TetModel::NeoHookeanBlock => Some("neohookean_block"),
-        TetModel::NeoHookean => Some("neohookean"),
-        TetModel::StVK => Some("stvk"),
-        TetModel::Arap => None,
+/// The element kinds of `kernels/sweeps.cu`: tets of one model, cloth edges (distance), cloth hinges (bending).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElementKind {
+    Tet(TetModel),
+    Distance,
+    Bending,
+}
+
+impl ElementKind {
+    /// The kernels' suffix (`project_items_<suffix>` etc.); `None` for a model without kernels (ARAP).
+    pub fn kernel_suffix(self) -> Option<&'static str> {
+        match self {
+            ElementKind::Tet(TetModel::NeoHookeanBlock) => Some("neohookean_block"),
+            ElementKind::Tet(TetModel::NeoHookean) => Some("neohookean"),
+            ElementKind::Tet(TetModel::StVK) => Some("stvk"),
+            ElementKind::Tet(TetModel::Arap) => None,
+            ElementKind::Distance => Some("distance"),
+            ElementKind::Bending => Some("bending"),
+        }
+    }
+
+    /// Vertices per element.
+    pub fn vertices(self) -> usize {
+        match self {
+            ElementKind::Distance => 2,
+            _ => 4,
+        }
+    }
+
+    /// Multipliers per element.
+    pub fn rows(self) -> usize {
+        match self {
+            ElementKind::Tet(m) => m.rows(),
+            _ => 1,
+        }
     }
 }
 
@@ -54,12 +82,9 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
     if model.solver.ordering == Ordering::Serial {
         return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into());
     }
-    if let Some(g) = model.cloth_groups.first() {
-        return Err(format!("body '{}' is cloth: distance and bending constraints have no GPU path yet", model.bodies[g.body].name));
-    }
-    if let Some(g) = model.tet_groups.iter().find(|g| kernel_suffix(g.model).is_none()) {
+    if let Some(g) = model.tet_groups.iter().find(|g| ElementKind::Tet(g.model).kernel_suffix().is_none()) {
         return Err(format!(
-            "body '{}' uses material '{}', which has no GPU path (neohookean, neohookean_block and stvk have one)",
+            "body '{}' uses material '{}', which has no GPU path (neohookean, neohookean_block, stvk and cloth have one)",
             model.bodies[g.body].name,
             g.model.name()
         ));
@@ -72,27 +97,29 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
     if let Some(w) = soft.windows(2).find(|w| w[0] == w[1]) {
         return Err(format!("vertex {} has two soft attachments: the GPU pass updates attachments in parallel", w[0]));
     }
-    let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>();
+    let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>()
+        + model.cloth_groups.iter().map(|g| 2 * g.edges.len() + 4 * g.hinges.len()).sum::<usize>();
     if u32::try_from(3 * model.vertex_count().max(slots)).is_err() || u32::try_from(model.rows).is_err() {
         return Err(format!("{} vertices, {} rows: the kernels index with 32-bit counts", model.vertex_count(), model.rows));
     }
     Ok(())
 }
 
-/// One tet group in device layout, elements in execution order.
+/// One element family in device layout (a tet group, a cloth's edges, a cloth's hinges), elements in execution
+/// order.
 #[derive(Clone, Debug, PartialEq)]
-pub struct TetFamily {
-    pub model: TetModel,
-    /// Constraint Lamé parameters and XPBD damping β (s).
-    pub mu: f64,
-    pub lambda: f64,
+pub struct Family {
+    pub kind: ElementKind,
+    /// The kernels' material constants: tets (μ, λ) constraint Lamé parameters; cloth (compliance, 0).
+    pub c0: f64,
+    pub c1: f64,
+    /// XPBD damping β (s).
     pub damping: f64,
-    /// 4 vertex indices per element.
-    pub tets: Vec<u32>,
-    /// D_m⁻¹ row-major, 9 per element.
-    pub dm_inv: Vec<f64>,
-    /// Rest volume per element.
-    pub volume: Vec<f64>,
+    /// `kind.vertices()` vertex indices per element.
+    pub idx: Vec<u32>,
+    /// Per-element data: tets D_m⁻¹ row-major (9) and rest volume (1); cloth the rest length or angle (1), no data1.
+    pub data0: Vec<f64>,
+    pub data1: Vec<f64>,
     /// The family's first multiplier (same offset on the device and in the model; rows are permuted within).
     pub lambda_offset: usize,
     /// Gauss-Seidel batches (colors): items `batch_start[b]..batch_start[b+1]`; empty for Jacobi.
@@ -101,12 +128,12 @@ pub struct TetFamily {
     pub item_start: Vec<u32>,
 }
 
-impl TetFamily {
+impl Family {
     pub fn elements(&self) -> usize {
-        self.volume.len()
+        self.idx.len() / self.kind.vertices()
     }
     pub fn rows(&self) -> usize {
-        self.model.rows()
+        self.kind.rows()
     }
     pub fn batches(&self) -> usize {
         self.batch_start.len().saturating_sub(1)
@@ -117,24 +144,33 @@ impl TetFamily {
     }
 }
 
-/// The Jacobi pass's slots and per-vertex adjacency (as `xpbd_cpu::jacobi`, tet families only): element `e` of
-/// the concatenated families owns slots `4e..4e+4`; the slots of vertex v are `adj[start[v]..start[v+1]]`.
+/// The Jacobi pass's slots and per-vertex adjacency (as `xpbd_cpu::jacobi`): the families' vertex slots one after
+/// the other, N per element; the slots of vertex v are `adj[start[v]..start[v+1]]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JacobiLayout {
     /// 1 / (most constraints on one of the element's vertices), per element of all families in order.
     pub inv_count: Vec<f64>,
+    /// Per family: its first element (in `inv_count`) and its first slot.
+    pub family_start: Vec<(usize, usize)>,
     pub start: Vec<u32>,
     pub adj: Vec<u32>,
 }
 
 impl JacobiLayout {
-    fn new(families: &[TetFamily], vertex_count: usize) -> Self {
-        let owners: Vec<u32> = families.iter().flat_map(|f| f.tets.iter().copied()).collect();
+    fn new(families: &[Family], vertex_count: usize) -> Self {
+        let owners: Vec<u32> = families.iter().flat_map(|f| f.idx.iter().copied()).collect();
         let mut start = vec![0u32; vertex_count + 1];
         for &v in &owners {
             start[v as usize + 1] += 1;
         }
-        let inv_count = owners.chunks_exact(4).map(|t| 1.0 / t.iter().map(|&v| start[v as usize + 1]).max().unwrap_or(1) as f64).collect();
+        let mut family_start = Vec::with_capacity(families.len());
+        let mut inv_count = Vec::new();
+        let mut slot = 0;
+        for f in families {
+            family_start.push((inv_count.len(), slot));
+            inv_count.extend(f.idx.chunks_exact(f.kind.vertices()).map(|t| 1.0 / t.iter().map(|&v| start[v as usize + 1]).max().unwrap_or(1) as f64));
+            slot += f.idx.len();
+        }
         for i in 0..vertex_count {
             start[i + 1] += start[i];
         }
@@ -144,14 +180,14 @@ impl JacobiLayout {
             adj[fill[v as usize] as usize] = slot as u32;
             fill[v as usize] += 1;
         }
-        JacobiLayout { inv_count, start, adj }
+        JacobiLayout { inv_count, family_start, start, adj }
     }
 }
 
 /// Everything the kernels read about the elastic constraints.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Layout {
-    pub families: Vec<TetFamily>,
+    pub families: Vec<Family>,
     /// `lambda_of[i]`: the model-order multiplier of device multiplier `i`.
     pub lambda_of: Vec<u32>,
     /// Present for `ordering = "jacobi"`.
@@ -162,55 +198,79 @@ impl Layout {
     /// The layout of a model that [`check_supported`] accepts.
     pub fn new(model: &Model) -> Result<Self, String> {
         check_supported(model)?;
-        let n = model.vertex_count();
         let mut lambda_of: Vec<u32> = (0..model.rows as u32).collect();
-        let mut families = Vec::with_capacity(model.tet_groups.len());
+        let mut families = Vec::new();
         for g in &model.tet_groups {
-            let schedule = match model.solver.ordering {
-                Ordering::Colored => Some(Schedule::colored(&partitions(&g.tets, n, 1).colored)),
-                Ordering::Clustered => {
-                    let p = partitions(&g.tets, n, model.solver.cluster_size);
-                    Some(Schedule::clustered(&p.clustering, &p.cluster_colors))
-                }
-                Ordering::Jacobi => None,
-                Ordering::Serial => unreachable!("rejected by check_supported"),
-            };
-            let (order, batch_start, item_start) = match &schedule {
-                Some(s) => flatten(s),
-                None => ((0..g.tets.len() as u32).collect(), Vec::new(), Vec::new()),
-            };
-            let rows = g.model.rows();
-            for (new, &old) in order.iter().enumerate() {
-                for k in 0..rows {
-                    lambda_of[g.lambda_offset + new * rows + k] = (g.lambda_offset + old as usize * rows + k) as u32;
-                }
-            }
-            families.push(TetFamily {
-                model: g.model,
-                mu: g.lame.mu,
-                lambda: g.lame.lambda,
-                damping: g.damping,
-                tets: order.iter().flat_map(|&e| g.tets[e as usize]).collect(),
-                dm_inv: order.iter().flat_map(|&e| row_major(&g.rest[e as usize].dm_inv)).collect(),
-                volume: order.iter().map(|&e| g.rest[e as usize].volume).collect(),
-                lambda_offset: g.lambda_offset,
-                batch_start,
-                item_start,
-            });
+            let (c0, c1) = (g.lame.mu, g.lame.lambda);
+            let mut f = Family::new(ElementKind::Tet(g.model), c0, c1, g.damping, g.lambda_offset);
+            let order = f.schedule(model, &g.tets);
+            f.idx = order.iter().flat_map(|&e| g.tets[e as usize]).collect();
+            f.data0 = order.iter().flat_map(|&e| row_major(&g.rest[e as usize].dm_inv)).collect();
+            f.data1 = order.iter().map(|&e| g.rest[e as usize].volume).collect();
+            f.permute_multipliers(&order, &mut lambda_of);
+            families.push(f);
         }
-        let jacobi = (model.solver.ordering == Ordering::Jacobi).then(|| JacobiLayout::new(&families, n));
+        for g in &model.cloth_groups {
+            let mut f = Family::new(ElementKind::Distance, g.stretch_compliance, 0.0, g.damping, g.lambda_offset);
+            let order = f.schedule(model, &g.edges);
+            f.idx = order.iter().flat_map(|&e| g.edges[e as usize]).collect();
+            f.data0 = order.iter().map(|&e| g.rest_length[e as usize]).collect();
+            f.permute_multipliers(&order, &mut lambda_of);
+            families.push(f);
+            let mut f = Family::new(ElementKind::Bending, g.bending_compliance, 0.0, g.damping, g.lambda_offset + g.edges.len());
+            let order = f.schedule(model, &g.hinges);
+            f.idx = order.iter().flat_map(|&e| g.hinges[e as usize]).collect();
+            f.data0 = order.iter().map(|&e| g.rest_angle[e as usize]).collect();
+            f.permute_multipliers(&order, &mut lambda_of);
+            families.push(f);
+        }
+        let jacobi = (model.solver.ordering == Ordering::Jacobi).then(|| JacobiLayout::new(&families, model.vertex_count()));
         Ok(Layout { families, lambda_of, jacobi })
     }
 
     /// Sequential batches (colors) per sweep over all families; `None` for Jacobi.
     pub fn colors(&self) -> Option<usize> {
-        self.jacobi.is_none().then(|| self.families.iter().map(TetFamily::batches).sum())
+        self.jacobi.is_none().then(|| self.families.iter().map(Family::batches).sum())
     }
 
     /// Device multipliers (execution order) into model order.
     pub fn export_multipliers(&self, device: &[f64], model_order: &mut [f64]) {
         for (&l, &i) in device.iter().zip(&self.lambda_of) {
             model_order[i as usize] = l;
+        }
+    }
+}
+
+impl Family {
+    fn new(kind: ElementKind, c0: f64, c1: f64, damping: f64, lambda_offset: usize) -> Self {
+        Family { kind, c0, c1, damping, idx: Vec::new(), data0: Vec::new(), data1: Vec::new(), lambda_offset, batch_start: Vec::new(), item_start: Vec::new() }
+    }
+
+    /// Sets the family's schedule for `elements` in `model`'s ordering (the CPU backend's partitions); returns the
+    /// execution order (model element indices).
+    fn schedule<const N: usize>(&mut self, model: &Model, elements: &[[u32; N]]) -> Vec<u32> {
+        let n = model.vertex_count();
+        let schedule = match model.solver.ordering {
+            Ordering::Colored => Schedule::colored(&partitions(elements, n, 1).colored),
+            Ordering::Clustered => {
+                let p = partitions(elements, n, model.solver.cluster_size);
+                Schedule::clustered(&p.clustering, &p.cluster_colors)
+            }
+            Ordering::Jacobi => return (0..elements.len() as u32).collect(),
+            Ordering::Serial => unreachable!("rejected by check_supported"),
+        };
+        let order;
+        (order, self.batch_start, self.item_start) = flatten(&schedule);
+        order
+    }
+
+    /// `lambda_of` for this family's rows after permuting its elements into `order`.
+    fn permute_multipliers(&self, order: &[u32], lambda_of: &mut [u32]) {
+        let rows = self.rows();
+        for (new, &old) in order.iter().enumerate() {
+            for k in 0..rows {
+                lambda_of[self.lambda_offset + new * rows + k] = (self.lambda_offset + old as usize * rows + k) as u32;
+            }
         }
     }
 }

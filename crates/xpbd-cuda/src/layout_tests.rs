@@ -36,23 +36,24 @@ pin = [{{ box = {{ min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] }} }}]
     xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("{e}")).0
 }
 
-fn rest_of(f: &TetFamily, e: usize) -> TetRest {
-    TetRest { dm_inv: nalgebra::Matrix3::from_row_slice(&f.dm_inv[9 * e..9 * e + 9]), volume: f.volume[e] }
+fn rest_of(f: &Family, e: usize) -> TetRest {
+    TetRest { dm_inv: nalgebra::Matrix3::from_row_slice(&f.data0[9 * e..9 * e + 9]), volume: f.data1[e] }
 }
 
-fn tet_of(f: &TetFamily, e: usize) -> [u32; 4] {
-    [f.tets[4 * e], f.tets[4 * e + 1], f.tets[4 * e + 2], f.tets[4 * e + 3]]
+fn tet_of(f: &Family, e: usize) -> [u32; 4] {
+    [f.idx[4 * e], f.idx[4 * e + 1], f.idx[4 * e + 2], f.idx[4 * e + 3]]
 }
 
-fn params(f: &TetFamily, h: f64) -> TetParams {
-    TetParams::new(f.model, Lame { mu: f.mu, lambda: f.lambda }, f.damping, h)
+fn params(f: &Family, h: f64) -> TetParams {
+    let ElementKind::Tet(model) = f.kind else { panic!("the emulation covers tet families") };
+    TetParams::new(model, Lame { mu: f.c0, lambda: f.c1 }, f.damping, h)
 }
 
 /// One iteration as the kernels run it: Gauss-Seidel batch by batch, item by item, element by element over the
 /// flat arrays, or Jacobi slots then the per-vertex gather.
 fn emulate_sweep(model: &Model, l: &Layout, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
     let w = &model.inv_mass;
-    let visit = |f: &TetFamily, e: usize, x: &[Vec3], lambda: &mut [f64]| {
+    let visit = |f: &Family, e: usize, x: &[Vec3], lambda: &mut [f64]| {
         let t = tet_of(f, e);
         let mut p = t.map(|v| x[v as usize]);
         let p0 = t.map(|v| x_prev[v as usize]);
@@ -80,22 +81,20 @@ fn emulate_sweep(model: &Model, l: &Layout, x: &mut [Vec3], x_prev: &[Vec3], lam
         Some(j) => {
             let omega = model.solver.relaxation;
             let mut slots = vec![Vec3::zeros(); j.adj.len()];
-            let mut first = 0;
-            for f in &l.families {
+            for (f, &(first, first_slot)) in l.families.iter().zip(&j.family_start) {
                 for e in 0..f.elements() {
                     let rows = f.rows();
                     let old: Vec<f64> = lambda[f.lambda_offset + rows * e..][..rows].to_vec();
                     let (t, p) = visit(f, e, x, lambda);
                     let s = omega * j.inv_count[first + e];
                     for n in 0..4 {
-                        slots[4 * (first + e) + n] = (p[n] - x[t[n] as usize]) * s;
+                        slots[first_slot + 4 * e + n] = (p[n] - x[t[n] as usize]) * s;
                     }
                     for (k, o) in old.iter().enumerate() {
                         let l = &mut lambda[f.lambda_offset + rows * e + k];
                         *l = o + (*l - o) * s;
                     }
                 }
-                first += f.elements();
             }
             for (v, xv) in x.iter_mut().enumerate() {
                 *xv += j.adj[j.start[v] as usize..j.start[v + 1] as usize].iter().map(|&s| slots[s as usize]).sum::<Vec3>();
@@ -214,7 +213,7 @@ fn jacobi_slots_count_constraints_per_vertex() {
     }
     for v in 0..m.vertex_count() {
         for &s in &j.adj[j.start[v] as usize..j.start[v + 1] as usize] {
-            assert_eq!(f.tets[s as usize], v as u32, "slot {s} is a corner at vertex {v}");
+            assert_eq!(f.idx[s as usize], v as u32, "slot {s} is a corner at vertex {v}");
         }
     }
 }

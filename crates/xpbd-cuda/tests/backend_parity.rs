@@ -85,6 +85,16 @@ fn damped_decoupled_neohookean_and_stvk_f64_match_cpu() {
 }
 
 #[test]
+fn cloth_f64_matches_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    for ordering in [Ordering::Colored, Ordering::Clustered, Ordering::Jacobi] {
+        check(&format!("cloth {ordering:?}"), &with_ordering(cloth(1e-5), ordering), Precision::F64, 1e-9);
+    }
+}
+
+#[test]
 fn jacobi_f64_matches_cpu() {
     if !gpu_available() {
         return;

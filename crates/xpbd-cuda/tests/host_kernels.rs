@@ -18,7 +18,7 @@ use xpbd_core::backend::Backend;
 use xpbd_core::model::{Model, Ordering};
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
-use xpbd_cuda::layout::{collider_table, kernel_suffix, Layout};
+use xpbd_cuda::layout::{collider_table, Layout};
 use xpbd_cuda::KernelScalar;
 
 /// Compiles the kernels once per test process; `Err` is why not.
@@ -31,9 +31,10 @@ fn library() -> Result<&'static Library, String> {
         let mut cmd = Command::new(std::env::var("CXX").unwrap_or_else(|_| "c++".into()));
         cmd.args(["-std=c++17", "-O2", "-ffp-contract=off", "-shared", "-fPIC", "-x", "c++", "-include"]).arg(root.join("tests/host/cuda_shim.h"));
         cmd.arg("-I").arg(&kernels);
-        for m in ["xpbd_tets", "boundary", "predict"] {
-            cmd.arg(kernels.join(format!("{m}.cu")));
-        }
+        let mut sources: Vec<PathBuf> =
+            std::fs::read_dir(&kernels).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "cu")).collect();
+        sources.sort();
+        cmd.args(&sources);
         let output = cmd.arg("-o").arg(&out).output().map_err(|e| format!("no host C++ compiler ({e})"))?;
         if !output.status.success() {
             panic!("the kernels do not compile as host C++:\n{}", String::from_utf8_lossy(&output.stderr));
@@ -96,7 +97,7 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
     let mut v_before = x_prev.clone();
     let inv_mass: Vec<T> = to_t(model.inv_mass.iter().copied());
     let mut lambda = vec![T::default(); model.rows];
-    let fam: Vec<_> = l.families.iter().map(|f| (to_t::<T>(f.dm_inv.iter().copied()), to_t::<T>(f.volume.iter().copied()))).collect();
+    let fam: Vec<_> = l.families.iter().map(|f| (to_t::<T>(f.data0.iter().copied()), to_t::<T>(f.data1.iter().copied()))).collect();
     let pins: Vec<_> = model.attachments.iter().filter(|a| a.compliance == 0.0).collect();
     let soft: Vec<_> = model.attachments.iter().filter(|a| a.compliance > 0.0).collect();
     let (pin_v, pin_o, pin_vel): (Vec<u32>, Vec<T>, Vec<T>) = (
@@ -121,19 +122,19 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
     let residual = |x: &[T], lambda: &[T]| -> f64 {
         let mut sum = 0.0;
         for (f, (dm, vol)) in l.families.iter().zip(&fam) {
-            let r: ResidualSq<T> = get(lib, &k(&format!("residual_sq_{}", kernel_suffix(f.model).unwrap())));
+            let r: ResidualSq<T> = get(lib, &k(&format!("residual_sq_{}", f.kind.kernel_suffix().unwrap())));
             let mut partial = T::default();
             // SAFETY: arrays of the family's sizes; one thread writes partial[0].
             unsafe {
                 r(
                     x.as_ptr(),
-                    f.tets.as_ptr(),
+                    f.idx.as_ptr(),
                     dm.as_ptr(),
                     vol.as_ptr(),
                     lambda[f.lambda_offset..].as_ptr(),
                     f.elements() as u32,
-                    T::from_f64(f.mu),
-                    T::from_f64(f.lambda),
+                    T::from_f64(f.c0),
+                    T::from_f64(f.c1),
                     ht,
                     &mut partial,
                 )
@@ -164,11 +165,10 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
                 residuals.0 = residual(&x, &lambda);
             }
             for _ in 0..model.solver.iterations {
-                let mut first = 0usize;
-                for (f, (dm, vol)) in l.families.iter().zip(&fam) {
-                    let suffix = kernel_suffix(f.model).unwrap();
+                for (i, (f, (dm, vol))) in l.families.iter().zip(&fam).enumerate() {
+                    let suffix = f.kind.kernel_suffix().unwrap();
                     let beta_h = T::from_f64(f.damping * h);
-                    let (mu, lame) = (T::from_f64(f.mu), T::from_f64(f.lambda));
+                    let (mu, lame) = (T::from_f64(f.c0), T::from_f64(f.c1));
                     let lam = lambda[f.lambda_offset..].as_mut_ptr();
                     match &l.jacobi {
                         None => {
@@ -179,7 +179,7 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
                                     x.as_mut_ptr(),
                                     x_prev.as_ptr(),
                                     inv_mass.as_ptr(),
-                                    f.tets.as_ptr(),
+                                    f.idx.as_ptr(),
                                     dm.as_ptr(),
                                     vol.as_ptr(),
                                     lam,
@@ -193,7 +193,8 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
                                 );
                             }
                         }
-                        Some(_) => {
+                        Some(j) => {
+                            let (first, first_slot) = j.family_start[i];
                             let jacobi: JacobiElements<T> = get(lib, &k(&format!("jacobi_{suffix}")));
                             let omega = T::from_f64(model.solver.relaxation);
                             let count = f.elements() as u32;
@@ -201,12 +202,12 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
                                 x.as_ptr(),
                                 x_prev.as_ptr(),
                                 inv_mass.as_ptr(),
-                                f.tets.as_ptr(),
+                                f.idx.as_ptr(),
                                 dm.as_ptr(),
                                 vol.as_ptr(),
                                 lam,
                                 inv_count[first..].as_ptr(),
-                                slots[12 * first..].as_mut_ptr(),
+                                slots[3 * first_slot..].as_mut_ptr(),
                                 omega,
                                 count,
                                 mu,
@@ -216,7 +217,6 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
                             );
                         }
                     }
-                    first += f.elements();
                 }
                 if let Some(j) = &l.jacobi {
                     get::<JacobiGather<T>>(lib, &k("jacobi_gather"))(x.as_mut_ptr(), slots.as_ptr(), j.start.as_ptr(), j.adj.as_ptr(), n);
@@ -310,6 +310,9 @@ fn host_compiled_kernels_match_the_cpu_backend_f64() {
         assert_eq!(check::<f64>(lib, &format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), 1e-10), 0b1, "the plane is hit");
         let touched = check::<f64>(lib, &format!("armadillo on shapes {ordering:?}"), &with_ordering(armadillo_on_shapes(), ordering), 1e-10);
         assert_eq!(touched, 0b111, "plane, sphere and box are hit");
+        for stretch in [0.0, 1e-5] {
+            check::<f64>(lib, &format!("cloth stretch {stretch:e} {ordering:?}"), &with_ordering(cloth(stretch), ordering), 1e-10);
+        }
         for (material, damping) in [("neohookean_block", 0.0), ("neohookean_block", 0.002), ("neohookean", 0.002), ("stvk", 0.002)] {
             check::<f64>(lib, &format!("beam {material} {damping} {ordering:?}"), &with_ordering(beam(material, damping), ordering), 1e-10);
         }
@@ -322,5 +325,6 @@ fn host_compiled_kernels_in_f32_stay_within_1e_3_of_the_body_size() {
     for ordering in [Ordering::Colored, Ordering::Clustered, Ordering::Jacobi] {
         check::<f32>(lib, &format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), 1e-3);
         check::<f32>(lib, &format!("beam stvk {ordering:?}"), &with_ordering(beam("stvk", 0.002), ordering), 1e-3);
+        check::<f32>(lib, &format!("cloth {ordering:?}"), &with_ordering(cloth(1e-5), ordering), 1e-3);
     }
 }

@@ -57,6 +57,12 @@ pub fn armadillo_on_shapes() -> Model {
     m
 }
 
+/// The hanging cloth (30 × 30 cells, inextensible edges, bending, damping), one frame of 20 substeps, with a
+/// slightly stretchable variant when `stretch_compliance > 0`.
+pub fn cloth(stretch_compliance: f64) -> Model {
+    load("cloth_hanging.toml", |t| *t = t.replace("stretch_compliance = 0.0", &format!("stretch_compliance = {stretch_compliance:e}")))
+}
+
 pub fn size(m: &Model) -> f64 {
     let (lo, hi) = m.rest.iter().fold((Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
     (hi - lo).norm()

@@ -20,3 +20,4 @@ using std::fmin;
 using std::sqrt;
 using std::fmax;
 using std::copysign;
+using std::atan2;
