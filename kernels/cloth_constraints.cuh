@@ -24,8 +24,8 @@ __device__ __forceinline__ T dot3(const T a[3], const T b[3]) {
 }
 
 // Edge distance C = |x1 - x0| - L with gradients -n, n (zero when the points coincide).
-struct Distance {
-    static constexpr int N = 2, ROWS = 1;
+struct DistanceRow {
+    static constexpr int N = 2;
     template <typename T>
     __device__ static T constraint(const T p[2][3], T rest, T g[2][3]) {
         T d[3];
@@ -38,25 +38,12 @@ struct Distance {
         }
         return len - rest;
     }
-    template <typename T>
-    __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T*, const T w[2], T p[2][3],
-                                   const T p0[2][3], T* lambda) {
-        T g[2][3];
-        const T c = constraint(p, data0[e], g);
-        apply_scalar_row<T, 2>(c, g, w, m.c0 * (T(1) / (m.h * m.h)), m.beta_h, p, p0, lambda);
-    }
-    template <typename T>
-    __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T*, const T p[2][3],
-                                    const T* lambda, T* r) {
-        T g[2][3];
-        r[0] = constraint(p, data0[e], g) + m.c0 * (T(1) / (m.h * m.h)) * lambda[0];
-    }
 };
 
 // Dihedral bending C = theta - theta0 of the hinge (x0, x1; x2, x3), theta the signed atan2 angle between the
 // normals of (x0, x1, x2) and (x1, x0, x3); gradients of Bridson et al. 2003 (zero for a degenerate hinge).
-struct Bending {
-    static constexpr int N = 4, ROWS = 1;
+struct BendingRow {
+    static constexpr int N = 4;
     template <typename T>
     __device__ static T constraint(const T p[4][3], T rest, T g[4][3]) {
         T e[3], a[3], b[3], n1[3], n2[3], m[3];
@@ -91,19 +78,29 @@ struct Bending {
         }
         return theta - rest;
     }
+};
+
+// A cloth row as an element kind of kernels/sweeps.cu: Row::constraint(p, rest, g) gives C and its gradients;
+// at = compliance / h^2 (projection.rs: BlockParams::diagonal; metrics.rs: residual).
+template <typename Row>
+struct ClothRow {
+    static constexpr int N = Row::N, ROWS = 1;
     template <typename T>
-    __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T*, const T w[4], T p[4][3],
-                                   const T p0[4][3], T* lambda) {
-        T g[4][3];
-        const T c = constraint(p, data0[e], g);
-        apply_scalar_row<T, 4>(c, g, w, m.c0 * (T(1) / (m.h * m.h)), m.beta_h, p, p0, lambda);
+    __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T*, const T w[N], T p[N][3],
+                                   const T p0[N][3], T* lambda) {
+        T g[N][3];
+        const T c = Row::constraint(p, data0[e], g);
+        apply_scalar_row<T, N>(c, g, w, m.c0 * (T(1) / (m.h * m.h)), m.beta_h, p, p0, lambda);
     }
     template <typename T>
-    __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T*, const T p[4][3],
+    __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T*, const T p[N][3],
                                     const T* lambda, T* r) {
-        T g[4][3];
-        r[0] = constraint(p, data0[e], g) + m.c0 * (T(1) / (m.h * m.h)) * lambda[0];
+        T g[N][3];
+        r[0] = Row::constraint(p, data0[e], g) + m.c0 * (T(1) / (m.h * m.h)) * lambda[0];
     }
 };
+
+using Distance = ClothRow<DistanceRow>;
+using Bending = ClothRow<BendingRow>;
 
 }  // namespace xpbd

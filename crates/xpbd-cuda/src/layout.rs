@@ -1,4 +1,4 @@
-//! The model in the flat arrays the kernels read (`kernels/xpbd_tets.cu`, `kernels/boundary.cu`), built on the
+//! The model in the flat arrays the kernels read (`kernels/sweeps.cu`, `kernels/boundary.cu`), built on the
 //! host once per model and uploaded once. Pure host code: it is unit-tested without a GPU.
 //!
 //! Gauss-Seidel schedules are the CPU backend's own (`xpbd_cpu::schedule::Schedule` from the cached partitions

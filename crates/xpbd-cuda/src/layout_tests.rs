@@ -1,5 +1,5 @@
 //! The device layout checked on the CPU: schedules flattened without loss, multipliers mapped back, and a host
-//! emulation of the kernels' launch sequence (`emulate_sweep`, the loops of `kernels/xpbd_tets.cu` over the flat
+//! emulation of the kernels' launch sequence (`emulate_sweep`, the loops of `kernels/sweeps.cu` over the flat
 //! arrays, with the CPU's per-element projection) that must reproduce the CPU backend.
 
 use super::*;
