@@ -8,7 +8,7 @@ use crate::output::{frame_formats, FrameMetrics, Writer};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use xpbd_core::metrics::{elastic_energy, kinetic_energy, volume_stats};
+use xpbd_core::metrics::{elastic_energy, kinetic_energy, max_edge_strain, volume_stats};
 use xpbd_core::model::{Model, SolverSettings};
 use xpbd_core::scene::{self, Scene};
 use xpbd_core::state::State;
@@ -74,6 +74,9 @@ pub struct FinalState {
     pub kinetic_energy: f64,
     pub min_volume_ratio: f64,
     pub inverted_elements: usize,
+    /// Scenes with cloth only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_edge_strain: Option<f64>,
     pub nan: bool,
 }
 
@@ -148,6 +151,7 @@ impl Simulation {
                 kinetic_energy: last.kinetic_energy,
                 min_volume_ratio: last.min_volume_ratio,
                 inverted_elements: last.inverted_elements,
+                max_edge_strain: last.max_edge_strain,
                 mgpbd: stats.mgpbd,
             })?;
             writer.frame(&self.model, &self.state)?;
@@ -213,6 +217,7 @@ impl Simulation {
             kinetic_energy: kinetic_energy(&self.model, &self.state.v),
             min_volume_ratio,
             inverted_elements,
+            max_edge_strain: max_edge_strain(&self.model, &self.state.x),
             nan: false,
         }
     }
