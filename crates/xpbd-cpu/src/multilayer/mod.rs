@@ -13,7 +13,7 @@ use bodies::LayerBodies;
 use contact::ContactRows;
 use std::time::Instant;
 use xpbd_core::constraint::tet::TetRest;
-use xpbd_core::constraint::tet_model::{gather, project_tet};
+use xpbd_core::constraint::tet_model::{gather, project_tet, TetModel, TetParams};
 use xpbd_core::layers::hierarchy::{build_layers, Layer};
 use xpbd_core::layers::schedule::element_order;
 use xpbd_core::layers::settings::MultilayerSettings;
@@ -167,10 +167,11 @@ impl Multilayer {
         })
     }
 
-    /// One Gauss-Seidel sweep over the elements elastic in `layer` (DESIGN.md §7).
+    /// One Gauss-Seidel sweep over the elements elastic in `layer` (DESIGN.md §7), the stable
+    /// neo-Hookean pair always as one block ([`coupled`]).
     fn elastic_sweep(&self, model: &Model, layer: &Layer, x: &mut [Vec3], lambda: &mut [f64], h: f64) {
         for (g, group) in model.tet_groups.iter().enumerate() {
-            let p = group.params(h);
+            let p = TetParams::new(coupled(group.model), group.lame, group.damping, h);
             let rows = group.model.rows();
             for (e, t) in group.tets.iter().enumerate() {
                 if layer.element_body[self.group_start[g] + e].is_some() {
@@ -186,6 +187,18 @@ impl Multilayer {
                 }
             }
         }
+    }
+}
+
+/// The projection the multi-layer solver uses for a tet model: the stable neo-Hookean pair is solved
+/// as one coupled 2×2 block also for `neohookean` (as Eq. 8 solves coupled rows together). Solved one
+/// after the other from λ = 0, the pair's rows (C_H = 1 − γ, C_D = √3 at rest) leave a displacement
+/// that depends on the order of the projections; the layers change that order every substep, which
+/// turned the decoupled pair's static rest drift into a vibration of ~1 m/s (docs/multilayer.md).
+fn coupled(model: TetModel) -> TetModel {
+    match model {
+        TetModel::NeoHookean => TetModel::NeoHookeanBlock,
+        other => other,
     }
 }
 
