@@ -22,6 +22,7 @@ use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics::residual_norm;
 use xpbd_core::model::Model;
 use xpbd_core::state::State;
+use xpbd_core::{Error, Result};
 
 pub struct Multilayer {
     settings: MultilayerSettings,
@@ -79,6 +80,25 @@ impl Multilayer {
 
     pub fn layer_count(&self) -> usize {
         self.settings.rigid_fractions.len()
+    }
+
+    /// The strain rates of the last substep, the one thing a substep takes from the one before
+    /// (empty before the first); saved in checkpoints.
+    pub fn strain_rates(&self) -> &[f64] {
+        &self.strain.rate
+    }
+
+    /// Resumes after `state.frame` frames with the saved strain `rates`: the strains from the
+    /// positions, the substep counter (the random order's seed) from the frame.
+    pub fn restore(&mut self, model: &Model, state: &State, rates: &[f64]) -> Result<()> {
+        if rates.len() != self.tets.len() && !(rates.is_empty() && state.frame == 0) {
+            return Err(Error::invalid(format!("the checkpoint holds {} strain rates, the multi-layer solver needs {}", rates.len(), self.tets.len())));
+        }
+        if !rates.is_empty() {
+            self.strain.restore(&self.tets, &self.rest, &state.x, rates);
+        }
+        self.substeps = (state.frame * model.solver.substeps) as u64;
+        Ok(())
     }
 
     /// One substep of length `h` (Algorithm 2). With `report`, returns (‖r₀‖, ‖r‖) of DESIGN.md §7,
