@@ -104,7 +104,10 @@ impl Simulation {
     /// Continues from the checkpoint in the run folder `dir`; the next [`run`](Self::run) into `dir`
     /// appends to its outputs.
     pub fn resume(&mut self, dir: &Path) -> Result<()> {
-        self.state = checkpoint::read(&dir.join(checkpoint::FILE), checkpoint::fingerprint(&self.scene), &self.state)?;
+        let file = dir.join(checkpoint::FILE);
+        let (state, carried) = checkpoint::read(&file, checkpoint::fingerprint(&self.scene), &self.state)?;
+        self.selection.backend.restore_carried(&self.model, &state, &carried).map_err(|e| Error::parse(&file, None, e.to_string()))?;
+        self.state = state;
         self.resumed_at = Some(self.state.frame);
         Ok(())
     }
@@ -156,7 +159,7 @@ impl Simulation {
             })?;
             writer.frame(&self.model, &self.state)?;
             if self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0 {
-                checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state)?;
+                checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state, &self.selection.backend.carried())?;
             }
             progress(self.state.frame, total);
             match (check, self.health.on_failure) {

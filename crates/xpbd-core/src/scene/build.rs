@@ -71,6 +71,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
     }
     if m.solver.multilayer.is_some() {
         MultilayerSettings::check_model(&m)?;
+        warnings.extend(MultilayerSettings::warnings(&m));
     }
     warnings.extend(crate::stability::warnings(&m));
     Ok((m, warnings))
