@@ -2,6 +2,7 @@
 
 use crate::model::Model;
 use crate::state::State;
+use crate::{Error, Result};
 
 /// Statistics of one frame, taken at its last substep.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -25,5 +26,22 @@ pub trait Backend {
     /// orderings; `None` otherwise. Recorded as `colors` in `summary.json` (DESIGN.md §5).
     fn colors(&self) -> Option<usize> {
         None
+    }
+    /// What the solver carries from one frame to the next beyond [`State`], for checkpoints: the
+    /// multi-layer solver's strain rates (Eq. 20). Empty for solvers that rebuild everything.
+    fn carried(&self) -> Vec<f64> {
+        Vec::new()
+    }
+    /// Takes back what [`Backend::carried`] gave at a checkpoint, after `state` has been restored.
+    fn restore_carried(&mut self, _model: &Model, _state: &State, carried: &[f64]) -> Result<()> {
+        nothing_carried(carried)
+    }
+}
+
+/// [`Backend::restore_carried`] of a solver that carries nothing: an error unless `carried` is empty.
+pub fn nothing_carried(carried: &[f64]) -> Result<()> {
+    match carried.len() {
+        0 => Ok(()),
+        k => Err(Error::invalid(format!("the checkpoint carries {k} solver values this solver does not use"))),
     }
 }

@@ -1,4 +1,4 @@
-//! Static colliders (plane, sphere, solid box) as signed distance functions, with Coulomb friction
+//! Static colliders (plane, sphere, solid box, solid infinite cylinder) as signed distance functions, with Coulomb friction
 //! and restitution parameters. The contact projection itself is the backends'.
 
 use crate::mesh::Vec3;
@@ -11,6 +11,8 @@ pub enum Shape {
     Sphere { center: Vec3, radius: f64 },
     /// Solid axis-aligned box.
     Box { min: Vec3, max: Vec3 },
+    /// Solid cylinder of infinite length around the line through `point` along the unit `axis`.
+    Cylinder { point: Vec3, axis: Vec3, radius: f64 },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -50,6 +52,14 @@ impl Shape {
                     (q[axis], n)
                 }
             }
+            Shape::Cylinder { point, axis, radius } => {
+                let d = x - point;
+                let radial = d - axis * d.dot(&axis);
+                let len = radial.norm();
+                let n =
+                    if len > 1e-15 { radial / len } else { axis.cross(&Vec3::x()).try_normalize(1e-12).unwrap_or_else(|| axis.cross(&Vec3::y()).normalize()) };
+                (len - radius, n)
+            }
         }
     }
 }
@@ -70,5 +80,31 @@ mod tests {
         assert!((d + 0.1).abs() < 1e-15 && n == Vec3::y());
         let (d, n) = b.signed_distance(&Vec3::new(2.0, 2.0, 0.0));
         assert!((d - 2f64.sqrt()).abs() < 1e-15 && (n - Vec3::new(1.0, 1.0, 0.0).normalize()).norm() < 1e-15);
+    }
+
+    /// A cylinder along z through (1, 2, ·) of radius 0.5: the distance ignores the axial coordinate, the
+    /// normal is radial, and a point on the axis still gets a unit normal perpendicular to it.
+    #[test]
+    fn cylinder_distance_is_radial() {
+        let c = Shape::Cylinder { point: Vec3::new(1.0, 2.0, 0.0), axis: Vec3::z(), radius: 0.5 };
+        for z in [-100.0, 0.0, 7.5] {
+            let (d, n) = c.signed_distance(&Vec3::new(1.0, 3.0, z));
+            assert!((d - 0.5).abs() < 1e-15 && (n - Vec3::y()).norm() < 1e-15, "{d} {n:?}");
+        }
+        let (d, n) = c.signed_distance(&Vec3::new(1.3, 2.4, 1.0));
+        assert!((d - 0.0).abs() < 1e-15 && (n - Vec3::new(0.6, 0.8, 0.0)).norm() < 1e-15);
+        let (d, n) = c.signed_distance(&Vec3::new(1.0, 2.0, 4.0));
+        assert!(d == -0.5 && (n.norm() - 1.0).abs() < 1e-15 && n.z == 0.0);
+        // Finite differences of the distance give the normal.
+        let tilted = Shape::Cylinder { point: Vec3::zeros(), axis: Vec3::new(1.0, 1.0, 1.0).normalize(), radius: 0.2 };
+        let p = Vec3::new(0.3, -0.4, 0.9);
+        let (_, n) = tilted.signed_distance(&p);
+        let e = 1e-6;
+        let fd = Vec3::from_fn(|k, _| {
+            let mut dp = Vec3::zeros();
+            dp[k] = e;
+            (tilted.signed_distance(&(p + dp)).0 - tilted.signed_distance(&(p - dp)).0) / (2.0 * e)
+        });
+        assert!((fd - n).norm() < 1e-8, "{fd:?} {n:?}");
     }
 }

@@ -75,6 +75,14 @@ pub fn volume_stats(model: &Model, x: &[Vec3]) -> (f64, usize) {
     (if min.is_finite() { min } else { 1.0 }, inverted)
 }
 
+/// Largest relative stretch of a cloth edge, max |‖x_j − x_i‖/L − 1| (MGPBD paper Fig. 14); `None`
+/// when the scene has no cloth.
+pub fn max_edge_strain(model: &Model, x: &[Vec3]) -> Option<f64> {
+    let edges = model.cloth_groups.iter().flat_map(|g| g.edges.iter().zip(&g.rest_length));
+    let strain = edges.map(|(e, &l)| ((x[e[1] as usize] - x[e[0] as usize]).norm() / l - 1.0).abs());
+    (!model.cloth_groups.is_empty()).then(|| strain.fold(0.0, f64::max))
+}
+
 /// Total linear momentum Σ m v.
 pub fn linear_momentum(model: &Model, v: &[Vec3]) -> Vec3 {
     model.mass.iter().zip(v).map(|(m, v)| v * *m).sum()

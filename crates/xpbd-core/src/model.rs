@@ -140,6 +140,8 @@ pub struct Model {
     pub solver: SolverSettings,
     /// Rest positions of all vertices (world frame at t = 0).
     pub rest: Vec<Vec3>,
+    /// Positions at t = 0: the rest positions, or a body's `initial_deform` of them.
+    pub initial_position: Vec<Vec3>,
     pub initial_velocity: Vec<Vec3>,
     /// Lumped masses (kg) before pinning.
     pub mass: Vec<f64>,

@@ -15,9 +15,9 @@ pub struct State {
 }
 
 impl State {
-    /// The rest state with the scene's initial velocities.
+    /// The scene's initial positions (the rest state unless a body starts deformed) and velocities.
     pub fn initial(model: &Model) -> Self {
-        State { x: model.rest.clone(), v: model.initial_velocity.clone(), lambda: vec![0.0; model.rows], time: 0.0, frame: 0 }
+        State { x: model.initial_position.clone(), v: model.initial_velocity.clone(), lambda: vec![0.0; model.rows], time: 0.0, frame: 0 }
     }
 
     /// The first vertex with a non-finite position or velocity.

@@ -177,6 +177,20 @@ impl Backend for CpuBackend {
         }
     }
 
+    fn carried(&self) -> Vec<f64> {
+        match &self.sweep {
+            Sweep::Multilayer(m) => m.strain_rates().to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn restore_carried(&mut self, model: &Model, state: &State, carried: &[f64]) -> xpbd_core::Result<()> {
+        match &mut self.sweep {
+            Sweep::Multilayer(m) => m.restore(model, state, carried),
+            _ => xpbd_core::backend::nothing_carried(carried),
+        }
+    }
+
     fn step_frame(&mut self, model: &Model, s: &mut State) -> FrameStats {
         let h = model.h();
         let n = model.solver.substeps;

@@ -181,9 +181,7 @@ fn cloth_max_strain(iterations: usize) -> f64 {
     let mut sim = Sim::new(&text);
     assert_eq!(sim.model.inv_mass.iter().filter(|&&w| w == 0.0).count(), 2, "two pinned corners");
     sim.frames(50);
-    let g = &sim.model.cloth_groups[0];
-    let x = &sim.state.x;
-    g.edges.iter().zip(&g.rest_length).map(|(e, &l)| ((x[e[1] as usize] - x[e[0] as usize]).norm() / l - 1.0).abs()).fold(0.0, f64::max)
+    xpbd_core::metrics::max_edge_strain(&sim.model, &sim.state.x).unwrap()
 }
 
 #[test]

@@ -6,11 +6,14 @@
 //! and the contact list are all overwritten at each substep's start; the elastic multipliers are
 //! reset each substep but kept in [`State`] for reporting, so they are saved too). Kinematic pins and
 //! moving colliders depend only on the time. There is no random number generator. So [`State`] is
-//! the whole state: positions, velocities, multipliers, time and frame counter.
+//! the whole state: positions, velocities, multipliers, time and frame counter, plus what a solver
+//! carries between frames ([`Backend::carried`](xpbd_core::backend::Backend::carried): the
+//! multi-layer solver's strain rates).
 //!
 //! Layout, all little-endian: `MAGIC` (8 bytes), version (u32), scene fingerprint (u64), frame
-//! (u64), time (f64), vertex count n (u64), multiplier count m (u64), then n positions and n
-//! velocities (3 × f64 each) and m multipliers (f64).
+//! (u64), time (f64), vertex count n (u64), multiplier count m (u64), carried count k (u64, not in
+//! version 1), then n positions and n velocities (3 × f64 each), m multipliers and k carried values
+//! (f64).
 
 use std::path::Path;
 use xpbd_core::mesh::io::write_atomic;
@@ -21,7 +24,9 @@ use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"XPBDCKPT";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
+/// Version 1 had no carried values; it is still read (with none).
+const VERSION_WITHOUT_CARRIED: u32 = 1;
 /// The checkpoint's file name inside a run folder.
 pub const FILE: &str = "checkpoint.bin";
 
@@ -35,9 +40,9 @@ pub fn fingerprint(scene: &Scene) -> u64 {
     crate::fnv::fnv1a(&serde_json::to_vec(&s).unwrap_or_default())
 }
 
-/// Writes `state` to `path` atomically.
-pub fn write(path: &Path, scene_fingerprint: u64, state: &State) -> Result<()> {
-    let mut b = Vec::with_capacity(48 + 48 * state.x.len() + 8 * state.lambda.len());
+/// Writes `state` and the solver's `carried` values to `path` atomically.
+pub fn write(path: &Path, scene_fingerprint: u64, state: &State, carried: &[f64]) -> Result<()> {
+    let mut b = Vec::with_capacity(56 + 48 * state.x.len() + 8 * (state.lambda.len() + carried.len()));
     b.extend_from_slice(MAGIC);
     b.extend_from_slice(&VERSION.to_le_bytes());
     b.extend_from_slice(&scene_fingerprint.to_le_bytes());
@@ -45,20 +50,21 @@ pub fn write(path: &Path, scene_fingerprint: u64, state: &State) -> Result<()> {
     b.extend_from_slice(&state.time.to_le_bytes());
     b.extend_from_slice(&(state.x.len() as u64).to_le_bytes());
     b.extend_from_slice(&(state.lambda.len() as u64).to_le_bytes());
+    b.extend_from_slice(&(carried.len() as u64).to_le_bytes());
     for p in state.x.iter().chain(&state.v) {
         for c in [p.x, p.y, p.z] {
             b.extend_from_slice(&c.to_le_bytes());
         }
     }
-    for l in &state.lambda {
+    for l in state.lambda.iter().chain(carried) {
         b.extend_from_slice(&l.to_le_bytes());
     }
     write_atomic(path, &b)
 }
 
 /// Reads a checkpoint written for a scene with fingerprint `scene_fingerprint` into a state shaped
-/// like `like` (the model's initial state).
-pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<State> {
+/// like `like` (the model's initial state) and the solver's carried values.
+pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<(State, Vec<f64>)> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let bad = |msg: String| Error::parse(path, None, msg);
     let mut r = Reader { b: &bytes, pos: 0 };
@@ -66,11 +72,12 @@ pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<State> 
         return Err(bad("not an xpbd checkpoint (bad magic)".into()));
     }
     let version = r.uint(4).ok_or_else(|| bad("truncated header".into()))? as u32;
-    if version != VERSION {
+    if version != VERSION && version != VERSION_WITHOUT_CARRIED {
         return Err(bad(format!("checkpoint version {version} is not supported (expected {VERSION})")));
     }
     let header = [r.uint(8), r.uint(8), r.uint(8), r.uint(8), r.uint(8)];
-    let [Some(fp), Some(frame), Some(time), Some(n), Some(m)] = header else {
+    let carried = if version == VERSION { r.uint(8) } else { Some(0) };
+    let ([Some(fp), Some(frame), Some(time), Some(n), Some(m)], Some(k)) = (header, carried) else {
         return Err(bad("truncated header".into()));
     };
     if fp != scene_fingerprint {
@@ -79,7 +86,7 @@ pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<State> 
     if n as usize != like.x.len() || m as usize != like.lambda.len() {
         return Err(bad(format!("holds {n} vertices and {m} multipliers, the scene has {} and {}", like.x.len(), like.lambda.len())));
     }
-    if r.b.len() - r.pos != 8 * (6 * n as usize + m as usize) {
+    if r.b.len() - r.pos != 8 * (6 * n as usize + m as usize + k as usize) {
         return Err(bad("truncated or oversized body".into()));
     }
     // The length check above makes every read below succeed.
@@ -88,7 +95,8 @@ pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<State> 
     let x = vec3s(n as usize);
     let v = vec3s(n as usize);
     let lambda = (0..m).map(|_| f()).collect();
-    Ok(State { x, v, lambda, time: f64::from_bits(time), frame: frame as usize })
+    let carried = (0..k).map(|_| f()).collect();
+    Ok((State { x, v, lambda, time: f64::from_bits(time), frame: frame as usize }, carried))
 }
 
 struct Reader<'a> {

@@ -27,6 +27,8 @@ pub struct FrameMetrics {
     pub kinetic_energy: f64,
     pub min_volume_ratio: f64,
     pub inverted_elements: usize,
+    /// Scenes with cloth only: `max_edge_strain`, the column after `inverted_elements`.
+    pub max_edge_strain: Option<f64>,
     /// MGPBD runs only: more columns after the fixed ones (DESIGN.md §5).
     pub mgpbd: Option<OuterStats>,
 }
@@ -123,10 +125,13 @@ impl Writer {
             let frames = dir.join("frames");
             std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
         }
-        let header = match model.solver.mgpbd {
-            Some(_) => format!("{METRICS_HEADER},{}", OuterStats::CSV_HEADER),
-            None => METRICS_HEADER.to_string(),
-        };
+        let mut header = METRICS_HEADER.to_string();
+        if !model.cloth_groups.is_empty() {
+            header.push_str(",max_edge_strain");
+        }
+        if model.solver.mgpbd.is_some() {
+            header = format!("{header},{}", OuterStats::CSV_HEADER);
+        }
         let metrics = CsvFile::create(dir.join("metrics.csv"), &header)?;
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::create(dir.join("probes.csv"), PROBES_HEADER)?) };
         Ok(Self::with_files(dir, model, formats, every, metrics, probes))
@@ -189,6 +194,9 @@ impl Writer {
             "{},{},{},{},{},{},{},{},{}",
             m.frame, m.time, m.ms, m.residual, m.relative_residual, m.elastic_energy, m.kinetic_energy, m.min_volume_ratio, m.inverted_elements
         );
+        if let Some(e) = m.max_edge_strain {
+            line = format!("{line},{e}");
+        }
         if let Some(o) = &m.mgpbd {
             line = format!("{line},{}", o.csv());
         }

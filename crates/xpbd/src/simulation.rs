@@ -8,7 +8,7 @@ use crate::output::{frame_formats, FrameMetrics, Writer};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-use xpbd_core::metrics::{elastic_energy, kinetic_energy, volume_stats};
+use xpbd_core::metrics::{elastic_energy, kinetic_energy, max_edge_strain, volume_stats};
 use xpbd_core::model::{Model, SolverSettings};
 use xpbd_core::scene::{self, Scene};
 use xpbd_core::state::State;
@@ -74,6 +74,9 @@ pub struct FinalState {
     pub kinetic_energy: f64,
     pub min_volume_ratio: f64,
     pub inverted_elements: usize,
+    /// Scenes with cloth only.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_edge_strain: Option<f64>,
     pub nan: bool,
 }
 
@@ -101,7 +104,10 @@ impl Simulation {
     /// Continues from the checkpoint in the run folder `dir`; the next [`run`](Self::run) into `dir`
     /// appends to its outputs.
     pub fn resume(&mut self, dir: &Path) -> Result<()> {
-        self.state = checkpoint::read(&dir.join(checkpoint::FILE), checkpoint::fingerprint(&self.scene), &self.state)?;
+        let file = dir.join(checkpoint::FILE);
+        let (state, carried) = checkpoint::read(&file, checkpoint::fingerprint(&self.scene), &self.state)?;
+        self.selection.backend.restore_carried(&self.model, &state, &carried).map_err(|e| Error::parse(&file, None, e.to_string()))?;
+        self.state = state;
         self.resumed_at = Some(self.state.frame);
         Ok(())
     }
@@ -148,11 +154,12 @@ impl Simulation {
                 kinetic_energy: last.kinetic_energy,
                 min_volume_ratio: last.min_volume_ratio,
                 inverted_elements: last.inverted_elements,
+                max_edge_strain: last.max_edge_strain,
                 mgpbd: stats.mgpbd,
             })?;
             writer.frame(&self.model, &self.state)?;
             if self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0 {
-                checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state)?;
+                checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state, &self.selection.backend.carried())?;
             }
             progress(self.state.frame, total);
             match (check, self.health.on_failure) {
@@ -213,6 +220,7 @@ impl Simulation {
             kinetic_energy: kinetic_energy(&self.model, &self.state.v),
             min_volume_ratio,
             inverted_elements,
+            max_edge_strain: max_edge_strain(&self.model, &self.state.x),
             nan: false,
         }
     }

@@ -55,8 +55,11 @@ fn resumed_run_matches_the_uninterrupted_one_bitwise() {
     // MGPBD with the AMG sets up fully every 2 frames, so the checkpoint at frame 4 falls on a setup.
     let orderings = ["serial", "clustered", "colored", "jacobi"].map(|o| format!("ordering = \"{o}\""));
     let mgpbd = ["cg", "amg-pcg"].map(|l| format!("kind = \"mgpbd\"\nlinear_solver = \"{l}\"\nsetup_interval = 2\nmax_coarse = 10"));
-    for ordering in orderings.iter().chain(&mgpbd) {
-        let text = scene(ordering);
+    // Three layers (the half-rigid one keeps its unpinned groups): the layers come from the previous
+    // substep's strain rates, or from the substep counter for the random order.
+    let multilayer = ["strain_rate", "random"].map(|o| format!("kind = \"multilayer\"\nlayers = 3\nlayer_order = \"{o}\""));
+    for ordering in orderings.iter().chain(&mgpbd).chain(&multilayer) {
+        let text = if ordering.contains("multilayer") { scene(ordering).replace("iterations = 2", "iterations = 6") } else { scene(ordering) };
         let dir = tempfile::tempdir().unwrap();
         let (straight, split) = (dir.path().join("straight"), dir.path().join("split"));
         let mut a = sim(&text);
@@ -101,6 +104,23 @@ fn checkpoints_of_other_scenes_versions_and_truncated_files_are_rejected() {
     std::fs::write(&file, &other_version).unwrap();
     let err = sim(&scene("ordering = \"serial\"")).resume(dir.path()).unwrap_err().to_string();
     assert!(err.contains("version 9 is not supported"), "{err}");
+
+    // Version 1 (no carried values) is still read; the multi-layer solver needs its strain rates.
+    let v1 = |v2: &[u8]| {
+        let carried = u64::from_le_bytes(v2[52..60].try_into().unwrap()) as usize;
+        [&v2[..8], &1u32.to_le_bytes(), &v2[12..52], &v2[60..v2.len() - 8 * carried]].concat()
+    };
+    std::fs::write(&file, v1(&good)).unwrap();
+    sim(&scene("ordering = \"serial\"")).resume(dir.path()).unwrap();
+    let layered = scene("kind = \"multilayer\"\nlayers = 2");
+    let mut ml = sim(&layered);
+    ml.checkpoint_every = 2;
+    let ml_dir = tempfile::tempdir().unwrap();
+    ml.run(ml_dir.path(), Some(2), &mut |_, _| {}).unwrap();
+    let ml_file = ml_dir.path().join(checkpoint::FILE);
+    std::fs::write(&ml_file, v1(&std::fs::read(&ml_file).unwrap())).unwrap();
+    let err = sim(&layered).resume(ml_dir.path()).unwrap_err().to_string();
+    assert!(err.contains("checkpoint.bin") && err.contains("strain rates") && !err.contains('\n'), "{err}");
 
     std::fs::write(&file, &good[..good.len() - 8]).unwrap();
     let err = sim(&scene("ordering = \"serial\"")).resume(dir.path()).unwrap_err().to_string();

@@ -3,6 +3,7 @@
 //! a substep (`simulation.iterations`) are shared among the layers.
 
 use super::schedule::{iterations_per_layer, rigid_fractions, ElementOrder, IterationProfile, Spacing};
+use crate::constraint::tet_model::TetModel;
 use crate::model::Model;
 use crate::scene::schema;
 use crate::{Error, Result};
@@ -115,6 +116,20 @@ impl MultilayerSettings {
             Some(what) => Err(Error::invalid(format!("solver.kind: \"multilayer\" does not support {what} yet (see docs/multilayer.md)"))),
             None => Ok(()),
         }
+    }
+
+    /// Load-time notes: the multi-layer solver projects the decoupled stable neo-Hookean pair as one
+    /// coupled block, like `neohookean_block` (docs/multilayer.md, "Choices").
+    pub fn warnings(m: &Model) -> Vec<String> {
+        let decoupled = m.tet_groups.iter().filter(|g| g.model == TetModel::NeoHookean);
+        decoupled
+            .map(|g| {
+                format!(
+                    "body '{}': solver.kind = \"multilayer\" solves material.model = \"neohookean\" as \"neohookean_block\" (one coupled block per element; docs/multilayer.md)",
+                    m.bodies[g.body].name
+                )
+            })
+            .collect()
     }
 }
 

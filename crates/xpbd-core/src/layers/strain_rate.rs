@@ -32,6 +32,13 @@ impl StrainRate {
             self.strain[e] = strain;
         }
     }
+
+    /// Resumes from a checkpoint: the strains of the tets at `x` (what the last [`StrainRate::update`]
+    /// recorded, recomputed bit for bit) and the saved `rate`.
+    pub fn restore(&mut self, tets: &[[u32; 4]], rest: &[TetRest], x: &[Vec3], rate: &[f64]) {
+        self.strain = tets.iter().zip(rest).map(|(t, r)| green_strain(&t.map(|i| x[i as usize]), r)).collect();
+        self.rate = rate.to_vec();
+    }
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
         gravity: finite3(scene.simulation.gravity, "simulation.gravity")?,
         solver,
         rest: vec![],
+        initial_position: vec![],
         initial_velocity: vec![],
         mass: vec![],
         inv_mass: vec![],
@@ -70,6 +71,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
     }
     if m.solver.multilayer.is_some() {
         MultilayerSettings::check_model(&m)?;
+        warnings.extend(MultilayerSettings::warnings(&m));
     }
     warnings.extend(crate::stability::warnings(&m));
     Ok((m, warnings))
@@ -381,10 +383,15 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
     zero_mass_vertices(&mass, what)?;
     // Initial velocity: v + ω × (x − x_com).
     let total: f64 = mass.iter().sum();
-    let com = range.clone().zip(&mass).map(|(i, &w)| m.rest[i] * w).sum::<Vec3>() / total;
+    let start = match &spec.initial_deform {
+        Some(d) => super::initial_deform::deform(&m.rest[range.clone()], d, &format!("body[{bi}]"))?,
+        None => m.rest[range.clone()].to_vec(),
+    };
+    let com = start.iter().zip(&mass).map(|(x, &w)| x * w).sum::<Vec3>() / total;
     let v0 = finite3(spec.velocity, &format!("body[{bi}].velocity"))?;
     let w0 = finite3(spec.angular_velocity, &format!("body[{bi}].angular_velocity"))?;
-    m.initial_velocity.extend(range.clone().map(|i| v0 + w0.cross(&(m.rest[i] - com))));
+    m.initial_velocity.extend(start.iter().map(|x| v0 + w0.cross(&(x - com))));
+    m.initial_position.extend(start);
     let mut inv: Vec<f64> = mass.iter().map(|&w| 1.0 / w).collect();
     for (pi, pin) in spec.pin.iter().enumerate() {
         let pwhat = format!("body[{bi}].pin[{pi}]");
@@ -419,7 +426,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
                 m.initial_velocity[g] = velocity;
             }
             if !hard || velocity != Vec3::zeros() {
-                m.attachments.push(Attachment { vertex: g as u32, origin: m.rest[g], velocity, compliance: pin.compliance });
+                m.attachments.push(Attachment { vertex: g as u32, origin: m.initial_position[g], velocity, compliance: pin.compliance });
             }
         }
     }
@@ -457,6 +464,7 @@ fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
         let present = [
             ("point", c.point.is_some()),
             ("normal", c.normal.is_some()),
+            ("axis", c.axis.is_some()),
             ("center", c.center.is_some()),
             ("radius", c.radius.is_some()),
             ("min", c.min.is_some()),
@@ -467,22 +475,30 @@ fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
     let req = |v: Option<[f64; 3]>, f: &str| -> Result<Vec3> {
         finite3(v.ok_or_else(|| Error::invalid(format!("{what}.{f}: required for a {} collider", c.kind)))?, &format!("{what}.{f}"))
     };
+    let direction = |v: Option<[f64; 3]>, f: &str| -> Result<Vec3> {
+        let d = req(v, f)?;
+        d.try_normalize(1e-12).ok_or_else(|| Error::invalid(format!("{what}.{f}: must not be zero")))
+    };
+    let radius = || -> Result<f64> {
+        let r = c.radius.ok_or_else(|| Error::invalid(format!("{what}.radius: required for a {} collider", c.kind)))?;
+        if r.is_finite() && r > 0.0 {
+            Ok(r)
+        } else {
+            Err(Error::invalid(format!("{what}.radius: must be positive, got {r}")))
+        }
+    };
     let shape = match c.kind.as_str() {
         "plane" => {
             check(&["point", "normal"])?;
-            let n = req(c.normal, "normal")?;
-            if n.norm() < 1e-12 {
-                return Err(Error::invalid(format!("{what}.normal: must not be zero")));
-            }
-            Shape::Plane { point: req(c.point, "point")?, normal: n.normalize() }
+            Shape::Plane { point: req(c.point, "point")?, normal: direction(c.normal, "normal")? }
         }
         "sphere" => {
             check(&["center", "radius"])?;
-            let r = c.radius.ok_or_else(|| Error::invalid(format!("{what}.radius: required for a sphere collider")))?;
-            if !(r.is_finite() && r > 0.0) {
-                return Err(Error::invalid(format!("{what}.radius: must be positive, got {r}")));
-            }
-            Shape::Sphere { center: req(c.center, "center")?, radius: r }
+            Shape::Sphere { center: req(c.center, "center")?, radius: radius()? }
+        }
+        "cylinder" => {
+            check(&["point", "axis", "radius"])?;
+            Shape::Cylinder { point: req(c.point, "point")?, axis: direction(c.axis, "axis")?, radius: radius()? }
         }
         "box" => {
             check(&["min", "max"])?;
@@ -492,7 +508,7 @@ fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
             }
             Shape::Box { min: lo, max: hi }
         }
-        other => return Err(Error::invalid(format!("{what}.kind: unknown collider '{other}' (expected plane, sphere, box)"))),
+        other => return Err(Error::invalid(format!("{what}.kind: unknown collider '{other}' (expected plane, sphere, box, cylinder)"))),
     };
     if !(c.friction.is_finite() && c.friction >= 0.0) {
         return Err(Error::invalid(format!("{what}.friction: must be ≥ 0, got {}", c.friction)));

@@ -3,6 +3,7 @@
 
 pub mod build;
 mod cloth_topology;
+pub mod initial_deform;
 pub mod schema;
 
 pub use build::build;
@@ -51,6 +52,43 @@ mod tests {
         assert!(w.len() == 1 && w[0].contains("body 'b'") && w[0].contains("stability estimate"), "{w:?}");
         assert!(scene(2000, "neohookean_block").is_empty());
         assert!(scene(2, "stvk").is_empty(), "StVK rows vanish at rest: no limit");
+    }
+
+    /// `initial_deform` moves the initial state, not the rest shape, and pins hold the deformed
+    /// positions; a cylinder collider is read with its axis normalised, and its errors name the field.
+    #[test]
+    fn initial_deform_and_cylinder_collider() {
+        let text = |deform: &str, collider: &str| {
+            format!(
+                "name = \"a\"\n[[body]]\nname = \"b\"\n\
+                 mesh = {{ generator = \"box\", size = [2.0, 1.0, 1.0], cells = [4, 2, 2] }}\n\
+                 material = {{ model = \"stvk\", youngs = 1e7, poisson = 0.4, density = 1000.0 }}\n\
+                 pin = [{{ box = {{ min = [-0.01, -1.0, -1.0], max = [0.01, 2.0, 2.0] }}, velocity = [0.0, 1.0, 0.0] }}]\n\
+                 {deform}\n[[collider]]\n{collider}\n"
+            )
+        };
+        let cyl = "kind = \"cylinder\"\npoint = [0.0, -1.0, 0.0]\naxis = [0.0, 0.0, 2.0]\nradius = 0.25";
+        let squash = "initial_deform = { scale = [1.0, 0.5, 1.0], twist_axis = \"x\", twist_degrees = 40.0 }";
+        let (m, _) = build(&parse(&text(squash, cyl), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
+        let (plain, _) = build(&parse(&text("", cyl), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
+        assert_eq!(m.rest, plain.rest, "the rest shape does not move");
+        let expect =
+            initial_deform::deform(&plain.rest, &schema::InitialDeform { scale: [1.0, 0.5, 1.0], twist_axis: Some("x".into()), twist_degrees: 40.0 }, "b")
+                .unwrap();
+        assert_eq!(m.initial_position, expect);
+        assert_eq!(crate::state::State::initial(&m).x, expect);
+        assert!(m.attachments.iter().all(|a| a.origin == expect[a.vertex as usize]) && !m.attachments.is_empty());
+        assert_eq!(
+            m.colliders[0].shape,
+            crate::collider::Shape::Cylinder { point: crate::mesh::Vec3::new(0.0, -1.0, 0.0), axis: crate::mesh::Vec3::z(), radius: 0.25 }
+        );
+        let err = |deform: &str, collider: &str| build(&parse(&text(deform, collider), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap_err().to_string();
+        assert!(err("", "kind = \"cylinder\"\npoint = [0.0, 0.0, 0.0]\naxis = [0.0, 0.0, 0.0]\nradius = 1.0").contains("collider[0].axis: must not be zero"));
+        assert!(err("", "kind = \"cylinder\"\npoint = [0.0, 0.0, 0.0]\nradius = 1.0").contains("collider[0].axis: required for a cylinder"));
+        assert!(
+            err("", "kind = \"sphere\"\ncenter = [0.0, 0.0, 0.0]\naxis = [1.0, 0.0, 0.0]\nradius = 1.0").contains("collider[0].axis: not a field of a sphere")
+        );
+        assert!(err("initial_deform = { scale = [1.0, -0.5, 1.0] }", cyl).contains("body[0].initial_deform.scale"));
     }
 
     #[test]

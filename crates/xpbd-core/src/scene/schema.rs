@@ -173,12 +173,32 @@ pub struct Body {
     /// Initial angular velocity (rad/s) about the body's centre of mass.
     #[serde(default)]
     pub angular_velocity: [f64; 3],
+    /// A deformed initial state (the rest shape stays as meshed), e.g. a squashed or twisted body.
+    pub initial_deform: Option<InitialDeform>,
     pub material: Material,
     #[serde(default)]
     pub pin: Vec<Pin>,
     /// XPBD constraint damping β (s).
     #[serde(default)]
     pub damping: f64,
+}
+
+/// The initial positions as a deformation of the placed rest shape about the centre of its bounding
+/// box: first the per-axis `scale`, then a twist about the axis `twist_axis` through the centre, by an
+/// angle that grows linearly along that axis from −`twist_degrees`/2 to +`twist_degrees`/2.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialDeform {
+    #[serde(default = "unit_scale")]
+    pub scale: [f64; 3],
+    /// x | y | z
+    pub twist_axis: Option<String>,
+    #[serde(default)]
+    pub twist_degrees: f64,
+}
+
+fn unit_scale() -> [f64; 3] {
+    [1.0; 3]
 }
 
 /// Either `generator = "box" | "sphere" | "torus" | "grid2d"` with its parameters, or `file`.
@@ -238,10 +258,12 @@ pub struct Aabb {
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Collider {
-    /// plane | sphere | box
+    /// plane | sphere | box | cylinder
     pub kind: String,
     pub point: Option<[f64; 3]>,
     pub normal: Option<[f64; 3]>,
+    /// The cylinder's axis direction (any length but zero).
+    pub axis: Option<[f64; 3]>,
     pub center: Option<[f64; 3]>,
     pub radius: Option<f64>,
     pub min: Option<[f64; 3]>,

@@ -13,7 +13,7 @@ use bodies::LayerBodies;
 use contact::ContactRows;
 use std::time::Instant;
 use xpbd_core::constraint::tet::TetRest;
-use xpbd_core::constraint::tet_model::{gather, project_tet};
+use xpbd_core::constraint::tet_model::{gather, project_tet, TetModel, TetParams};
 use xpbd_core::layers::hierarchy::{build_layers, Layer};
 use xpbd_core::layers::schedule::element_order;
 use xpbd_core::layers::settings::MultilayerSettings;
@@ -22,6 +22,7 @@ use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics::residual_norm;
 use xpbd_core::model::Model;
 use xpbd_core::state::State;
+use xpbd_core::{Error, Result};
 
 pub struct Multilayer {
     settings: MultilayerSettings,
@@ -79,6 +80,25 @@ impl Multilayer {
 
     pub fn layer_count(&self) -> usize {
         self.settings.rigid_fractions.len()
+    }
+
+    /// The strain rates of the last substep, the one thing a substep takes from the one before
+    /// (empty before the first); saved in checkpoints.
+    pub fn strain_rates(&self) -> &[f64] {
+        &self.strain.rate
+    }
+
+    /// Resumes after `state.frame` frames with the saved strain `rates`: the strains from the
+    /// positions, the substep counter (the random order's seed) from the frame.
+    pub fn restore(&mut self, model: &Model, state: &State, rates: &[f64]) -> Result<()> {
+        if rates.len() != self.tets.len() && !(rates.is_empty() && state.frame == 0) {
+            return Err(Error::invalid(format!("the checkpoint holds {} strain rates, the multi-layer solver needs {}", rates.len(), self.tets.len())));
+        }
+        if !rates.is_empty() {
+            self.strain.restore(&self.tets, &self.rest, &state.x, rates);
+        }
+        self.substeps = (state.frame * model.solver.substeps) as u64;
+        Ok(())
     }
 
     /// One substep of length `h` (Algorithm 2). With `report`, returns (‖r₀‖, ‖r‖) of DESIGN.md §7,
@@ -167,10 +187,11 @@ impl Multilayer {
         })
     }
 
-    /// One Gauss-Seidel sweep over the elements elastic in `layer` (DESIGN.md §7).
+    /// One Gauss-Seidel sweep over the elements elastic in `layer` (DESIGN.md §7), the stable
+    /// neo-Hookean pair always as one block ([`coupled`]).
     fn elastic_sweep(&self, model: &Model, layer: &Layer, x: &mut [Vec3], lambda: &mut [f64], h: f64) {
         for (g, group) in model.tet_groups.iter().enumerate() {
-            let p = group.params(h);
+            let p = TetParams::new(coupled(group.model), group.lame, group.damping, h);
             let rows = group.model.rows();
             for (e, t) in group.tets.iter().enumerate() {
                 if layer.element_body[self.group_start[g] + e].is_some() {
@@ -186,6 +207,18 @@ impl Multilayer {
                 }
             }
         }
+    }
+}
+
+/// The projection the multi-layer solver uses for a tet model: the stable neo-Hookean pair is solved
+/// as one coupled 2×2 block also for `neohookean` (as Eq. 8 solves coupled rows together). Solved one
+/// after the other from λ = 0, the pair's rows (C_H = 1 − γ, C_D = √3 at rest) leave a displacement
+/// that depends on the order of the projections; the layers change that order every substep, which
+/// turned the decoupled pair's static rest drift into a vibration of ~1 m/s (docs/multilayer.md).
+fn coupled(model: TetModel) -> TetModel {
+    match model {
+        TetModel::NeoHookean => TetModel::NeoHookeanBlock,
+        other => other,
     }
 }
 
