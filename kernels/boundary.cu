@@ -1,4 +1,4 @@
-// Pins, soft attachments and colliders (plane, sphere, box) on the GPU (crates/xpbd-cpu/src/integrate.rs, attachments.rs,
+// Pins, soft attachments and colliders (plane, sphere, box, cylinder) on the GPU (crates/xpbd-cpu/src/integrate.rs, attachments.rs,
 // contacts.rs). Time-dependent targets read the substep's end time from device memory (`t`, one scalar), so
 // that a captured CUDA graph replays with the times the host writes before each launch.
 #include "common.cuh"
@@ -50,10 +50,11 @@ XPBD_EXPORT_F32_F64(soft_attachments,
                      T* __restrict__ lambda, T h, const T* __restrict__ t, unsigned int count),
                     (x, inv_mass, vertex, origin, velocity, compliance, lambda, h, t, count))
 
-// Colliders (xpbd_core::collider::Shape), COLLIDER_STRIDE scalars each: kind (0 plane, 1 sphere, 2 box), a (3),
-// b (3), friction, restitution, with plane: a = point, b = unit normal; sphere: a = center, b.x = radius;
-// box: a = min corner, b = max corner.
-constexpr int COLLIDER_STRIDE = 9;
+// Colliders (xpbd_core::collider::Shape), COLLIDER_STRIDE scalars each: kind (0 plane, 1 sphere, 2 box,
+// 3 cylinder), a (3), b (3), r, friction, restitution, with plane: a = point, b = unit normal; sphere: a = center,
+// r = radius; box: a = min corner, b = max corner; cylinder (solid, infinite): a = point on the axis, b = unit
+// axis, r = radius.
+constexpr int COLLIDER_STRIDE = 10;
 
 // Signed distance (negative inside the solid) and outward unit normal (collider.rs: signed_distance).
 template <typename T>
@@ -61,6 +62,7 @@ __device__ __forceinline__ T signed_distance(const T* c, const xpbd::Vec3<T>& x,
     const int kind = static_cast<int>(c[0]);
     const T* a = c + 1;
     const T* b = c + 4;
+    const T r = c[7];
     if (kind == 0) {
         n = xpbd::Vec3<T>{b[0], b[1], b[2]};
         return (x.x - a[0]) * b[0] + (x.y - a[1]) * b[1] + (x.z - a[2]) * b[2];
@@ -69,7 +71,26 @@ __device__ __forceinline__ T signed_distance(const T* c, const xpbd::Vec3<T>& x,
         const xpbd::Vec3<T> d{x.x - a[0], x.y - a[1], x.z - a[2]};
         const T len = sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
         n = len > T(1e-15) ? xpbd::Vec3<T>{d.x / len, d.y / len, d.z / len} : xpbd::Vec3<T>{T(0), T(1), T(0)};
-        return len - b[0];
+        return len - r;
+    }
+    if (kind == 3) {
+        const xpbd::Vec3<T> d{x.x - a[0], x.y - a[1], x.z - a[2]};
+        const T da = d.x * b[0] + d.y * b[1] + d.z * b[2];
+        const xpbd::Vec3<T> radial{d.x - b[0] * da, d.y - b[1] * da, d.z - b[2] * da};
+        const T len = sqrt(radial.x * radial.x + radial.y * radial.y + radial.z * radial.z);
+        if (len > T(1e-15)) {
+            n = xpbd::Vec3<T>{radial.x / len, radial.y / len, radial.z / len};
+        } else {
+            // On the axis: axis x e_x, or axis x e_y when that vanishes.
+            const T l1 = sqrt(b[2] * b[2] + b[1] * b[1]);
+            if (l1 > T(1e-12)) {
+                n = xpbd::Vec3<T>{T(0) / l1, b[2] / l1, -b[1] / l1};
+            } else {
+                const T l2 = sqrt(b[2] * b[2] + b[0] * b[0]);
+                n = xpbd::Vec3<T>{-b[2] / l2, T(0) / l2, b[0] / l2};
+            }
+        }
+        return len - r;
     }
     // Box: p relative to the centre, q = |p| - half extent per axis.
     T p[3], q[3];
@@ -120,7 +141,7 @@ __device__ __forceinline__ void contacts_impl(T* __restrict__ x, const T* __rest
                 const xpbd::Vec3<T> tan{disp.x - nc.x * dn, disp.y - nc.y * dn, disp.z - nc.z * dn};
                 const T t_len = sqrt(tan.x * tan.x + tan.y * tan.y + tan.z * tan.z);
                 if (t_len > T(0)) {
-                    const T s = fmin(col[7] * -d / t_len, T(1));
+                    const T s = fmin(col[8] * -d / t_len, T(1));
                     p = xpbd::Vec3<T>{p.x - tan.x * s, p.y - tan.y * s, p.z - tan.z * s};
                 }
                 mask |= 1u << c;
@@ -156,7 +177,7 @@ __device__ __forceinline__ void restitution_impl(T* __restrict__ v, const T* __r
             const T vn_before = vb.x * nc.x + vb.y * nc.y + vb.z * nc.z;
             if (vn_before < -T(2) * g * h) {
                 const T vn = vi.x * nc.x + vi.y * nc.y + vi.z * nc.z;
-                const T s = -colliders[COLLIDER_STRIDE * c + 8] * vn_before - vn;
+                const T s = -colliders[COLLIDER_STRIDE * c + 9] * vn_before - vn;
                 vi = xpbd::Vec3<T>{vi.x + nc.x * s, vi.y + nc.y * s, vi.z + nc.z * s};
             }
         }

@@ -54,21 +54,23 @@ impl ElementKind {
 /// Most colliders the contact kernel handles (one bit each in a `u32` per vertex).
 pub const MAX_COLLIDERS: usize = 32;
 
-/// Scalars per collider in the contact kernels' table (`kernels/boundary.cu`): kind (0 plane, 1 sphere, 2 box),
-/// a (3), b (3), friction, restitution; plane: a = point, b = normal; sphere: a = center, b.x = radius; box: a =
-/// min, b = max.
-pub const COLLIDER_STRIDE: usize = 9;
+/// Scalars per collider in the contact kernels' table (`kernels/boundary.cu`): kind (0 plane, 1 sphere, 2 box,
+/// 3 cylinder), a (3), b (3), r, friction, restitution; plane: a = point, b = normal; sphere: a = center, r =
+/// radius; box: a = min, b = max; cylinder: a = point, b = axis, r = radius.
+pub const COLLIDER_STRIDE: usize = 10;
 
 /// The colliders as the contact kernels' flat table.
 pub fn collider_table(model: &Model) -> Vec<f64> {
+    let zero = xpbd_core::mesh::Vec3::zeros();
     let mut t = Vec::with_capacity(COLLIDER_STRIDE * model.colliders.len());
     for c in &model.colliders {
-        let (kind, a, b) = match c.shape {
-            Shape::Plane { point, normal } => (0.0, point, normal),
-            Shape::Sphere { center, radius } => (1.0, center, xpbd_core::mesh::Vec3::new(radius, 0.0, 0.0)),
-            Shape::Box { min, max } => (2.0, min, max),
+        let (kind, a, b, r) = match c.shape {
+            Shape::Plane { point, normal } => (0.0, point, normal, 0.0),
+            Shape::Sphere { center, radius } => (1.0, center, zero, radius),
+            Shape::Box { min, max } => (2.0, min, max, 0.0),
+            Shape::Cylinder { point, axis, radius } => (3.0, point, axis, radius),
         };
-        t.extend([kind, a.x, a.y, a.z, b.x, b.y, b.z, c.friction, c.restitution]);
+        t.extend([kind, a.x, a.y, a.z, b.x, b.y, b.z, r, c.friction, c.restitution]);
     }
     t
 }

@@ -232,5 +232,5 @@ fn unsupported_models_are_named() {
     let plane = "[[collider]]\nkind = \"plane\"\npoint = [0.0, -2.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\n";
     let with_colliders = model("stvk", "clustered", 0.0, &format!("{plane}{sphere}"));
     assert!(check_supported(&with_colliders).is_ok());
-    assert_eq!(collider_table(&with_colliders), [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
+    assert_eq!(collider_table(&with_colliders), [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
 }

@@ -41,7 +41,7 @@ pub fn armadillo() -> Model {
     m
 }
 
-/// [`armadillo`] also pressed onto a sphere under its lowest vertex and into a box across its middle (inside the box the
+/// [`armadillo`] also pressed onto a sphere and a cylinder under its lowest vertex and into a box across its middle (inside the box the
 /// nearest face pushes out, outside it the corner or edge), besides the plane.
 pub fn armadillo_on_shapes() -> Model {
     let mut m = armadillo();
@@ -54,6 +54,9 @@ pub fn armadillo_on_shapes() -> Model {
         friction: 0.0,
         restitution: 0.1,
     });
+    // A tilted cylinder whose surface passes 3 cm above the lowest vertex (above the sphere's 1 cm).
+    let axis = Vec3::new(1.0, 0.0, 0.3).normalize();
+    m.colliders.push(Collider { shape: Shape::Cylinder { point: foot - Vec3::new(0.0, 0.2, 0.0), axis, radius: 0.23 }, friction: 0.2, restitution: 0.3 });
     m
 }
 
