@@ -38,6 +38,12 @@ pub fn ptx_module(name: &str) -> Option<&'static str> {
     kernels::PTX.iter().find(|(n, _)| *n == name).map(|(_, ptx)| *ptx)
 }
 
+/// Whether `CudaBackend` has passed its parity tests (`tests/backend_parity.rs`) on a GPU. Until then the
+/// dispatcher's `auto` does not choose it and only an explicit `--device cuda` runs it (docs/gpu.md): the kernels
+/// are checked against the CPU backend only as host C++ (`tests/host_kernels.rs`). The first session with a GPU
+/// sets this after `bash benches/gpu/run.sh` passes.
+pub const VALIDATED_ON_GPU: bool = false;
+
 /// Whether nvcc compiled the kernels into this build.
 pub fn built_with_kernels() -> bool {
     cfg!(xpbd_has_ptx) && !kernels::PTX.is_empty()

@@ -4,7 +4,9 @@
 //! the scene's solver and model have a GPU path ([`xpbd_cuda::layout::check_supported`]) and the scene has at
 //! least `simulation.gpu_min_elements` elements; otherwise the CPU, with the first reason that failed. An explicit
 //! `cuda` request that cannot be honoured is an error with that reason (the size threshold applies to `auto`
-//! only). The decision itself, [`decide`], takes those facts as values, so it is unit-tested without a GPU.
+//! only). Until the backend has passed its parity tests on a GPU ([`xpbd_cuda::VALIDATED_ON_GPU`]), `auto` does
+//! not pick it: an untested path is never chosen for a user who did not ask for it. The decision itself,
+//! [`decide`], takes those facts as values, so it is unit-tested without a GPU.
 
 use xpbd_core::backend::Backend;
 use xpbd_core::model::Model;
@@ -51,6 +53,8 @@ pub struct Facts {
     pub elements: usize,
     /// `simulation.gpu_min_elements`.
     pub min_elements: usize,
+    /// Whether the CUDA backend has passed its parity tests on a GPU ([`xpbd_cuda::VALIDATED_ON_GPU`]).
+    pub validated: bool,
 }
 
 /// The dispatcher's choice: which backend, and the reason recorded in `summary.json`.
@@ -81,6 +85,10 @@ pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision,
             facts.min_elements,
             facts.device.as_deref().unwrap_or("?")
         ))),
+        (Device::Auto, None) if !facts.validated => Ok(Decision::Cpu(format!(
+            "cpu: the CUDA backend has not yet passed its parity tests on a GPU (docs/gpu.md); --device cuda runs it ({} found)",
+            facts.device.as_deref().unwrap_or("?")
+        ))),
         (Device::Auto, None) => Ok(Decision::Cuda {
             ordinal,
             reason: format!(
@@ -101,6 +109,7 @@ fn facts(ordinal: usize, model: &Model, min_elements: usize) -> Facts {
         unsupported: xpbd_cuda::layout::check_supported(model).err(),
         elements: model.element_count(),
         min_elements,
+        validated: xpbd_cuda::VALIDATED_ON_GPU,
     }
 }
 
@@ -138,7 +147,13 @@ mod tests {
     }
 
     fn facts(device: std::result::Result<&str, &str>, unsupported: Option<&str>, elements: usize) -> Facts {
-        Facts { device: device.map(String::from).map_err(String::from), unsupported: unsupported.map(String::from), elements, min_elements: 20_000 }
+        Facts {
+            device: device.map(String::from).map_err(String::from),
+            unsupported: unsupported.map(String::from),
+            elements,
+            min_elements: 20_000,
+            validated: true,
+        }
     }
 
     const H100: std::result::Result<&str, &str> = Ok("NVIDIA H100 80GB HBM3");
@@ -175,6 +190,16 @@ mod tests {
         let mut f = facts(H100, None, 10);
         f.min_elements = 0;
         assert!(matches!(decide(Device::Auto, &f).unwrap(), Decision::Cuda { .. }));
+    }
+
+    /// A backend not yet validated on a GPU is only run when asked for.
+    #[test]
+    fn auto_does_not_pick_an_unvalidated_backend() {
+        let mut f = facts(H100, None, 100_000);
+        f.validated = false;
+        let r = cpu_reason(decide(Device::Auto, &f).unwrap());
+        assert!(r.starts_with("cpu: the CUDA backend has not yet passed its parity tests on a GPU") && r.contains("H100"), "{r}");
+        assert!(matches!(decide(Device::Cuda(0), &f).unwrap(), Decision::Cuda { .. }));
     }
 
     #[test]
