@@ -230,7 +230,7 @@ fn csv_rows(out: &mut String, tets: usize, variants: &[Variant], traces: &[Vec<T
             });
             let (mut layer, mut end) = (0, layer_end.next().unwrap_or(usize::MAX));
             for &(k, secs, rel) in &t.points {
-                let _ = writeln!(out, "{},{tets},{sample},{k},{layer},{},{rel}", v.label, secs * 1e3);
+                let _ = writeln!(out, "{},{tets},{sample},{k},{layer},{:.4},{rel:.5e}", v.label, secs * 1e3);
                 if k == end {
                     layer += 1;
                     end = layer_end.next().unwrap_or(usize::MAX);
@@ -368,52 +368,54 @@ fn stretched_study(youngs: &[(&str, usize)]) {
     println!("## stretched\n\n{table}");
 }
 
+/// The parameter studies (a)–(d): name, title, and per variant its label, its `[solver]` lines after
+/// `kind = "multilayer"`, and the iterations its layer profile is computed for.
+type Study = (&'static str, &'static str, &'static [(&'static str, &'static str, usize)]);
+const PARAMETER_STUDIES: &[Study] = &[
+    (
+        "ordering",
+        "Element order (5 layers, linear, doubling)",
+        &[
+            ("strain rate", "layer_order = \"strain_rate\"", 30),
+            ("random", "layer_order = \"random\"", 30),
+            ("stripes x", "layer_order = \"stripes\"\nstripe_axis = \"x\"", 30),
+            ("stripes y", "layer_order = \"stripes\"\nstripe_axis = \"y\"", 30),
+        ],
+    ),
+    ("spacing", "Group sizes (5 layers, doubling)", &[("linear", "layer_spacing = \"linear\"", 30), ("logarithmic", "layer_spacing = \"logarithmic\"", 30)]),
+    (
+        "layers",
+        "Number of layers (linear)",
+        &[
+            ("3 layers (50 % steps)", "layers = 3", 30),
+            ("4 layers (33 % steps)", "layers = 4", 30),
+            ("5 layers (25 % steps)", "layers = 5", 30),
+            ("11 layers (10 % steps; equal)", "layers = 11\nlayer_iterations = \"equal\"", 22),
+        ],
+    ),
+    (
+        "iterations",
+        "Iterations per layer (5 layers, linear)",
+        &[
+            ("doubling", "layer_iterations = \"doubling\"", 30),
+            ("equal", "layer_iterations = \"equal\"", 30),
+            ("halving", "layer_iterations = \"halving\"", 30),
+        ],
+    ),
+];
+
 fn main() {
     let study = std::env::args().skip(1).find(|a| !a.starts_with('-')).unwrap_or_else(|| "all".into());
-    let ml = |extra: &str| format!("kind = \"multilayer\"\n{extra}");
+    let names: Vec<&str> = PARAMETER_STUDIES.iter().map(|s| s.0).chain(["stretched", "all"]).collect();
+    if !names.contains(&study.as_str()) {
+        eprintln!("multilayer_studies: unknown study '{study}' (expected one of {})", names.join(", "));
+        std::process::exit(2);
+    }
     let t = Instant::now();
     let run = |name: &str| study == name || study == "all";
-    if run("ordering") {
-        parameter_study(
-            "ordering",
-            "Element order (5 layers, linear, doubling)",
-            vec![
-                variant("strain rate", &ml("layer_order = \"strain_rate\""), 30),
-                variant("random", &ml("layer_order = \"random\""), 30),
-                variant("stripes x", &ml("layer_order = \"stripes\"\nstripe_axis = \"x\""), 30),
-                variant("stripes y", &ml("layer_order = \"stripes\"\nstripe_axis = \"y\""), 30),
-            ],
-        );
-    }
-    if run("spacing") {
-        parameter_study(
-            "spacing",
-            "Group sizes (5 layers, doubling)",
-            vec![variant("linear", &ml("layer_spacing = \"linear\""), 30), variant("logarithmic", &ml("layer_spacing = \"logarithmic\""), 30)],
-        );
-    }
-    if run("layers") {
-        parameter_study(
-            "layers",
-            "Number of layers (linear)",
-            vec![
-                variant("3 layers (50 % steps)", &ml("layers = 3"), 30),
-                variant("4 layers (33 % steps)", &ml("layers = 4"), 30),
-                variant("5 layers (25 % steps)", &ml("layers = 5"), 30),
-                variant("11 layers (10 % steps, equal)", &ml("layers = 11\nlayer_iterations = \"equal\""), 22),
-            ],
-        );
-    }
-    if run("iterations") {
-        parameter_study(
-            "iterations",
-            "Iterations per layer (5 layers, linear)",
-            vec![
-                variant("doubling", &ml("layer_iterations = \"doubling\""), 30),
-                variant("equal", &ml("layer_iterations = \"equal\""), 30),
-                variant("halving", &ml("layer_iterations = \"halving\""), 30),
-            ],
-        );
+    for &(name, title, variants) in PARAMETER_STUDIES.iter().filter(|s| run(s.0)) {
+        let variants = variants.iter().map(|&(label, extra, base)| variant(label, &format!("kind = \"multilayer\"\n{extra}"), base)).collect();
+        parameter_study(name, title, variants);
     }
     if run("stretched") {
         stretched_study(&[("1e7", 100), ("1e8", 200), ("1e9", 400)]);
