@@ -247,3 +247,45 @@ fn unbuilt_parts_are_rejected_with_one_line() {
     let e = build(&block("kind = \"multilayer\"\nlayer_order = \"zigzag\"", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
     assert!(e.contains("solver.layer_order") && e.contains("zigzag"), "{e}");
 }
+
+#[test]
+fn iteration_trace_follows_the_layers_and_resumes_from_a_reference() {
+    // The studies' record (benches/multilayer_studies.rs): one entry per iteration, the layer ends at
+    // the per-layer record, the last one the reported residual. A fresh solver resumed from a
+    // reference's strain rates takes the substep the recording reference takes, bit for bit (so the
+    // record does not perturb the solve); without them it orders the elements differently.
+    let text = block(ML, "stvk", 0.0, 1, 31, [0.0; 3]).replace("youngs = 1e6", "youngs = 1e9");
+    let mut sim = Sim::new(&text);
+    sim.state.x.iter_mut().for_each(|x| x.x = 0.5 + 1.1 * (x.x - 0.5));
+    sim.frame();
+    let start = sim.state.clone();
+    let mut resumed = xpbd_cpu::CpuBackend::new(&sim.model);
+    resumed.multilayer().unwrap().resume_from(sim.backend.multilayer().unwrap());
+    let mut fresh = xpbd_cpu::CpuBackend::new(&sim.model);
+
+    let m = sim.backend.multilayer().unwrap();
+    (m.record_iterations, m.record_layers) = (true, true);
+    let stats = sim.backend.step_frame(&sim.model, &mut sim.state);
+    let m = sim.backend.multilayer().unwrap();
+    assert_eq!(m.iteration_trace.len(), 31);
+    assert_eq!(m.rigid_elements, vec![80, 60, 40, 20, 0], "linear fractions of 80 tets, nothing pinned");
+    let ends: Vec<f64> = m
+        .iterations_run
+        .iter()
+        .scan(0, |k, &n| {
+            *k += n;
+            Some(m.iteration_trace[*k - 1].1)
+        })
+        .collect();
+    assert_eq!(ends, m.layer_residuals);
+    assert_eq!(m.iteration_trace.last().unwrap().1, stats.residual);
+    assert!(m.iteration_trace.windows(2).all(|w| 0.0 <= w[0].0 && w[0].0 <= w[1].0));
+
+    let step = |backend: &mut xpbd_cpu::CpuBackend| {
+        let mut s = start.clone();
+        backend.step_frame(&sim.model, &mut s);
+        s.x
+    };
+    assert_eq!(step(&mut resumed), sim.state.x);
+    assert_ne!(step(&mut fresh), sim.state.x);
+}

@@ -44,6 +44,11 @@ impl Layer {
     }
 }
 
+/// The rigid element count of a layer with rigid fraction `fraction` among `n` elements.
+pub fn rigid_count(fraction: f64, n: usize) -> usize {
+    ((fraction * n as f64).round() as usize).min(n)
+}
+
 /// Layers for `fractions` (coarse to fine, as `schedule::rigid_fractions` gives them): layer `k` makes
 /// the first `round(fractions[k] · n)` elements of `order` rigid, vertex-connected ones in one body.
 pub fn build_layers(tets: &[[u32; 4]], vertex_count: usize, order: &[u32], fractions: &[f64]) -> Vec<Layer> {
@@ -53,7 +58,7 @@ pub fn build_layers(tets: &[[u32; 4]], vertex_count: usize, order: &[u32], fract
         .iter()
         .rev()
         .map(|&f| {
-            let count = ((f * tets.len() as f64).round() as usize).clamp(inserted, tets.len());
+            let count = rigid_count(f, tets.len()).max(inserted);
             for &e in &order[inserted..count] {
                 merging.insert(e, &tets[e as usize]);
             }
@@ -69,7 +74,7 @@ pub fn build_layers(tets: &[[u32; 4]], vertex_count: usize, order: &[u32], fract
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layers::schedule::{rigid_fractions, Spacing};
+    use crate::layers::schedule::{element_order, rigid_fractions, ElementOrder, Spacing};
     use proptest::prelude::*;
 
     #[test]
@@ -81,6 +86,24 @@ mod tests {
     }
 
     proptest! {
+        /// The partly sorted strain-rate order gives the layers of a full stable sort, bit for bit.
+        #[test]
+        fn partial_strain_rate_order_gives_the_layers_of_a_full_sort(
+            tets in prop::collection::vec(prop::array::uniform4(0u32..30), 1..80),
+            rates in prop::collection::vec(0u8..5, 80),
+            layers in 1usize..7,
+            log in any::<bool>(),
+        ) {
+            let n = tets.len();
+            let rate: Vec<f64> = rates[..n].iter().map(|&r| r as f64).collect();
+            let fractions = rigid_fractions(if log { Spacing::Logarithmic } else { Spacing::Linear }, layers);
+            let mut sorted: Vec<u32> = (0..n as u32).collect();
+            sorted.sort_by(|&a, &b| rate[a as usize].total_cmp(&rate[b as usize]));
+            let counts: Vec<usize> = fractions.iter().map(|&f| rigid_count(f, n)).collect();
+            let partial = element_order(ElementOrder::StrainRate, &rate, &[], 0, &counts);
+            prop_assert_eq!(build_layers(&tets, 30, &partial, &fractions), build_layers(&tets, 30, &sorted, &fractions));
+        }
+
         #[test]
         fn layers_are_nested_and_covering(
             tets in prop::collection::vec(prop::array::uniform4(0u32..30), 1..50),

@@ -75,12 +75,18 @@ pub fn iterations_per_layer(profile: IterationProfile, layers: usize, total: usi
     Ok(its)
 }
 
-/// The elements in rigidification order. `rate` is the per-element strain rate, `centroid` the
-/// element centroids, `step` the step counter (for the random order).
-pub fn element_order(order: ElementOrder, rate: &[f64], centroid: &[Vec3], step: u64) -> Vec<u32> {
-    let mut e: Vec<u32> = (0..centroid.len() as u32).collect();
+/// The elements in rigidification order, as far as the layers need it. `rate` is the per-element
+/// strain rate (its length is the element count), `centroid` the element centroids (read only by
+/// `Stripes`), `step` the step counter (for the random order). `prefixes` are the rigid element counts
+/// of the layers ([`crate::layers::hierarchy::rigid_count`]): the layers depend only on the *set* of
+/// the first `c` elements for each such `c`, so the strain-rate order is only partly sorted (§5 of the
+/// paper: "we do not need a full sort"): the first `c` elements are the `c` smallest by rate (ties by
+/// index, as a stable sort gives them) for every `c` in `prefixes`, in no particular order between two
+/// consecutive prefixes.
+pub fn element_order(order: ElementOrder, rate: &[f64], centroid: &[Vec3], step: u64, prefixes: &[usize]) -> Vec<u32> {
+    let mut e: Vec<u32> = (0..rate.len() as u32).collect();
     match order {
-        ElementOrder::StrainRate => e.sort_by(|&a, &b| rate[a as usize].total_cmp(&rate[b as usize])),
+        ElementOrder::StrainRate => return strain_rate_prefixes(rate, prefixes),
         ElementOrder::Random { seed } => fastrand::Rng::with_seed(seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15)).shuffle(&mut e),
         ElementOrder::Stripes { axis, count } => {
             let coord = |i: u32| centroid[i as usize][axis];
@@ -94,9 +100,32 @@ pub fn element_order(order: ElementOrder, rate: &[f64], centroid: &[Vec3], step:
     e
 }
 
+/// The strain-rate order up to `prefixes`: nested selections (largest prefix first, each within the
+/// previous one) on (rate key, index) pairs, O(n) per prefix instead of a sort.
+fn strain_rate_prefixes(rate: &[f64], prefixes: &[usize]) -> Vec<u32> {
+    let mut keyed: Vec<(u64, u32)> = rate.iter().enumerate().map(|(e, &r)| (total_order_key(r), e as u32)).collect();
+    let mut cuts: Vec<usize> = prefixes.iter().copied().filter(|&c| c > 0 && c < rate.len()).collect();
+    cuts.sort_unstable_by(|a, b| b.cmp(a));
+    cuts.dedup();
+    let mut end = rate.len();
+    for c in cuts {
+        keyed[..end].select_nth_unstable(c);
+        end = c;
+    }
+    keyed.into_iter().map(|(_, e)| e).collect()
+}
+
+/// An unsigned key whose order is `f64::total_cmp`'s (the bit trick of its implementation, then the
+/// sign bit flipped so that the key compares as unsigned).
+fn total_order_key(r: f64) -> u64 {
+    let bits = r.to_bits();
+    (bits ^ ((((bits as i64) >> 63) as u64) >> 1)) ^ (1 << 63)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn default_fractions_match_the_paper() {
@@ -132,18 +161,56 @@ mod tests {
     fn orders_are_permutations_with_their_keys() {
         let centroid: Vec<Vec3> = (0..20).map(|i| Vec3::new(i as f64, 0.0, 0.0)).collect();
         let rate: Vec<f64> = (0..20).map(|i| ((i * 7) % 20) as f64).collect();
-        let by_rate = element_order(ElementOrder::StrainRate, &rate, &centroid, 0);
+        // Every prefix asked for: a full sort.
+        let all: Vec<usize> = (0..=20).collect();
+        let by_rate = element_order(ElementOrder::StrainRate, &rate, &centroid, 0, &all);
         assert!(by_rate.windows(2).all(|w| rate[w[0] as usize] <= rate[w[1] as usize]));
-        let r1 = element_order(ElementOrder::Random { seed: 3 }, &rate, &centroid, 1);
-        assert_eq!(r1, element_order(ElementOrder::Random { seed: 3 }, &rate, &centroid, 1));
-        assert_ne!(r1, element_order(ElementOrder::Random { seed: 3 }, &rate, &centroid, 2));
-        let stripes = element_order(ElementOrder::Stripes { axis: 0, count: 4 }, &rate, &centroid, 0);
+        let r1 = element_order(ElementOrder::Random { seed: 3 }, &rate, &centroid, 1, &[]);
+        assert_eq!(r1, element_order(ElementOrder::Random { seed: 3 }, &rate, &centroid, 1, &[]));
+        assert_ne!(r1, element_order(ElementOrder::Random { seed: 3 }, &rate, &centroid, 2, &[]));
+        let stripes = element_order(ElementOrder::Stripes { axis: 0, count: 4 }, &rate, &centroid, 0, &[]);
         // Stripes of width 4.75: x in [0, 4.75) and [9.5, 14.25) first.
         assert_eq!(&stripes[..10], &[0, 1, 2, 3, 4, 10, 11, 12, 13, 14]);
         for o in [by_rate, r1, stripes] {
             let mut s = o.clone();
             s.sort();
             assert_eq!(s, (0..20).collect::<Vec<u32>>());
+        }
+    }
+
+    #[test]
+    fn the_key_orders_as_total_cmp() {
+        let v = [f64::NEG_INFINITY, -1.0, -0.0, 0.0, 1e-300, 0.5, 2.0, f64::INFINITY, f64::NAN, -f64::NAN];
+        for a in v {
+            for b in v {
+                assert_eq!(total_order_key(a).cmp(&total_order_key(b)), a.total_cmp(&b), "{a} {b}");
+            }
+        }
+    }
+
+    proptest! {
+        /// Each asked-for prefix of the partial strain-rate order holds the same elements as the same
+        /// prefix of a stable sort by rate (ties among few distinct rates included).
+        #[test]
+        fn strain_rate_prefixes_are_those_of_a_stable_sort(
+            rate in prop::collection::vec(0u8..6, 1..200),
+            prefixes in prop::collection::vec(0.0f64..=1.0, 0..6),
+        ) {
+            let rate: Vec<f64> = rate.iter().map(|&r| r as f64 * 0.25).collect();
+            let n = rate.len();
+            let prefixes: Vec<usize> = prefixes.iter().map(|f| (f * n as f64).round() as usize).collect();
+            let mut sorted: Vec<u32> = (0..n as u32).collect();
+            sorted.sort_by(|&a, &b| rate[a as usize].total_cmp(&rate[b as usize]));
+            let order = element_order(ElementOrder::StrainRate, &rate, &[], 0, &prefixes);
+            for &c in &prefixes {
+                let (mut a, mut b) = (order[..c].to_vec(), sorted[..c].to_vec());
+                a.sort_unstable();
+                b.sort_unstable();
+                prop_assert_eq!(a, b);
+            }
+            let mut all = order.clone();
+            all.sort_unstable();
+            prop_assert_eq!(all, (0..n as u32).collect::<Vec<u32>>());
         }
     }
 }

@@ -44,15 +44,16 @@ impl UnionFind {
         root
     }
 
-    /// Unites the sets of `a` and `b` (both present), hanging the smaller under the larger.
-    pub fn union(&mut self, a: u32, b: u32) {
-        let (ra, rb) = (self.find(a), self.find(b));
+    /// Unites the sets of roots `ra` and `rb`, hanging the smaller under the larger; returns the
+    /// root of the union.
+    fn link(&mut self, ra: u32, rb: u32) -> u32 {
         if ra == rb {
-            return;
+            return ra;
         }
         let (big, small) = if self.size[ra as usize] >= self.size[rb as usize] { (ra, rb) } else { (rb, ra) };
         self.parent[small as usize] = big;
         self.size[big as usize] += self.size[small as usize];
+        big
     }
 }
 
@@ -63,44 +64,51 @@ pub struct IncrementalMerging {
     pub sets: UnionFind,
     /// The last inserted element that claimed each vertex; `ABSENT` if none.
     claimed: Vec<u32>,
+    /// Scratch of [`IncrementalMerging::components`]: the dense label of each root.
+    dense: Vec<u32>,
 }
 
 impl IncrementalMerging {
     pub fn new(elements: usize, vertices: usize) -> Self {
-        IncrementalMerging { sets: UnionFind::new(elements), claimed: vec![ABSENT; vertices] }
+        IncrementalMerging { sets: UnionFind::new(elements), claimed: vec![ABSENT; vertices], dense: Vec::new() }
     }
 
-    /// Inserts element `e` with vertices `verts` (Algorithm 1 lines 5–13, with the union).
+    /// Inserts element `e` with vertices `verts` (Algorithm 1 lines 5–13, with the union). The new
+    /// element's root is tracked here, so each claimed vertex costs one `find`.
     pub fn insert(&mut self, e: u32, verts: &[u32]) {
         self.sets.make_set(e);
+        let mut root = e;
         for &v in verts {
             let c = self.claimed[v as usize];
             if c != ABSENT {
-                self.sets.union(e, c);
+                let rc = self.sets.find(c);
+                root = self.sets.link(root, rc);
             }
             self.claimed[v as usize] = e;
         }
     }
 
     /// Component label per element: a dense index `0..count` for inserted elements, `None` for
-    /// the rest (Algorithm 1 line 14's snapshot). Returns the labels and the count.
+    /// the rest (Algorithm 1 line 14's snapshot), numbered in element order. Returns the labels and the
+    /// count.
     pub fn components(&mut self) -> (Vec<Option<u32>>, usize) {
         let n = self.sets.parent.len();
-        let mut dense = vec![ABSENT; n];
+        let mut labels = vec![None; n];
+        // Dense label of each root, stored at the root; `ABSENT` until its first member is met.
+        self.dense.clear();
+        self.dense.resize(n, ABSENT);
         let mut count = 0u32;
-        let labels = (0..n as u32)
-            .map(|e| {
-                if !self.sets.contains(e) {
-                    return None;
-                }
-                let r = self.sets.find(e) as usize;
-                if dense[r] == ABSENT {
-                    dense[r] = count;
-                    count += 1;
-                }
-                Some(dense[r])
-            })
-            .collect();
+        for (e, label) in labels.iter_mut().enumerate() {
+            if self.sets.parent[e] == ABSENT {
+                continue;
+            }
+            let r = self.sets.find(e as u32) as usize;
+            if self.dense[r] == ABSENT {
+                self.dense[r] = count;
+                count += 1;
+            }
+            *label = Some(self.dense[r]);
+        }
         (labels, count as usize)
     }
 }

@@ -14,8 +14,8 @@ use contact::ContactRows;
 use std::time::Instant;
 use xpbd_core::constraint::tet::TetRest;
 use xpbd_core::constraint::tet_model::{gather, project_tet, TetModel, TetParams};
-use xpbd_core::layers::hierarchy::{build_layers, Layer};
-use xpbd_core::layers::schedule::element_order;
+use xpbd_core::layers::hierarchy::{build_layers, rigid_count, Layer};
+use xpbd_core::layers::schedule::{element_order, ElementOrder};
 use xpbd_core::layers::settings::MultilayerSettings;
 use xpbd_core::layers::strain_rate::StrainRate;
 use xpbd_core::mesh::Vec3;
@@ -30,6 +30,8 @@ pub struct Multilayer {
     tets: Vec<[u32; 4]>,
     rest: Vec<TetRest>,
     group_start: Vec<usize>,
+    /// Whether each element has a pinned vertex (pins are fixed for the run).
+    pinned_element: Vec<bool>,
     strain: StrainRate,
     x_start: Vec<Vec3>,
     v_start: Vec<Vec3>,
@@ -43,6 +45,12 @@ pub struct Multilayer {
     /// (for the studies; the evaluation is excluded from the timings).
     pub record_layers: bool,
     pub layer_residuals: Vec<f64>,
+    /// When set, `iteration_trace` receives (solver seconds since the substep began, ‖C + α̃λ‖) after
+    /// each iteration of every reported substep, and `rigid_elements` each layer's rigid element count
+    /// after `dissolve_pinned` (for benches/multilayer_studies.rs; evaluations excluded from the timings).
+    pub record_iterations: bool,
+    pub iteration_trace: Vec<(f64, f64)>,
+    pub rigid_elements: Vec<usize>,
     /// Iterations each layer ran in the last substep (fewer than scheduled under `layer_stop`).
     pub iterations_run: Vec<usize>,
 }
@@ -59,11 +67,13 @@ impl Multilayer {
             rest.extend_from_slice(&g.rest);
         }
         let n = model.vertex_count();
+        let pinned_element = tets.iter().map(|t: &[u32; 4]| t.iter().any(|&v| model.inv_mass[v as usize] == 0.0)).collect();
         Multilayer {
             settings,
             tets,
             rest,
             group_start,
+            pinned_element,
             strain: StrainRate::default(),
             x_start: vec![Vec3::zeros(); n],
             v_start: vec![Vec3::zeros(); n],
@@ -74,6 +84,9 @@ impl Multilayer {
             substep_seconds: 0.0,
             record_layers: false,
             layer_residuals: Vec::new(),
+            record_iterations: false,
+            iteration_trace: Vec::new(),
+            rigid_elements: Vec::new(),
             iterations_run: Vec::new(),
         }
     }
@@ -99,6 +112,13 @@ impl Multilayer {
         }
         self.substeps = (state.frame * model.solver.substeps) as u64;
         Ok(())
+    }
+
+    /// Takes over `other`'s strain rates and substep count, so that this solver's settings run from
+    /// the same point of a trajectory as `other` (the studies compare settings side by side).
+    pub fn resume_from(&mut self, other: &Multilayer) {
+        self.strain = other.strain.clone();
+        self.substeps = other.substeps;
     }
 
     /// One substep of length `h` (Algorithm 2). With `report`, returns (‖r₀‖, ‖r‖) of DESIGN.md §7,
@@ -127,14 +147,23 @@ impl Multilayer {
         if self.strain.rate.len() != self.tets.len() {
             self.strain.update(&self.tets, &self.rest, &s.x, h);
         }
-        let centroid: Vec<Vec3> = self.tets.iter().map(|t| t.iter().map(|&v| s.x[v as usize]).sum::<Vec3>() / 4.0).collect();
-        let order = element_order(self.settings.order, &self.strain.rate, &centroid, self.substeps);
+        let centroid: Vec<Vec3> = match self.settings.order {
+            ElementOrder::Stripes { .. } => self.tets.iter().map(|t| t.iter().map(|&v| s.x[v as usize]).sum::<Vec3>() / 4.0).collect(),
+            _ => Vec::new(),
+        };
+        let counts: Vec<usize> = self.settings.rigid_fractions.iter().map(|&f| rigid_count(f, self.tets.len())).collect();
+        let order = element_order(self.settings.order, &self.strain.rate, &centroid, self.substeps, &counts);
         let mut layers = build_layers(&self.tets, s.x.len(), &order, &self.settings.rigid_fractions);
-        layers.iter_mut().for_each(|l| dissolve_pinned(l, &self.tets, &model.inv_mass));
+        if self.pinned_element.iter().any(|&p| p) {
+            layers.iter_mut().for_each(|l| dissolve_pinned(l, &self.pinned_element));
+        }
         self.hierarchy_seconds += t.elapsed().as_secs_f64();
         let mut was_rigid: Option<Vec<Option<u32>>> = None;
         self.layer_residuals.clear();
         self.iterations_run.clear();
+        self.iteration_trace.clear();
+        self.rigid_elements.clear();
+        let trace = report && self.record_iterations;
         let mut stop = self.settings.layer_stop.map(|tol| LayerStop { tol, last: residual_norm(model, &s.x, &s.lambda, h), armed: false });
         for (l, layer) in layers.iter().enumerate() {
             let rigid = layer.vertex_body(&self.tets, s.x.len());
@@ -151,12 +180,23 @@ impl Multilayer {
             // Lines 17–19: elastic constraints and contacts, then the rigid constraints last.
             let interior = lb.interior_mask(s.x.len());
             let last_layer = l + 1 == layers.len();
+            if trace {
+                let t = Instant::now();
+                self.rigid_elements.push(layer.element_body.iter().filter(|b| b.is_some()).count());
+                excluded += t.elapsed().as_secs_f64();
+            }
             let mut run = 0;
             while run < self.settings.layer_iterations[l] {
                 self.elastic_sweep(model, layer, &mut s.x, &mut s.lambda, h);
                 self.contacts.solve_elastic(&mut s.x, &model.inv_mass, &interior);
                 glue::solve(&mut lb, &mut s.x, &model.inv_mass, &mut self.contacts);
                 run += 1;
+                if trace {
+                    let t = Instant::now();
+                    let r = residual_norm(model, &s.x, &s.lambda, h);
+                    self.iteration_trace.push((t.duration_since(start).as_secs_f64() - excluded, r));
+                    excluded += t.elapsed().as_secs_f64();
+                }
                 if let Some(stop) = stop.as_mut().filter(|_| !last_layer) {
                     if stop.settled(residual_norm(model, &s.x, &s.lambda, h)) {
                         break;
@@ -222,14 +262,14 @@ fn coupled(model: TetModel) -> TetModel {
     }
 }
 
-/// Makes the groups that hold a pinned vertex elastic. A pinned group cannot move, and glueing elastic
-/// vertices to it acts as an extra pin whose reactions no elastic multiplier records: the solver then
-/// settles away from XPBD's answer (docs/multilayer.md).
-fn dissolve_pinned(layer: &mut Layer, tets: &[[u32; 4]], inv_mass: &[f64]) {
+/// Makes the groups that hold a pinned vertex (an element with `pinned_element`) elastic. A pinned
+/// group cannot move, and glueing elastic vertices to it acts as an extra pin whose reactions no elastic
+/// multiplier records: the solver then settles away from XPBD's answer (docs/multilayer.md).
+fn dissolve_pinned(layer: &mut Layer, pinned_element: &[bool]) {
     let mut pinned = vec![false; layer.bodies];
-    for (t, b) in tets.iter().zip(&layer.element_body) {
+    for (&p, b) in pinned_element.iter().zip(&layer.element_body) {
         if let Some(b) = b {
-            pinned[*b as usize] |= t.iter().any(|&v| inv_mass[v as usize] == 0.0);
+            pinned[*b as usize] |= p;
         }
     }
     layer.dissolve(&pinned);

@@ -1,0 +1,424 @@
+//! The studies of the multi-layer solver (multilayer-xpbd.md §4, issue 5; results in docs/multilayer.md).
+//! Each study runs XPBD (serial Gauss-Seidel) and multi-layer variants side by side in one process: a
+//! reference run of the default multi-layer solver (5 layers, linear, doubling, strain-rate order, with
+//! the budget) advances the scene, and at every sampled substep each variant solves that
+//! same substep from the same state (the multi-layer variants also from the reference's strain rates)
+//! with the same iteration budget, recording ‖C + α̃λ‖ / ‖r₀‖ (r₀ at the prediction x̃) and the solver
+//! time after every iteration, the residual evaluation excluded from the time.
+//!
+//! A variant's layers take the iterations its profile gives `base` iterations; the last (elastic) layer
+//! then runs on to the budget, which XPBD gets whole. Measures per variant, averaged over the samples:
+//! the relative residual after the budget, and the iterations and solver time until the residual
+//! first falls to 10 % of r₀ (the 90 % reduction of the paper's Fig. 9 and Table 1) in a layer with no
+//! rigid group (see `Trace::fully_elastic_at`).
+//!
+//! Studies (argument): `ordering` (Fig. 5), `spacing` (Fig. 6), `layers` (Fig. 7), `iterations`
+//! (Fig. 8), each on a pinned StVK cantilever (as in the paper) and on the free stretched box below
+//! (1500 tets, where no rigid group holds a pin); `stretched` (Table 1): a 3 × 1 × 1 StVK box stretched
+//! 10 % along x and released, at ≈ 650, 1550 and 3300 tets and E = 1e7, 1e8, 1e9 Pa; `all`. Every run
+//! includes XPBD and the multi-layer solver with one (elastic) layer as controls. Writes
+//! `docs/figures/multilayer/NAME.csv` and `NAME.svg` (the first sample's curves) and prints the
+//! Markdown tables.
+//!
+//! Run: `cargo bench -p xpbd-benches --bench multilayer_studies -- STUDY`
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Instant;
+use xpbd::converge::substep_history;
+use xpbd::plot::{panels_svg, Panel, Series};
+use xpbd_core::model::Model;
+use xpbd_core::state::State;
+use xpbd_cpu::CpuBackend;
+
+/// A scene and how it is sampled.
+struct Setup {
+    name: &'static str,
+    /// The `[simulation]` fields but `iterations`, and the `[[body]]` tables.
+    simulation: &'static str,
+    body: String,
+    /// Stretch factor along x about the centroid at the start (the stretched box).
+    stretch: f64,
+    /// Reference substeps before the first sample, and the number of samples (consecutive substeps).
+    warmup: usize,
+    samples: usize,
+    budget: usize,
+    /// Runs of each variant per sample (the shortest time of each iteration is kept).
+    repeats: usize,
+}
+
+/// One solver of a study: `solver` is the body of the scene's `[solver]` table.
+struct Variant {
+    label: String,
+    solver: String,
+    /// Iterations the layer profile is computed for; the last layer runs on to the budget.
+    base: usize,
+}
+
+fn variant(label: &str, solver: &str, base: usize) -> Variant {
+    Variant { label: label.into(), solver: solver.into(), base }
+}
+
+fn cantilever() -> Setup {
+    Setup {
+        name: "cantilever",
+        simulation: "dt = 0.01\nsubsteps = 1\ngravity = [0.0, -9.81, 0.0]\n",
+        body: "[[body]]\nname = \"beam\"\nmesh = { generator = \"box\", size = [2.0, 0.5, 0.5], cells = [16, 4, 4], split = 5 }\n\
+               material = { model = \"stvk\", youngs = 1e6, poisson = 0.3, density = 1000.0 }\n\
+               pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 2.0, 2.0] } }]\n"
+            .into(),
+        stretch: 1.0,
+        warmup: 10,
+        samples: 8,
+        budget: 60,
+        repeats: 3,
+    }
+}
+
+fn stretched_box(cells: [usize; 3], youngs: &str, budget: usize) -> Setup {
+    Setup {
+        name: "stretched",
+        simulation: "dt = 0.01\nsubsteps = 2\ngravity = [0.0, 0.0, 0.0]\n",
+        body: format!(
+            "[[body]]\nname = \"box\"\nmesh = {{ generator = \"box\", size = [3.0, 1.0, 1.0], cells = [{}, {}, {}], split = 5 }}\n\
+             material = {{ model = \"stvk\", youngs = {youngs}, poisson = 0.3, density = 1000.0 }}\n",
+            cells[0], cells[1], cells[2]
+        ),
+        stretch: 1.1,
+        warmup: 1,
+        samples: 8,
+        budget,
+        repeats: 3,
+    }
+}
+
+/// The model of `v` on `setup`: `base` iterations shared by the layers, the last layer (or XPBD)
+/// running on to the budget.
+fn model(setup: &Setup, v: &Variant) -> Model {
+    let text = format!(
+        "name = \"{}\"\n[simulation]\n{}iterations = {}\n[solver]\n{}\n[output]\nformats = [\"none\"]\n{}",
+        setup.name, setup.simulation, v.base, v.solver, setup.body
+    );
+    let scene = xpbd_core::scene::parse(&text, Path::new("study.toml")).unwrap_or_else(|e| panic!("{}: {e}", v.label));
+    let (mut model, _) = xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("{}: {e}", v.label));
+    let extra = setup.budget - v.base;
+    if let Some(m) = model.solver.multilayer.as_mut() {
+        *m.layer_iterations.last_mut().unwrap() += extra;
+    }
+    model.solver.iterations = setup.budget;
+    model
+}
+
+/// One variant's record of one substep.
+struct Trace {
+    /// (iteration, solver seconds, relative residual); iteration 0 at the prediction.
+    points: Vec<(usize, f64, f64)>,
+    /// Iterations run by each layer and its rigid element count (empty for XPBD).
+    layer_iterations: Vec<usize>,
+    rigid: Vec<usize>,
+    /// Seconds spent ordering and merging (sort + union-find) in this substep.
+    hierarchy: f64,
+}
+
+impl Trace {
+    /// Whether iteration `k` (1-based) runs in a layer with no rigid element (always, for XPBD). In
+    /// such a layer every vertex has taken its residual step; in a layer with rigid groups their
+    /// vertices still hold residual velocities that later layers step, so a low residual there is not
+    /// a solved substep (stopping in it would drop that motion).
+    fn fully_elastic_at(&self, k: usize) -> bool {
+        let mut end = 0;
+        for (n, rigid) in self.layer_iterations.iter().zip(&self.rigid) {
+            end += n;
+            if k <= end {
+                return *rigid == 0;
+            }
+        }
+        true
+    }
+
+    /// The first (iterations, seconds) of a fully elastic layer at which the relative residual is ≤ 0.1.
+    fn to_90(&self) -> Option<(usize, f64)> {
+        self.points[1..].iter().find(|p| p.2 <= 0.1 && self.fully_elastic_at(p.0)).map(|p| (p.0, p.1))
+    }
+
+    /// Whether the residual dips to 10 % in a layer with rigid groups.
+    fn dips_early(&self) -> bool {
+        self.points[1..].iter().any(|p| p.2 <= 0.1 && !self.fully_elastic_at(p.0))
+    }
+}
+
+/// Runs one substep of `model` from `start` (`reference`: the multi-layer run whose strain rates the
+/// multi-layer variants take over).
+fn run_substep(model: &Model, start: &State, reference: &xpbd_cpu::multilayer::Multilayer) -> Trace {
+    if model.solver.multilayer.is_none() {
+        let curve = substep_history(model, start, model.solver.iterations, "xpbd");
+        let points = curve.samples.iter().map(|s| (s.iteration, s.wall_ms * 1e-3, s.relative_residual)).collect();
+        return Trace { points, layer_iterations: vec![], rigid: vec![], hierarchy: 0.0 };
+    }
+    let mut backend = CpuBackend::new(model);
+    let m = backend.multilayer().unwrap();
+    m.resume_from(reference);
+    m.record_iterations = true;
+    let mut s = start.clone();
+    let (r0, _, _) = m.substep(model, &mut s, model.h(), true).unwrap();
+    let mut points = vec![(0, 0.0, 1.0)];
+    points.extend(m.iteration_trace.iter().enumerate().map(|(k, &(t, r))| (k + 1, t, r / r0)));
+    Trace { points, layer_iterations: m.iterations_run.clone(), rigid: m.rigid_elements.clone(), hierarchy: m.hierarchy_seconds }
+}
+
+/// Runs the substep `repeats` times: the work is the same each time (the residuals must agree), so
+/// the time of each iteration is its shortest, which filters out the preemptions of a loaded machine.
+fn run_repeated(model: &Model, start: &State, reference: &xpbd_cpu::multilayer::Multilayer, repeats: usize) -> Trace {
+    let mut best = run_substep(model, start, reference);
+    let mut step: Vec<f64> = best.points.windows(2).map(|w| w[1].1 - w[0].1).collect();
+    for _ in 1..repeats {
+        let t = run_substep(model, start, reference);
+        assert!(t.points.iter().zip(&best.points).all(|(a, b)| a.2 == b.2), "repeated substeps differ");
+        for (s, w) in step.iter_mut().zip(t.points.windows(2)) {
+            *s = s.min(w[1].1 - w[0].1);
+        }
+        best.hierarchy = best.hierarchy.min(t.hierarchy);
+    }
+    let mut elapsed = 0.0;
+    for (p, s) in best.points.iter_mut().skip(1).zip(step) {
+        elapsed += s;
+        p.1 = elapsed;
+    }
+    best
+}
+
+/// Every variant's traces at the sampled substeps of `setup` (outer: variant, inner: sample).
+fn run_study(setup: &Setup, variants: &[Variant]) -> (usize, Vec<Vec<Trace>>) {
+    let models: Vec<Model> = variants.iter().map(|v| model(setup, v)).collect();
+    let reference_model = &model(setup, &variant("reference", "kind = \"multilayer\"", 30));
+    let mut state = State::initial(reference_model);
+    let n = state.x.len() as f64;
+    let cx = state.x.iter().map(|x| x.x).sum::<f64>() / n;
+    state.x.iter_mut().for_each(|x| x.x = cx + setup.stretch * (x.x - cx));
+    let mut reference = CpuBackend::new(reference_model);
+    let h = reference_model.h();
+    let mut traces: Vec<Vec<Trace>> = variants.iter().map(|_| Vec::new()).collect();
+    for k in 0..setup.warmup + setup.samples {
+        if k >= setup.warmup {
+            let r = reference.multilayer().unwrap();
+            for (t, m) in traces.iter_mut().zip(&models) {
+                t.push(run_repeated(m, &state, r, setup.repeats));
+            }
+        }
+        let t_end = state.time + h;
+        reference.substep(reference_model, &mut state, h, t_end, false);
+    }
+    (reference_model.element_count(), traces)
+}
+
+fn mean(v: impl Iterator<Item = f64>) -> f64 {
+    let (s, n) = v.fold((0.0, 0), |(s, n), x| (s + x, n + 1));
+    if n == 0 {
+        f64::NAN
+    } else {
+        s / n as f64
+    }
+}
+
+/// Appends the CSV rows of one study (`size`: the tet count, for the stretched box).
+fn csv_rows(out: &mut String, tets: usize, variants: &[Variant], traces: &[Vec<Trace>]) {
+    for (v, ts) in variants.iter().zip(traces) {
+        for (sample, t) in ts.iter().enumerate() {
+            let mut layer_end = t.layer_iterations.iter().scan(0, |acc, &n| {
+                *acc += n;
+                Some(*acc)
+            });
+            let (mut layer, mut end) = (0, layer_end.next().unwrap_or(usize::MAX));
+            for &(k, secs, rel) in &t.points {
+                let _ = writeln!(out, "{},{tets},{sample},{k},{layer},{:.4},{rel:.5e}", v.label, secs * 1e3);
+                if k == end {
+                    layer += 1;
+                    end = layer_end.next().unwrap_or(usize::MAX);
+                }
+            }
+        }
+    }
+}
+
+/// The samples at which every variant reaches the 90 % reduction (times are compared on these only).
+fn common_reached(traces: &[Vec<Trace>]) -> Vec<usize> {
+    (0..traces[0].len()).filter(|&k| traces.iter().all(|t| t[k].to_90().is_some())).collect()
+}
+
+/// The Markdown table of a parameter study.
+fn parameter_table(tets: usize, budget: usize, variants: &[Variant], traces: &[Vec<Trace>]) -> String {
+    let reached = common_reached(traces);
+    let mut out = format!(
+        "| solver ({tets} tets, {budget} iterations) | iterations per layer | rigid % per layer after dissolving pinned groups | relative residual after {budget} | iterations to 90 % | ms to 90 % ({}/{} samples) | ms per substep |\n|---|---|---|---|---|---|---|\n",
+        reached.len(),
+        traces[0].len()
+    );
+    for (v, ts) in variants.iter().zip(traces) {
+        let to_90: Vec<(usize, f64)> = reached.iter().map(|&k| ts[k].to_90().unwrap()).collect();
+        let per_layer = |t: &Trace| t.layer_iterations.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ");
+        let rigid = if ts[0].rigid.is_empty() {
+            "—".to_string()
+        } else {
+            (0..ts[0].rigid.len()).map(|l| format!("{:.0}", 100.0 * mean(ts.iter().map(|t| t.rigid[l] as f64)) / tets as f64)).collect::<Vec<_>>().join(", ")
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.3e} | {:.1} | {:.2} | {:.2} |",
+            v.label,
+            if ts[0].layer_iterations.is_empty() { budget.to_string() } else { per_layer(&ts[0]) },
+            rigid,
+            mean(ts.iter().map(|t| t.points.last().unwrap().2)),
+            mean(to_90.iter().map(|r| r.0 as f64)),
+            mean(to_90.iter().map(|r| r.1 * 1e3)),
+            mean(ts.iter().map(|t| t.points.last().unwrap().1 * 1e3)),
+        );
+    }
+    out
+}
+
+/// The residual against iteration and against time of the first sample, one panel each (or one
+/// panel against time per entry of `groups` for the stretched box).
+fn panel(title: &str, x_label: &str, series: Vec<Series>) -> Panel {
+    Panel { title: title.into(), x_label: x_label.into(), y_label: "‖C + α̃λ‖ / ‖r₀‖".into(), log_y: true, series }
+}
+
+fn first_sample_series(variants: &[Variant], traces: &[Vec<Trace>], x: fn(&(usize, f64, f64)) -> f64) -> Vec<Series> {
+    variants.iter().zip(traces).map(|(v, ts)| Series { name: v.label.clone(), points: ts[0].points.iter().map(|p| (x(p), p.2)).collect() }).collect()
+}
+
+const CSV_HEADER: &str = "solver,tets,sample,iteration,layer,solver_ms,relative_residual\n";
+
+fn write(study: &str, csv: &str, svg: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figures/multilayer");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{study}.csv")), csv).unwrap();
+    std::fs::write(dir.join(format!("{study}.svg")), svg).unwrap();
+}
+
+/// A parameter study (a)–(d): on the pinned cantilever of the paper, and on the free stretched box
+/// (1500 tets, E = 1e9 Pa, 120 iterations), where no group is dissolved for holding a pin.
+fn parameter_study(study: &str, title: &str, variants: Vec<Variant>) {
+    let mut free_box = stretched_box([15, 5, 4], "1e9", 120);
+    free_box.name = "box";
+    for setup in [cantilever(), free_box] {
+        let mut all = controls(setup.budget);
+        all.extend(variants.iter().map(|v| variant(&v.label, &v.solver, v.base)));
+        let (tets, traces) = run_study(&setup, &all);
+        let mut csv = CSV_HEADER.to_string();
+        csv_rows(&mut csv, tets, &all, &traces);
+        let panels = [
+            panel("against iteration", "iteration", first_sample_series(&all, &traces, |p| p.0 as f64)),
+            panel("against solver time", "solver time (ms)", first_sample_series(&all, &traces, |p| p.1 * 1e3)),
+        ];
+        let name = format!("{study}_{}", setup.name);
+        write(&name, &csv, &panels_svg(&format!("{title}, {}", setup.name), &panels).unwrap());
+        println!("## {name}\n\n{}", parameter_table(tets, setup.budget, &all, &traces));
+    }
+}
+
+/// XPBD, and the multi-layer solver with one (elastic) layer: the same projections as XPBD through the
+/// multi-layer code path, which separates the method's gain from the two loops' implementations.
+fn controls(budget: usize) -> Vec<Variant> {
+    vec![variant("xpbd", "kind = \"xpbd\"", budget), variant("1 layer", "kind = \"multilayer\"\nlayers = 1", budget)]
+}
+
+/// Table 1: time to 90 % reduction of XPBD, the one-layer control and the default multi-layer solver
+/// (5 layers, linear, doubling) at three sizes, for each (stiffness, iteration budget) in `youngs`.
+fn stretched_study(youngs: &[(&str, usize)]) {
+    let mut table = "| E (Pa), budget | tets | ms to 90 %: XPBD / 1 layer / 5 layers | improvement of 5 layers over XPBD | over 1 layer | iterations to 90 %: XPBD / 5 layers | relative residual after 15 iterations (end of the rigid layers): XPBD / 5 layers | samples reaching 90 % (5 layers dipping to 10 % in a layer with rigid groups) | sort + union-find / 5-layer time to 90 % |\n|---|---|---|---|---|---|---|---|---|\n".to_string();
+    for &(e, budget) in youngs {
+        let mut variants = controls(budget);
+        variants.push(variant("5 layers", "kind = \"multilayer\"", 30));
+        let mut csv = CSV_HEADER.to_string();
+        let mut panels = Vec::new();
+        for cells in [[11, 4, 3], [15, 5, 4], [22, 6, 5]] {
+            let setup = stretched_box(cells, e, budget);
+            let (tets, traces) = run_study(&setup, &variants);
+            csv_rows(&mut csv, tets, &variants, &traces);
+            panels.push(panel(&format!("{tets} tets"), "solver time (ms)", first_sample_series(&variants, &traces, |p| p.1 * 1e3)));
+            // The improvements compare the summed times of the samples where every variant reaches 90 %.
+            let reached = common_reached(&traces);
+            let total = |v: usize, f: fn((usize, f64)) -> f64| reached.iter().map(|&k| f(traces[v][k].to_90().unwrap())).sum::<f64>();
+            let secs: Vec<f64> = (0..3).map(|v| total(v, |r| r.1)).collect();
+            let its: Vec<f64> = (0..3).map(|v| total(v, |r| r.0 as f64) / reached.len() as f64).collect();
+            let at_15 = |v: usize| mean(traces[v].iter().map(|t| t.points[15].2));
+            let hierarchy: f64 = reached.iter().map(|&k| traces[2][k].hierarchy).sum();
+            let ms = |v: usize| secs[v] * 1e3 / reached.len() as f64;
+            let _ = writeln!(
+                table,
+                "| {e}, {budget} | {tets} | {:.2} / {:.2} / {:.2} | {:.1} % | {:.1} % | {:.1} / {:.1} | {:.3} / {:.3} | {}/{} ({}) | {:.2} % |",
+                ms(0),
+                ms(1),
+                ms(2),
+                100.0 * (1.0 - secs[2] / secs[0]),
+                100.0 * (1.0 - secs[2] / secs[1]),
+                its[0],
+                its[2],
+                at_15(0),
+                at_15(2),
+                reached.len(),
+                setup.samples,
+                traces[2].iter().filter(|t| t.dips_early()).count(),
+                100.0 * hierarchy / secs[2],
+            );
+        }
+        let title = format!("Stretched box, E = {e} Pa: relative residual against solver time (first sample)");
+        write(&format!("stretched_e{e}"), &csv, &panels_svg(&title, &panels).unwrap());
+    }
+    println!("## stretched\n\n{table}");
+}
+
+/// The parameter studies (a)–(d): name, title, and per variant its label, its `[solver]` lines after
+/// `kind = "multilayer"`, and the iterations its layer profile is computed for.
+type Study = (&'static str, &'static str, &'static [(&'static str, &'static str, usize)]);
+const PARAMETER_STUDIES: &[Study] = &[
+    (
+        "ordering",
+        "Element order (5 layers, linear, doubling)",
+        &[
+            ("strain rate", "layer_order = \"strain_rate\"", 30),
+            ("random", "layer_order = \"random\"", 30),
+            ("stripes x", "layer_order = \"stripes\"\nstripe_axis = \"x\"", 30),
+            ("stripes y", "layer_order = \"stripes\"\nstripe_axis = \"y\"", 30),
+        ],
+    ),
+    ("spacing", "Group sizes (5 layers, doubling)", &[("linear", "layer_spacing = \"linear\"", 30), ("logarithmic", "layer_spacing = \"logarithmic\"", 30)]),
+    (
+        "layers",
+        "Number of layers (linear)",
+        &[
+            ("3 layers (50 % steps)", "layers = 3", 30),
+            ("4 layers (33 % steps)", "layers = 4", 30),
+            ("5 layers (25 % steps)", "layers = 5", 30),
+            ("11 layers (10 % steps; equal)", "layers = 11\nlayer_iterations = \"equal\"", 22),
+        ],
+    ),
+    (
+        "iterations",
+        "Iterations per layer (5 layers, linear)",
+        &[
+            ("doubling", "layer_iterations = \"doubling\"", 30),
+            ("equal", "layer_iterations = \"equal\"", 30),
+            ("halving", "layer_iterations = \"halving\"", 30),
+        ],
+    ),
+];
+
+fn main() {
+    let study = std::env::args().skip(1).find(|a| !a.starts_with('-')).unwrap_or_else(|| "all".into());
+    let names: Vec<&str> = PARAMETER_STUDIES.iter().map(|s| s.0).chain(["stretched", "all"]).collect();
+    if !names.contains(&study.as_str()) {
+        eprintln!("multilayer_studies: unknown study '{study}' (expected one of {})", names.join(", "));
+        std::process::exit(2);
+    }
+    let t = Instant::now();
+    let run = |name: &str| study == name || study == "all";
+    for &(name, title, variants) in PARAMETER_STUDIES.iter().filter(|s| run(s.0)) {
+        let variants = variants.iter().map(|&(label, extra, base)| variant(label, &format!("kind = \"multilayer\"\n{extra}"), base)).collect();
+        parameter_study(name, title, variants);
+    }
+    if run("stretched") {
+        stretched_study(&[("1e7", 100), ("1e8", 200), ("1e9", 400)]);
+    }
+    eprintln!("{study}: {:.1} s", t.elapsed().as_secs_f64());
+}
