@@ -247,3 +247,41 @@ fn unbuilt_parts_are_rejected_with_one_line() {
     let e = build(&block("kind = \"multilayer\"\nlayer_order = \"zigzag\"", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
     assert!(e.contains("solver.layer_order") && e.contains("zigzag"), "{e}");
 }
+
+/// A free 3 × 1 × 1 StVK block (6×2×2 cells, E = 1e7 Pa) stretched 1 % along x and released with no
+/// gravity: the largest |P| and |L| (about the centre of mass; both start at 0) over `frames` frames.
+fn released_stretch(solver: &str, frames: usize) -> (f64, f64) {
+    let text = format!(
+        "name = \"t\"\n[simulation]\ndt = 0.01\nsubsteps = 4\niterations = 20\ngravity = [0.0, 0.0, 0.0]\n\
+         [solver]\n{solver}\n[output]\nformats = [\"none\"]\n\
+         [[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [3.0, 1.0, 1.0], cells = [6, 2, 2], split = 5 }}\n\
+         initial_deform = {{ scale = [1.01, 1.0, 1.0] }}\n\
+         material = {{ model = \"stvk\", youngs = 1e7, poisson = 0.3, density = 1000.0 }}\n"
+    );
+    let mut sim = Sim::new(&text);
+    let (mut p, mut l) = (0.0f64, 0.0f64);
+    for _ in 0..frames {
+        sim.frame();
+        p = p.max(sim.model.mass.iter().zip(&sim.state.v).map(|(m, v)| v * *m).sum::<Vec3>().norm());
+        l = l.max(angular_momentum(&sim).norm());
+    }
+    (p, l)
+}
+
+#[test]
+fn released_stretched_block_keeps_its_momentum() {
+    // Momenta here are ~1e3 (3000 kg moving at ~1 m/s). Before the glue skipped bodies whose interior
+    // cannot turn about every axis (one member, or members on a line: the torque of their glue rows
+    // vanished), the strain-rate order reached |L| = 3.6 and `random` 0.71 in these 20 frames. What
+    // is left above XPBD is Eq. 27 turning the deformation velocity (docs/multilayer.md, still open),
+    // so the bound is 5 × XPBD's drift, not XPBD's.
+    let (xp_p, xp_l) = released_stretch("kind = \"xpbd\"", 20);
+    println!("xpbd: max |P| {xp_p:.2e} kg m/s, max |L| {xp_l:.2e} kg m²/s");
+    assert!(xp_p < 1e-7 && xp_l < 0.1, "xpbd |P| {xp_p:e}, |L| {xp_l:e}");
+    for order in ["strain_rate", "random", "stripes"] {
+        let (p, l) = released_stretch(&format!("{ML}\nlayer_order = \"{order}\""), 20);
+        println!("multilayer, {order} order: max |P| {p:.2e} kg m/s, max |L| {l:.2e} kg m²/s");
+        assert!(p < 1e-7, "{order}: linear momentum {p:e}");
+        assert!(l < 5.0 * xp_l, "{order}: angular momentum {l:e} against XPBD's {xp_l:e}");
+    }
+}

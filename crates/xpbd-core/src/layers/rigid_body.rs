@@ -46,6 +46,13 @@ impl RigidBody {
         (body, r)
     }
 
+    /// Whether the inertia is invertible: false for one member or members on one line, which have no
+    /// inertia about some axis and so cannot take up a torque about it (`inertia0_inv` is zero there).
+    pub fn turns_about_every_axis(&self) -> bool {
+        let eig = self.inertia0.symmetric_eigenvalues();
+        eig.min() > SINGULAR * eig.amax()
+    }
+
     /// World inertia `R I₀ Rᵀ`.
     pub fn inertia(&self) -> Matrix3<f64> {
         self.rotation * self.inertia0 * self.rotation.transpose()
@@ -99,10 +106,13 @@ pub fn rodrigues(theta: Vec3) -> Matrix3<f64> {
     Matrix3::identity() + k * phi.sin() + k * k * (1.0 - phi.cos())
 }
 
+/// Eigenvalues of an inertia below this fraction of the largest count as zero (collinear members).
+const SINGULAR: f64 = 1e-12;
+
 /// Inverse of a symmetric positive semi-definite matrix, zero on its null space (collinear members).
 fn pseudo_inverse(a: &Matrix3<f64>) -> Matrix3<f64> {
     let eig = a.symmetric_eigen();
-    let tol = 1e-12 * eig.eigenvalues.amax();
+    let tol = SINGULAR * eig.eigenvalues.amax();
     let inv = eig.eigenvalues.map(|l| if l > tol { 1.0 / l } else { 0.0 });
     eig.eigenvectors * Matrix3::from_diagonal(&inv) * eig.eigenvectors.transpose()
 }
