@@ -289,3 +289,49 @@ fn iteration_trace_follows_the_layers_and_resumes_from_a_reference() {
     assert_eq!(step(&mut resumed), sim.state.x);
     assert_ne!(step(&mut fresh), sim.state.x);
 }
+
+/// A free 3 × 1 × 1 StVK block (6×2×2 cells, E = 1e7 Pa) stretched 1 % along x and released with no
+/// gravity, `substeps` × 20 iterations: the largest |P| and |L| (about the centre of mass; both start
+/// at 0) over 20 frames.
+fn released_stretch(solver: &str, substeps: usize) -> (f64, f64) {
+    let text = format!(
+        "name = \"t\"\n[simulation]\ndt = 0.01\nsubsteps = {substeps}\niterations = 20\ngravity = [0.0, 0.0, 0.0]\n\
+         [solver]\n{solver}\n[output]\nformats = [\"none\"]\n\
+         [[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [3.0, 1.0, 1.0], cells = [6, 2, 2], split = 5 }}\n\
+         initial_deform = {{ scale = [1.01, 1.0, 1.0] }}\n\
+         material = {{ model = \"stvk\", youngs = 1e7, poisson = 0.3, density = 1000.0 }}\n"
+    );
+    let mut sim = Sim::new(&text);
+    let (mut p, mut l) = (0.0f64, 0.0f64);
+    for _ in 0..20 {
+        sim.frame();
+        p = p.max(sim.model.mass.iter().zip(&sim.state.v).map(|(m, v)| v * *m).sum::<Vec3>().norm());
+        l = l.max(angular_momentum(&sim).norm());
+    }
+    (p, l)
+}
+
+#[test]
+fn released_stretched_block_keeps_its_momentum() {
+    // Momenta here are ~1e3 (3000 kg moving at ~1 m/s). Before the fixes of docs/multilayer.md
+    // ("A released stretched block gained angular momentum") the strain-rate order reached |L| = 3.6
+    // and `random` 0.71 at 4 substeps; XPBD 0.073. What is left is not XPBD's yet (see there), so the
+    // bound is 5 × XPBD's drift at 4 substeps, and the drift must shrink with the substep, as XPBD's does
+    // (before: 0.27 at both 4 and 16 substeps with the strain-rate order).
+    for substeps in [4, 16] {
+        let (p, l) = released_stretch("kind = \"xpbd\"", substeps);
+        println!("{substeps} substeps, xpbd: max |P| {p:.2e} kg m/s, max |L| {l:.2e} kg m²/s");
+        assert!(p < 1e-7 && l < 0.1, "xpbd |P| {p:e}, |L| {l:e}");
+    }
+    let (_, xp_l) = released_stretch("kind = \"xpbd\"", 4);
+    for order in ["strain_rate", "random", "stripes"] {
+        let solver = format!("{ML}\nlayer_order = \"{order}\"");
+        let ((p4, l4), (p16, l16)) = (released_stretch(&solver, 4), released_stretch(&solver, 16));
+        println!("multilayer, {order} order: max |P| {p4:.2e} / {p16:.2e} kg m/s, max |L| {l4:.2e} / {l16:.2e} kg m²/s (4 / 16 substeps)");
+        assert!(p4 < 1e-7 && p16 < 1e-6, "{order}: linear momentum {p4:e}, {p16:e}");
+        assert!(l4 < 5.0 * xp_l, "{order}: angular momentum {l4:e} against XPBD's {xp_l:e}");
+        if order != "stripes" {
+            assert!(l16 < 0.5 * l4, "{order}: angular momentum {l16:e} at 16 substeps, {l4:e} at 4");
+        }
+    }
+}

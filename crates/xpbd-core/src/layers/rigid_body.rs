@@ -46,6 +46,13 @@ impl RigidBody {
         (body, r)
     }
 
+    /// Whether the inertia is invertible: false for one member or members on one line, which have no
+    /// inertia about some axis and so cannot take up a torque about it (`inertia0_inv` is zero there).
+    pub fn turns_about_every_axis(&self) -> bool {
+        let eig = self.inertia0.symmetric_eigenvalues();
+        eig.min() > SINGULAR * eig.amax()
+    }
+
     /// World inertia `R I₀ Rᵀ`.
     pub fn inertia(&self) -> Matrix3<f64> {
         self.rotation * self.inertia0 * self.rotation.transpose()
@@ -99,12 +106,25 @@ pub fn rodrigues(theta: Vec3) -> Matrix3<f64> {
     Matrix3::identity() + k * phi.sin() + k * k * (1.0 - phi.cos())
 }
 
-/// Inverse of a symmetric positive semi-definite matrix, zero on its null space (collinear members).
+/// Eigenvalues of an inertia below this fraction of the largest count as zero (collinear members).
+const SINGULAR: f64 = 1e-12;
+
+/// Inverse of a symmetric positive semi-definite inertia, zero on its null space. Full rank: the
+/// exact inverse. Otherwise the members are collinear along some e (or one point), and the inertia is
+/// λ(1 − e eᵀ) with λ = tr/2, whose pseudo-inverse is A/λ². Not V Λ⁻¹ Vᵀ from `symmetric_eigen`: with two
+/// (nearly) equal principal moments, as in a square section, its eigenvectors are not orthonormal and
+/// that product was wrong by up to 100 % (docs/multilayer.md).
 fn pseudo_inverse(a: &Matrix3<f64>) -> Matrix3<f64> {
-    let eig = a.symmetric_eigen();
-    let tol = 1e-12 * eig.eigenvalues.amax();
-    let inv = eig.eigenvalues.map(|l| if l > tol { 1.0 / l } else { 0.0 });
-    eig.eigenvectors * Matrix3::from_diagonal(&inv) * eig.eigenvectors.transpose()
+    let eig = a.symmetric_eigenvalues();
+    if eig.min() > SINGULAR * eig.amax() {
+        return a.try_inverse().unwrap_or_else(Matrix3::zeros);
+    }
+    let lambda = a.trace() / 2.0;
+    if lambda > 0.0 {
+        a / (lambda * lambda)
+    } else {
+        Matrix3::zeros()
+    }
 }
 
 #[cfg(test)]
@@ -137,6 +157,24 @@ mod tests {
         for (k, &i) in members.iter().enumerate() {
             assert!((body.position(&r[k]) - x[i as usize]).norm() < 1e-14);
         }
+    }
+
+    #[test]
+    fn inverse_inertia_with_equal_principal_moments() {
+        // A turned a×b×b box has two equal principal moments, and a rod (collinear members) a zero
+        // one with the other two equal: the inverse is exact, the rod's pseudo-inverse annuls it.
+        let turn = Rotation3::from_scaled_axis(Vec3::new(0.3, -0.7, 0.5));
+        let x: Vec<Vec3> = box_corners(3.0, 1.0, 1.0, Vec3::zeros()).iter().map(|p| turn * p).collect();
+        let members: Vec<u32> = (0..8).collect();
+        let (body, _) = RigidBody::from_vertices(&members, &x, &[Vec3::zeros(); 8], &[1.0; 8]);
+        assert!(body.turns_about_every_axis());
+        assert!((body.inertia0 * body.inertia0_inv - Matrix3::identity()).norm() < 1e-12, "{}", body.inertia0 * body.inertia0_inv);
+        let rod: Vec<Vec3> = (0..4).map(|k| turn * Vec3::new(k as f64, 0.0, 0.0)).collect();
+        let (body, _) = RigidBody::from_vertices(&[0, 1, 2, 3], &rod, &[Vec3::zeros(); 4], &[1.0; 4]);
+        assert!(!body.turns_about_every_axis());
+        let (a, a_inv) = (body.inertia0, body.inertia0_inv);
+        assert!((a * a_inv * a - a).norm() < 1e-12 * a.norm() && (a_inv * a * a_inv - a_inv).norm() < 1e-12 * a_inv.norm(), "{a_inv}");
+        assert!((a_inv * (turn * Vec3::x())).norm() < 1e-12);
     }
 
     #[test]

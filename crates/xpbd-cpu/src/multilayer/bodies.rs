@@ -14,6 +14,9 @@ pub struct LayerBodies {
     pub r: Vec<Vec3>,
     /// Members that are also vertices of an elastic element: they carry a glue constraint (Eq. 13).
     pub boundary: Vec<bool>,
+    /// Members' deformation velocities `v − v_r − s` at the step (world frame, `s` the spin part of
+    /// [`Self::step`]), never rotated.
+    pub deformation: Vec<Vec3>,
     /// Σ Δθ of the glue solves of this layer per body, for the residual rotation (line 21).
     pub solve_rotation: Vec<Vec3>,
     /// What answers the glue constraints: the body's interior members (those without a glue
@@ -56,6 +59,7 @@ impl LayerBodies {
             bodies: Vec::with_capacity(layer.bodies),
             boundary: members.iter().map(|&v| elastic_vertex[v as usize]).collect(),
             r: Vec::with_capacity(members.len()),
+            deformation: vec![Vec3::zeros(); members.len()],
             solve_rotation: vec![Vec3::zeros(); layer.bodies],
             interior: Vec::with_capacity(layer.bodies),
             interior_offset: Vec::with_capacity(layer.bodies),
@@ -77,18 +81,24 @@ impl LayerBodies {
 
     /// Steps every body by `h` (its velocities already hold gravity through the residual
     /// velocities), moves its members with it (Eq. 12) and takes the rigid motion out of their
-    /// residual velocities (Eq. 27). Eq. 27 rotates the whole residual velocity, which turns the
-    /// body's linear momentum P into R P and leaves (R − I) P behind to be stepped later; we rotate
-    /// only the velocity relative to the body's, `v ← R (v − v_r) + v_r − Δx/h`, which leaves no
-    /// momentum behind and still cancels exactly for a steadily spinning body (docs/multilayer.md).
+    /// residual velocities (Eq. 27). Eq. 27 rotates the whole residual velocity; we rotate only its
+    /// spin part (docs/multilayer.md): `v ← R s + w + v_r − Δx/h` with `s = (r − exp(−hω̂) r)/h`, the
+    /// velocity `(x − x_prev)/h` a body spinning at ω has under this integrator (ω × r plus its chord
+    /// term), and the deformation velocity `w = v − v_r − s`. Turning `v_r` would leave (R − I) P
+    /// behind as an impulse, and turning `w` is a Coriolis push ω × w per unit time: it created angular
+    /// momentum in a deforming body that did not shrink with h. A steadily spinning body (w = 0) still
+    /// cancels exactly.
     pub fn step(&mut self, h: f64, x: &mut [Vec3], v_res: &mut [Vec3]) {
         for b in 0..self.bodies.len() {
             let body = &mut self.bodies[b];
+            let back = rodrigues(-h * body.omega);
             body.step(h, Vec3::zeros(), Vec3::zeros());
             for k in self.start[b]..self.start[b + 1] {
                 let i = self.members[k] as usize;
                 let moved = body.position(&self.r[k]);
-                v_res[i] = body.rotation * (v_res[i] - body.velocity) + body.velocity - (moved - x[i]) / h;
+                let spin = (self.r[k] - back * self.r[k]) / h;
+                self.deformation[k] = v_res[i] - body.velocity - spin;
+                v_res[i] = body.rotation * spin + self.deformation[k] + body.velocity - (moved - x[i]) / h;
                 x[i] = moved;
             }
         }
@@ -114,13 +124,14 @@ impl LayerBodies {
         mask
     }
 
-    /// Rotates the members' residual velocities by the rotation the solves gave their body
-    /// (Algorithm 2 lines 20–22).
+    /// Rotates the rigid part of the members' residual velocities (all but the deformation velocity,
+    /// as in [`Self::step`]) by the rotation the solves gave their body (Algorithm 2 lines 20–22).
     pub fn rotate_residuals(&self, v_res: &mut [Vec3]) {
         for b in 0..self.bodies.len() {
             let q = rodrigues(self.solve_rotation[b]);
-            for &i in &self.members[self.start[b]..self.start[b + 1]] {
-                v_res[i as usize] = q * v_res[i as usize];
+            for k in self.start[b]..self.start[b + 1] {
+                let (i, w) = (self.members[k] as usize, self.deformation[k]);
+                v_res[i] = q * (v_res[i] - w) + w;
             }
         }
     }

@@ -27,16 +27,22 @@ pub fn solve(lb: &mut LayerBodies, x: &mut [Vec3], inv_mass: &[f64], contacts: &
             .filter(|&k| !lb.boundary[k])
             .flat_map(|k| contacts.rows(lb.members[k] as usize, &x[lb.members[k] as usize]).map(move |r| (k, r)))
             .collect();
-        let n_c = (lb.boundary[range.clone()].iter().filter(|&&s| s).count() + touching.len()) as f64;
-        // A body that is all boundary has nothing to answer with: its members stay elastic.
-        let Some(interior) = lb.interior[b].as_ref().filter(|_| n_c > 0.0) else {
+        // A body that is all boundary has nothing to answer with, and an interior of one member or
+        // members on one line cannot take up the glue's torques (they would vanish, creating angular
+        // momentum): the boundary members of such a body stay elastic only.
+        let Some(interior) = lb.interior[b].as_ref() else {
             continue;
         };
+        let glued = interior.turns_about_every_axis();
+        let n_c = (if glued { lb.boundary[range.clone()].iter().filter(|&&s| s).count() } else { 0 } + touching.len()) as f64;
+        if n_c == 0.0 {
+            continue;
+        }
         let body = &lb.bodies[b];
         let centre = body.position(&lb.interior_offset[b]);
         let (inv_i, inv_m) = (body.rotation * interior.inertia0_inv * body.rotation.transpose(), 1.0 / interior.mass);
         let (mut dx, mut dtheta) = (Vec3::zeros(), Vec3::zeros());
-        for k in range.filter(|&k| lb.boundary[k]) {
+        for k in range.filter(|&k| glued && lb.boundary[k]) {
             let i = lb.members[k] as usize;
             let target = body.position(&lb.r[k]);
             let diff = x[i] - target;
