@@ -3,11 +3,15 @@
 //! solver settings (`settings`). The outer loop that solves it each substep is the backends'.
 
 pub mod assembly;
+pub mod primal;
+pub mod primal_solve;
 pub mod rows;
 pub mod settings;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod primal_tests;
 
 use crate::linear::Csr;
 use crate::mesh::Vec3;
