@@ -160,3 +160,13 @@ fn rigid_to_elastic_ratio(youngs: f64) -> f64 {
     }
     worst
 }
+
+/// A hard row (compliance 0) has no primal form: `primal-amg` rejects it naming the body.
+#[test]
+fn primal_solver_rejects_zero_compliance() {
+    let text = "name = \"t\"\n[solver]\nkind = \"mgpbd\"\nlinear_solver = \"primal-amg\"\n[[body]]\nname = \"sheet\"\n\
+                mesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [2, 2] }\n\
+                material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 0.0, bending_compliance = 1e-3 }\n";
+    let err = crate::scene::build(&crate::scene::parse(text, std::path::Path::new("t.toml")).unwrap(), std::path::Path::new(".")).err().unwrap().to_string();
+    assert!(err.contains("body 'sheet'") && err.contains("primal-amg"), "{err}");
+}
