@@ -112,11 +112,11 @@ impl<P: Preconditioner> Pcg<P> {
         &mut self.precond
     }
 
-    /// PCG on `a x = b` from `x` until `done(r)` holds for the residual `r = b − A x` (tested
-    /// before every iteration) or `max_iter` iterations; returns the iterations and whether it
+    /// PCG on `a x = b` from `x` until `done(r, x)` holds for the residual `r = b − A x` and the
+    /// iterate (tested before every iteration) or `max_iter` iterations; returns the iterations and whether it
     /// stopped on `done`. A stopping rule other than ‖r‖ (e.g. the dual residual of the primal
     /// solve, `mgpbd::primal`) is the reason this is separate from [`LinearSolver::solve`].
-    pub fn iterate(&mut self, a: &Csr, b: &[f64], x: &mut [f64], max_iter: usize, mut done: impl FnMut(&[f64]) -> bool) -> (usize, bool) {
+    pub fn iterate(&mut self, a: &Csr, b: &[f64], x: &mut [f64], max_iter: usize, mut done: impl FnMut(&[f64], &[f64]) -> bool) -> (usize, bool) {
         let Pcg { precond, r, z, p, ap, .. } = self;
         spmv(a, x, ap);
         for i in 0..r.len() {
@@ -127,7 +127,7 @@ impl<P: Preconditioner> Pcg<P> {
         let mut rz = dot(r, z);
         let mut iterations = 0;
         loop {
-            if done(r) {
+            if done(r, x) {
                 return (iterations, true);
             }
             if iterations == max_iter {
@@ -175,7 +175,7 @@ impl<P: Preconditioner> LinearSolver for Pcg<P> {
             return SolveStats { iterations: 0, relative_residual: 0.0, converged: true };
         }
         let mut r_norm = 0.0;
-        let (iterations, _) = self.iterate(a, b, x, max_iter, |r| {
+        let (iterations, _) = self.iterate(a, b, x, max_iter, |r, _| {
             r_norm = norm(r);
             r_norm <= tol * b_norm
         });

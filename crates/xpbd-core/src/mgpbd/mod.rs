@@ -9,9 +9,9 @@ pub mod rows;
 pub mod settings;
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod primal_tests;
+#[cfg(test)]
+mod tests;
 
 use crate::linear::Csr;
 use crate::mesh::Vec3;

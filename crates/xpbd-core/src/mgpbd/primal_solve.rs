@@ -2,6 +2,10 @@
 //! `K = M + Jᵀ α̃⁻¹ J` (`primal.rs`) by CG preconditioned with one V-cycle of smoothed aggregation
 //! (3×3 vertex blocks, the six rigid-body modes of the free vertices as near kernel;
 //! `amg::blocks`, `amg::smoothing`), stopping on the dual residual `‖b − A Δλ‖ = ‖J W r_K‖`.
+//!
+//! An unconverged y can give a Δλ far worse than Δλ = 0: the error of y is multiplied by α̃⁻¹J
+//! (CG on K minimises the K-norm of y's error, not the A-norm of Δλ's). So the solve returns the
+//! iterate with the lowest dual residual, and Δλ = 0 when even that is above ‖b‖.
 
 use super::primal::PrimalPattern;
 use crate::amg::blocks::rigid_body_modes;
@@ -19,6 +23,8 @@ pub struct PrimalSolver {
     inv_alpha: Vec<f64>,
     rhs: Vec<f64>,
     y: Vec<f64>,
+    /// The iterate with the lowest dual residual so far.
+    best: Vec<f64>,
 }
 
 impl PrimalSolver {
@@ -33,6 +39,7 @@ impl PrimalSolver {
             inv_alpha: Vec::new(),
             rhs: vec![0.0; n],
             y: vec![0.0; n],
+            best: vec![0.0; n],
         }
     }
 
@@ -68,28 +75,48 @@ impl PrimalSolver {
 
     /// Solves `A Δλ = b` from Δλ = 0 until `‖b − A Δλ‖ ≤ tol ‖b‖` (the dual residual, `J W` times
     /// K's residual) or `max_iter` PCG iterations on K; the rows' `vertices` and `grads` are J.
-    pub fn solve(&mut self, vertices: &[[u32; 4]], grads: &[[Vec3; 4]], inv_mass: &[f64], b: &[f64], dlambda: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
-        let PrimalSolver { pattern, k, pcg, inv_alpha, rhs, y } = self;
+    pub fn solve(
+        &mut self,
+        vertices: &[[u32; 4]],
+        grads: &[[Vec3; 4]],
+        inv_mass: &[f64],
+        b: &[f64],
+        dlambda: &mut [f64],
+        tol: f64,
+        max_iter: usize,
+    ) -> SolveStats {
+        let PrimalSolver { pattern, k, pcg, inv_alpha, rhs, y, best } = self;
         let b_norm = norm(b);
         if b_norm == 0.0 {
             dlambda.fill(0.0);
             return SolveStats { iterations: 0, relative_residual: 0.0, converged: true };
         }
         y.fill(0.0);
+        best.fill(0.0);
         let mut iterations = 0;
-        let mut dual = 0.0;
+        let mut lowest = f64::INFINITY;
         if k.rows() > 0 {
             pattern.transpose_product(grads, inv_alpha, b, rhs);
             let w = |u: usize| inv_mass[pattern.free_vertices[u] as usize];
-            (iterations, _) = pcg.iterate(k, rhs, y, max_iter, |r| {
-                dual = (0..b.len()).map(|row| pattern.row_product(row, vertices, grads, w, r).powi(2)).sum::<f64>().sqrt();
+            (iterations, _) = pcg.iterate(k, rhs, y, max_iter, |r, y| {
+                let dual = (0..b.len()).map(|row| pattern.row_product(row, vertices, grads, w, r).powi(2)).sum::<f64>().sqrt();
+                if dual < lowest {
+                    lowest = dual;
+                    best.copy_from_slice(y);
+                }
                 dual <= tol * b_norm
             });
+        } else {
+            lowest = 0.0;
+        }
+        if lowest > b_norm {
+            dlambda.fill(0.0);
+            return SolveStats { iterations, relative_residual: 1.0, converged: false };
         }
         for (row, dl) in dlambda.iter_mut().enumerate() {
-            *dl = inv_alpha[row] * (b[row] - pattern.row_product(row, vertices, grads, |_| 1.0, y));
+            *dl = inv_alpha[row] * (b[row] - pattern.row_product(row, vertices, grads, |_| 1.0, best));
         }
-        let relative_residual = dual / b_norm;
+        let relative_residual = lowest / b_norm;
         SolveStats { iterations, relative_residual, converged: relative_residual <= tol }
     }
 

@@ -37,7 +37,9 @@ pub fn linear_solver(settings: &MgpbdSettings, rows: &Rows, inv_mass: &[f64]) ->
     if settings.linear_solver == PRIMAL_SOLVER {
         return DualSolver::Primal(Box::new(PrimalSolver::new(&rows.vertices, inv_mass, settings.amg_options())));
     }
-    DualSolver::Matrix(solver_by_name(&settings.linear_solver, &settings.amg_options()).expect("scene validation checked the linear solver and its AMG options"))
+    DualSolver::Matrix(
+        solver_by_name(&settings.linear_solver, &settings.amg_options()).expect("scene validation checked the linear solver and its AMG options"),
+    )
 }
 
 pub struct Mgpbd {
