@@ -13,7 +13,7 @@ use xpbd_core::amg::{AmgOptions, NearKernel, Smoother};
 use xpbd_core::linear::matrix_market::{read_matrix, read_vector, write_vector};
 use xpbd_core::linear::{norm, solver_by_name, spmv, Csr, LinearSolver, Setup, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
-use xpbd_core::mgpbd::primal_solve::PrimalSolver;
+use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
 use xpbd_core::{Error, Result};
 
@@ -108,7 +108,7 @@ fn read_primal(dir: &Path, rows: usize, options: AmgOptions) -> Result<Method> {
     if j.rows() != rows || alpha_tilde.len() != rows || j.cols() != 3 * nv || xs.len() != 3 * nv {
         return Err(Error::invalid(format!("{}: J.mtx, alpha_tilde.mtx, inv_mass.mtx and x.mtx do not match A ({rows} rows)", dir.display())));
     }
-    if let Some(r) = alpha_tilde.iter().position(|&a| !(a > 0.0)) {
+    if let Some(r) = alpha_tilde.iter().position(|&a| a.is_nan() || a <= 0.0) {
         return Err(Error::invalid(format!("{}: alpha_tilde.mtx row {}: α̃ = {} has no primal form", dir.display(), r + 1, alpha_tilde[r])));
     }
     let (mut vertices, mut grads) = (vec![[NO_VERTEX; 4]; rows], vec![[Vec3::zeros(); 4]; rows]);
@@ -171,7 +171,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         let t1 = Instant::now();
         stats = match &mut method {
             Method::Matrix(s) => s.solve(&a, &b, &mut x, args.tol, cap),
-            Method::Primal(s, p) => s.solve(&p.vertices, &p.grads, &p.inv_mass, &b, &mut x, args.tol, cap),
+            Method::Primal(s, p) => s.solve(Jacobian { vertices: &p.vertices, grads: &p.grads }, &p.inv_mass, &b, &mut x, args.tol, cap),
         };
         let solve_s = t1.elapsed().as_secs_f64();
         spmv(&a, &x, &mut ax);

@@ -10,7 +10,7 @@ use crate::mesh::Vec3;
 
 /// Node of each unknown, for nodes owning unknowns `node_start[a]..node_start[a + 1]`.
 pub fn node_of_unknown(node_start: &[usize]) -> Vec<usize> {
-    (0..node_start.len() - 1).flat_map(|a| std::iter::repeat(a).take(node_start[a + 1] - node_start[a])).collect()
+    (0..node_start.len() - 1).flat_map(|a| std::iter::repeat_n(a, node_start[a + 1] - node_start[a])).collect()
 }
 
 /// The node graph of strong connections: nodes I ≠ J are strong neighbours when

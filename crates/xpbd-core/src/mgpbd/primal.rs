@@ -182,7 +182,7 @@ pub fn inverse_alpha(alpha_tilde: &[f64]) -> Vec<f64> {
 /// The primal solve needs every row compliant: a row with α = 0 (a hard constraint) has no primal
 /// form. Names the first such row's body.
 pub fn check_compliance(rows: &Rows, model: &Model) -> Result<()> {
-    match rows.compliance.iter().position(|&a| !(a > 0.0)) {
+    match rows.compliance.iter().position(|&a| a.is_nan() || a <= 0.0) {
         None => Ok(()),
         Some(r) => {
             let g = rows.group[r] as usize;

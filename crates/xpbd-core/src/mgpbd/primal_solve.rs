@@ -14,6 +14,13 @@ use crate::linear::pcg::{AmgPreconditioner, NodeBlocks, Pcg};
 use crate::linear::{norm, Csr, LinearSolver, Setup, SetupInfo, SolveStats};
 use crate::mesh::Vec3;
 
+/// J as the rows' vertices ([`super::rows::NO_VERTEX`] for unused slots) and node gradients.
+#[derive(Clone, Copy)]
+pub struct Jacobian<'a> {
+    pub vertices: &'a [[u32; 4]],
+    pub grads: &'a [[Vec3; 4]],
+}
+
 pub struct PrimalSolver {
     pub pattern: PrimalPattern,
     /// K on `pattern`.
@@ -74,17 +81,9 @@ impl PrimalSolver {
     }
 
     /// Solves `A Δλ = b` from Δλ = 0 until `‖b − A Δλ‖ ≤ tol ‖b‖` (the dual residual, `J W` times
-    /// K's residual) or `max_iter` PCG iterations on K; the rows' `vertices` and `grads` are J.
-    pub fn solve(
-        &mut self,
-        vertices: &[[u32; 4]],
-        grads: &[[Vec3; 4]],
-        inv_mass: &[f64],
-        b: &[f64],
-        dlambda: &mut [f64],
-        tol: f64,
-        max_iter: usize,
-    ) -> SolveStats {
+    /// K's residual) or `max_iter` PCG iterations on K.
+    pub fn solve(&mut self, j: Jacobian, inv_mass: &[f64], b: &[f64], dlambda: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
+        let Jacobian { vertices, grads } = j;
         let PrimalSolver { pattern, k, pcg, inv_alpha, rhs, y, best } = self;
         let b_norm = norm(b);
         if b_norm == 0.0 {

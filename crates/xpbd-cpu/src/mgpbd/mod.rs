@@ -14,7 +14,7 @@ use std::time::Instant;
 use xpbd_core::linear::{norm, solver_by_name, Csr, LinearSolver, Setup, SolveStats, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
-use xpbd_core::mgpbd::primal_solve::PrimalSolver;
+use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
@@ -197,7 +197,7 @@ impl Mgpbd {
         let (tol, max_iter) = (self.settings.pcg_tol, self.settings.pcg_max_iter);
         let solve: SolveStats = match &mut self.solver {
             DualSolver::Matrix(s) => s.solve(&self.a, &self.b, &mut self.dlambda, tol, max_iter),
-            DualSolver::Primal(p) => p.solve(&rows.vertices, grads, &model.inv_mass, &self.b, &mut self.dlambda, tol, max_iter),
+            DualSolver::Primal(p) => p.solve(Jacobian { vertices: &rows.vertices, grads }, &model.inv_mass, &self.b, &mut self.dlambda, tol, max_iter),
         };
         self.stats.linear_iterations += solve.iterations;
         self.stats.solve_s += t.elapsed().as_secs_f64();
