@@ -176,7 +176,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         let solve_s = t1.elapsed().as_secs_f64();
         spmv(&a, &x, &mut ax);
         let relative_residual = norm(&ax.iter().zip(&b).map(|(p, q)| p - q).collect::<Vec<_>>()) / norm(&b).max(f64::MIN_POSITIVE);
-        if !relative_residual.is_finite() {
+        if !(stats.relative_residual.is_finite() && relative_residual.is_finite()) {
             return Err(Error::invalid(format!("{}: the {} solve failed (matrix not positive definite?)", args.a.display(), args.method)));
         }
         sweep.push(SweepPoint { max_iter: cap, iterations: stats.iterations, solve_s, relative_residual });
