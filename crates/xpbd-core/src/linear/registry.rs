@@ -21,7 +21,9 @@ pub const MGPBD_SOLVER_NAMES: [&str; 5] = ["amg-pcg", "cg", "jacobi-pcg", "direc
 /// The recommended default for MGPBD's dual systems (docs/amg.md, "Recommended default"): at equal
 /// wall time plain CG was ahead of every AMG-PCG variant on tet-edge (10k–217k rows) and exported ARAP
 /// and neo-Hookean systems (10k–51k rows), and ahead of the sparse Cholesky on 3-D systems above ~10k
-/// rows. Cloth and small 3-D systems are better served by `direct`.
+/// rows. Cloth and small 3-D systems are better served by `direct`. [`PRIMAL_SOLVER`] wins on smooth
+/// ARAP component rows and stiff neo-Hookean rows but loses on the default ARAP cone rows and cannot
+/// take zero-compliance rows, so it is not the default (docs/mgpbd.md, "The primal solve").
 pub const DEFAULT_SOLVER: &str = "cg";
 
 /// A solver called `name`; `options` configure `amg-pcg` and are validated for it.
