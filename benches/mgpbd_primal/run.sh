@@ -40,17 +40,22 @@ done
 # Outer loop, stiff beam (youngs 2e9), one substep from rest: cone rows with cg and direct,
 # component rows with primal-amg (component rows with cg/direct: see docs/mgpbd.md, "Smooth ARAP rows").
 components scenes/mgpbd_beam_stiff.toml > "$OUT/_beam_comp.toml"
-ALL_RUNS="cone:cg:scenes/mgpbd_beam_stiff.toml cone-direct:direct:scenes/mgpbd_beam_stiff.toml cone-primal:primal-amg:scenes/mgpbd_beam_stiff.toml components-primal:primal-amg:$OUT/_beam_comp.toml components-cg:cg:$OUT/_beam_comp.toml"
+# XPBD (clustered Gauss-Seidel) on the same substep, 100× the iterations: the twin's solver at MGPBD's h.
+ALL_RUNS="xpbd:clustered:scenes/mgpbd_beam_stiff.toml cone:cg:scenes/mgpbd_beam_stiff.toml cone-direct:direct:scenes/mgpbd_beam_stiff.toml cone-primal:primal-amg:scenes/mgpbd_beam_stiff.toml components-primal:primal-amg:$OUT/_beam_comp.toml components-cg:cg:$OUT/_beam_comp.toml"
 for run in ${RUNS-$ALL_RUNS}; do
   IFS=: read -r -a f <<< "$run"
   set -- "${f[@]}"
-  primal "$3" "$2" > "$OUT/_outer_$1.toml"
   echo "== outer loop: $1 ($2)"
-  nice $X converge "$OUT/_outer_$1.toml" --frame 0 --iterations ${OUTER:-30} --solvers mgpbd --out "$OUT/outer_$1" > /dev/null
+  if [ "$1" = xpbd ]; then
+    nice $X converge "$3" --frame 0 --iterations $((100 * ${OUTER:-30})) --solvers "$2" --out "$OUT/outer_$1" > /dev/null
+  else
+    primal "$3" "$2" > "$OUT/_outer_$1.toml"
+    nice $X converge "$OUT/_outer_$1.toml" --frame 0 --iterations ${OUTER:-30} --solvers mgpbd --out "$OUT/outer_$1" > /dev/null
+  fi
   python3 - "$OUT/outer_$1/converge.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-pick = [r for r in rows if int(r["iteration"]) in (1, 5, 10, 20, 30)]
+pick = [r for r in rows if int(r["iteration"]) in (1, 5, 10, 20, 30, 100, 500, 1000, 3000)]
 print("  iteration: relative dual residual (wall ms) " + ", ".join(f"{r['iteration']}: {float(r['relative_residual']):.2e} ({float(r['wall_ms']):.0f})" for r in pick))
 PY
 done
