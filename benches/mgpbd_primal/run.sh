@@ -18,6 +18,7 @@ cells scenes/mgpbd_beam_nh.toml "40, 10, 5" > "$OUT/_nh10k.toml"
 # μ = 1e9 / 2.9 ≈ 3.4e8 (ν = 0.45); frame 0 (the first substep's system, no run-up)
 sed 's/youngs = 1.0e7/youngs = 1.0e9/' "$OUT/_nh10k.toml" > "$OUT/_nh10k_stiff.toml"
 cells "$OUT/_nh10k_stiff.toml" "70, 18, 9" > "$OUT/_nh50k_stiff.toml"
+cells "$OUT/_nh10k_stiff.toml" "86, 22, 11" > "$OUT/_nh200k_stiff.toml"
 components scenes/mgpbd_beam_stiff.toml > "$OUT/_comp11k.toml"
 cells "$OUT/_comp11k.toml" "24, 6, 6" > "$OUT/_comp39k.toml"
 for sys in ${SYSTEMS-arap10k-f5 nh10k-f5 comp11k-f0 comp39k-f0}; do
@@ -26,12 +27,13 @@ for sys in ${SYSTEMS-arap10k-f5 nh10k-f5 comp11k-f0 comp39k-f0}; do
     nh10k-f5) export_one $sys "$OUT/_nh10k.toml" 5 ;;
     nh10k-stiff-f0) export_one $sys "$OUT/_nh10k_stiff.toml" 0 ;;
     nh50k-stiff-f0) export_one $sys "$OUT/_nh50k_stiff.toml" 0 ;;
+    nh200k-stiff-f0) export_one $sys "$OUT/_nh200k_stiff.toml" 0 ;;
     comp11k-f0) export_one $sys "$OUT/_comp11k.toml" 0 ;;
     comp39k-f0) export_one $sys "$OUT/_comp39k.toml" 0 ;;
   esac
   D="$OUT/$sys"
   echo "== $sys: $(grep -E '"rows"' "$D/system.json" | tr -d ' ,')"
-  for m in cg primal-amg direct; do
+  for m in ${METHODS:-cg primal-amg direct}; do
     echo "-- $m"
     timeout 300 nice $X solve-system "$D/A.mtx" "$D/b.mtx" --method "$m" --tol 1e-12 --caps ${CAPS:-5,10,20,40,80,160,320,640} | grep -E "levels|cap " || echo "(timed out)"
   done
