@@ -1,10 +1,13 @@
 //! `xpbd export-system SCENE.toml --frame F --out DIR` (DESIGN.md §5): MGPBD's dual system as
 //! Matrix Market `A.mtx` (general, coordinate), `b.mtx` (an n×1 coordinate matrix listing every
-//! entry) and `system.json`.
+//! entry) and `system.json`; and for the primal solve (`xpbd solve-system --method primal-amg`)
+//! `J.mtx` (rows × 3·vertices), `inv_mass.mtx`, `alpha_tilde.mtx` and `x.mtx` (x̃, 3·vertices) as
+//! array vectors.
 
 use clap::Args;
 use std::path::PathBuf;
 use xpbd::dual_system::dual_system;
+use xpbd_core::linear::matrix_market::write_vector;
 use xpbd_core::linear::Csr;
 use xpbd_core::mesh::io::write_atomic;
 use xpbd_core::{Error, Result};
@@ -23,18 +26,22 @@ pub struct ExportSystemArgs {
 }
 
 pub fn export_system(a: ExportSystemArgs) -> Result<()> {
-    let (m, b, info) = dual_system(&a.scene, a.frame)?;
+    let sys = dual_system(&a.scene, a.frame)?;
+    let info = sys.info;
     std::fs::create_dir_all(&a.out).map_err(|e| Error::io(&a.out, e))?;
-    let n = b.len();
-    let b_col = Csr::new_csc((n, 1), vec![0, n], (0..n).collect(), b).to_csr();
-    for (name, mat) in [("A.mtx", &m), ("b.mtx", &b_col)] {
+    let n = sys.b.len();
+    let b_col = Csr::new_csc((n, 1), vec![0, n], (0..n).collect(), sys.b).to_csr();
+    for (name, mat) in [("A.mtx", &sys.a), ("b.mtx", &b_col), ("J.mtx", &sys.jacobian)] {
         let path = a.out.join(name);
         sprs::io::write_matrix_market(&path, mat).map_err(|e| Error::io(&path, e))?;
+    }
+    for (name, v) in [("inv_mass.mtx", &sys.inv_mass), ("alpha_tilde.mtx", &sys.alpha_tilde), ("x.mtx", &sys.x)] {
+        write_vector(&a.out.join(name), v)?;
     }
     let json = serde_json::to_string_pretty(&info).map_err(|e| Error::invalid(format!("system.json: {e}")))?;
     write_atomic(&a.out.join("system.json"), json.as_bytes())?;
     println!(
-        "{}: frame {}, {} rows, {} nonzeros, ‖b‖ = {:.3e}; A.mtx, b.mtx, system.json in {}",
+        "{}: frame {}, {} rows, {} nonzeros, ‖b‖ = {:.3e}; A.mtx, b.mtx, J.mtx, inv_mass.mtx, alpha_tilde.mtx, x.mtx, system.json in {}",
         info.scene,
         a.frame,
         info.rows,

@@ -1,6 +1,9 @@
 //! `xpbd solve-system A.mtx b.mtx`: solves a symmetric positive definite Matrix Market system
 //! with one of the linear solvers (AMG-PCG by default, as MGPBD's global step uses it) and
-//! reports iterations, residual, setup and solve times and the AMG hierarchy (docs/amg.md).
+//! reports iterations, the true residual ‖b − A x‖/‖b‖, setup and solve times and the AMG
+//! hierarchy (docs/amg.md). `--method primal-amg` solves through the primal matrix and reads J,
+//! the inverse masses, α̃ and x̃ that `xpbd export-system` writes next to A.mtx. `--caps` solves
+//! again from zero for each iteration cap, for residual-against-time comparisons.
 
 use clap::Args;
 use serde::Serialize;
@@ -8,7 +11,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 use xpbd_core::amg::{AmgOptions, NearKernel, Smoother};
 use xpbd_core::linear::matrix_market::{read_matrix, read_vector, write_vector};
-use xpbd_core::linear::{solver_by_name, Csr, Setup, SOLVER_NAMES};
+use xpbd_core::linear::{norm, solver_by_name, spmv, Csr, LinearSolver, Setup, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
+use xpbd_core::mesh::Vec3;
+use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
+use xpbd_core::mgpbd::rows::NO_VERTEX;
 use xpbd_core::{Error, Result};
 
 #[derive(Args)]
@@ -18,7 +24,7 @@ pub struct SolveSystemArgs {
     /// The right-hand side: an n × 1 Matrix Market vector (array or coordinate).
     b: PathBuf,
     /// Linear solver.
-    #[arg(long, default_value = "amg-pcg", value_parser = SOLVER_NAMES)]
+    #[arg(long, default_value = "amg-pcg", value_parser = MGPBD_SOLVER_NAMES)]
     method: String,
     /// Stop when ‖b − A x‖ ≤ tol ‖b‖.
     #[arg(long, default_value_t = 1e-8)]
@@ -41,6 +47,9 @@ pub struct SolveSystemArgs {
     /// Coarsening stops at this many rows.
     #[arg(long, default_value_t = 400)]
     max_coarse: usize,
+    /// Iteration caps: solve from zero once per cap after one setup (e.g. `10,20,40`); default: `--max-iter`.
+    #[arg(long, value_delimiter = ',')]
+    caps: Vec<usize>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -64,6 +73,60 @@ struct Report {
     operator_complexity: f64,
     /// Mean residual reduction per iteration, (relative_residual)^(1/iterations).
     convergence_factor: f64,
+    /// One entry per `--caps` value.
+    sweep: Vec<SweepPoint>,
+}
+
+#[derive(Serialize)]
+struct SweepPoint {
+    max_iter: usize,
+    iterations: usize,
+    solve_s: f64,
+    /// The true ‖b − A x‖ / ‖b‖.
+    relative_residual: f64,
+}
+
+/// A solver of the system: of A, or through K from the exported J.
+enum Method {
+    Matrix(Box<dyn LinearSolver>),
+    Primal(Box<PrimalSolver>, PrimalInputs),
+}
+
+/// J as per-row vertices and gradients, with the inverse masses and x̃.
+struct PrimalInputs {
+    vertices: Vec<[u32; 4]>,
+    grads: Vec<[Vec3; 4]>,
+    inv_mass: Vec<f64>,
+    x: Vec<Vec3>,
+}
+
+/// Reads `J.mtx`, `inv_mass.mtx`, `alpha_tilde.mtx`, `x.mtx` from `dir` (as `xpbd export-system` writes them).
+fn read_primal(dir: &Path, rows: usize, options: AmgOptions) -> Result<Method> {
+    let j = read_matrix(&dir.join("J.mtx"))?;
+    let (inv_mass, alpha_tilde, xs) = (read_vector(&dir.join("inv_mass.mtx"))?, read_vector(&dir.join("alpha_tilde.mtx"))?, read_vector(&dir.join("x.mtx"))?);
+    let nv = inv_mass.len();
+    if j.rows() != rows || alpha_tilde.len() != rows || j.cols() != 3 * nv || xs.len() != 3 * nv {
+        return Err(Error::invalid(format!("{}: J.mtx, alpha_tilde.mtx, inv_mass.mtx and x.mtx do not match A ({rows} rows)", dir.display())));
+    }
+    if let Some(r) = alpha_tilde.iter().position(|&a| a.is_nan() || a <= 0.0) {
+        return Err(Error::invalid(format!("{}: alpha_tilde.mtx row {}: α̃ = {} has no primal form", dir.display(), r + 1, alpha_tilde[r])));
+    }
+    let (mut vertices, mut grads) = (vec![[NO_VERTEX; 4]; rows], vec![[Vec3::zeros(); 4]; rows]);
+    for (r, row) in j.outer_iterator().enumerate() {
+        for (c, &v) in row.iter() {
+            let slots = &mut vertices[r];
+            let slot = match slots.iter().position(|&s| s == (c / 3) as u32 || s == NO_VERTEX) {
+                Some(k) => k,
+                None => return Err(Error::invalid(format!("{}: J.mtx row {} touches more than 4 vertices", dir.display(), r + 1))),
+            };
+            slots[slot] = (c / 3) as u32;
+            grads[r][slot][c % 3] = v;
+        }
+    }
+    let mut solver = Box::new(PrimalSolver::new(&vertices, &inv_mass, options));
+    solver.set_alpha_tilde(&alpha_tilde);
+    let x = xs.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
+    Ok(Method::Primal(solver, PrimalInputs { vertices, grads, inv_mass, x }))
 }
 
 pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
@@ -84,34 +147,62 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         smoother: Smoother::from_name(&args.smoother).expect("clap checked --smoother"),
         ..Default::default()
     };
-    let mut solver = solver_by_name(&args.method, &options)?;
+    let mut method = if args.method == PRIMAL_SOLVER {
+        read_primal(args.a.parent().unwrap_or(Path::new(".")), a.rows(), options)?
+    } else {
+        Method::Matrix(solver_by_name(&args.method, &options)?)
+    };
+    // For primal-amg the setup includes filling K (the outer loop fills K instead of A).
     let t0 = Instant::now();
-    solver.setup(&a, Setup::Full);
+    match &mut method {
+        Method::Matrix(s) => s.setup(&a, Setup::Full),
+        Method::Primal(s, p) => {
+            s.fill(&p.grads, &p.inv_mass);
+            s.setup(&p.x, Setup::Full);
+        }
+    }
     let setup_s = t0.elapsed().as_secs_f64();
-    let mut x = vec![0.0; a.rows()];
-    let t1 = Instant::now();
-    let stats = solver.solve(&a, &b, &mut x, args.tol, args.max_iter);
-    let solve_s = t1.elapsed().as_secs_f64();
-    if !stats.relative_residual.is_finite() {
-        return Err(Error::invalid(format!("{}: the {} solve failed (matrix not positive definite?)", args.a.display(), args.method)));
+    let caps = if args.caps.is_empty() { vec![args.max_iter] } else { args.caps.clone() };
+    let (mut x, mut ax) = (vec![0.0; a.rows()], vec![0.0; a.rows()]);
+    let mut sweep = Vec::new();
+    let mut stats = Default::default();
+    for &cap in &caps {
+        x.fill(0.0);
+        let t1 = Instant::now();
+        stats = match &mut method {
+            Method::Matrix(s) => s.solve(&a, &b, &mut x, args.tol, cap),
+            Method::Primal(s, p) => s.solve(Jacobian { vertices: &p.vertices, grads: &p.grads }, &p.inv_mass, &b, &mut x, args.tol, cap),
+        };
+        let solve_s = t1.elapsed().as_secs_f64();
+        spmv(&a, &x, &mut ax);
+        let relative_residual = norm(&ax.iter().zip(&b).map(|(p, q)| p - q).collect::<Vec<_>>()) / norm(&b).max(f64::MIN_POSITIVE);
+        if !(stats.relative_residual.is_finite() && relative_residual.is_finite()) {
+            return Err(Error::invalid(format!("{}: the {} solve failed (matrix not positive definite?)", args.a.display(), args.method)));
+        }
+        sweep.push(SweepPoint { max_iter: cap, iterations: stats.iterations, solve_s, relative_residual });
     }
     if let Some(out) = &args.out {
         write_vector(out, &x)?;
     }
-    let info = solver.info();
+    let info = match &method {
+        Method::Matrix(s) => s.info(),
+        Method::Primal(s, _) => s.info(),
+    };
+    let last = sweep.last().expect("at least one cap");
     let report = Report {
         method: args.method.clone(),
         rows: a.rows(),
         nnz: a.nnz(),
-        iterations: stats.iterations,
-        relative_residual: stats.relative_residual,
+        iterations: last.iterations,
+        relative_residual: last.relative_residual,
         converged: stats.converged,
         setup_s,
-        solve_s,
+        solve_s: last.solve_s,
         levels: info.levels,
         level_rows: info.level_rows,
         operator_complexity: info.operator_complexity,
-        convergence_factor: if stats.iterations > 0 { stats.relative_residual.powf(1.0 / stats.iterations as f64) } else { 0.0 },
+        convergence_factor: if last.iterations > 0 { last.relative_residual.powf(1.0 / last.iterations as f64) } else { 0.0 },
+        sweep,
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
@@ -124,6 +215,17 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         println!("setup_s, solve_s     {:.4}, {:.4}", report.setup_s, report.solve_s);
         println!("levels               {} (rows {:?})", report.levels, report.level_rows);
         println!("operator_complexity  {:.3}", report.operator_complexity);
+        if report.sweep.len() > 1 {
+            for p in &report.sweep {
+                println!(
+                    "cap {:6}: {:6} iterations, setup + solve {:.4} s, relative residual {:.3e}",
+                    p.max_iter,
+                    p.iterations,
+                    setup_s + p.solve_s,
+                    p.relative_residual
+                );
+            }
+        }
     }
     Ok(())
 }

@@ -105,7 +105,7 @@ fn outer_loop_stops_at_its_tolerance_or_its_cap() {
 }
 
 /// Every linear solver the scene can name drives the outer loop to the same positions when solved
-/// tightly: the AMG, Jacobi-preconditioned and direct solvers are wired in, not only CG.
+/// tightly: the AMG, Jacobi-preconditioned, primal (through K) and direct solvers are wired in, not only CG.
 #[test]
 fn every_linear_solver_reaches_the_same_positions() {
     let run = |linear: &str| {
@@ -121,7 +121,7 @@ fn every_linear_solver_reaches_the_same_positions() {
     let reference = run("direct");
     let sag = reference.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
     assert!(sag < -1e-4, "the block should sag under gravity, lowest y {sag}");
-    for linear in ["cg", "jacobi-pcg", "amg-pcg"] {
+    for linear in ["cg", "jacobi-pcg", "amg-pcg", "primal-amg"] {
         let x = run(linear);
         let d = x.iter().zip(&reference).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
         println!("{linear}: max distance to the direct solve's positions {d:.3e} m");

@@ -49,8 +49,21 @@ pub struct BodyStiffness {
     pub bending_compliance: Option<f64>,
 }
 
+/// The exported system: `A`, `b`, and what the primal solve (`primal-amg`) needs besides.
+pub struct DualSystem {
+    pub a: Csr,
+    pub b: Vec<f64>,
+    pub info: SystemInfo,
+    /// J = ∂C/∂x at x̃, rows × 3·vertices (pinned vertices' columns included).
+    pub jacobian: Csr,
+    pub inv_mass: Vec<f64>,
+    pub alpha_tilde: Vec<f64>,
+    /// x̃, 3·vertices.
+    pub x: Vec<f64>,
+}
+
 /// Runs `scene` to `frame` and assembles the next substep's first dual system.
-pub fn dual_system(scene: &Path, frame: usize) -> Result<(Csr, Vec<f64>, SystemInfo)> {
+pub fn dual_system(scene: &Path, frame: usize) -> Result<DualSystem> {
     let mut sim = Simulation::load(scene, Some(Device::Cpu))?;
     let rows = Rows::new(&sim.model).map_err(|e| xpbd_core::Error::invalid(format!("{}: {e}", scene.display())))?;
     run_up(&mut sim, frame)?;
@@ -93,5 +106,28 @@ pub fn dual_system(scene: &Path, frame: usize) -> Result<(Csr, Vec<f64>, SystemI
         bodies,
         rhs_norm: xpbd_core::linear::norm(&b),
     };
-    Ok((a, b, info))
+    let (mut indptr, mut indices, mut data) = (vec![0], Vec::new(), Vec::new());
+    for r in 0..rows.len() {
+        let (_, g) = rows.evaluate(model, r, &s.x);
+        let mut entries: Vec<(usize, f64)> = rows.vertices[r]
+            .iter()
+            .zip(&g)
+            .filter(|(&v, _)| v != xpbd_core::mgpbd::rows::NO_VERTEX)
+            .flat_map(|(&v, gv)| (0..3).map(move |d| (3 * v as usize + d, gv[d])))
+            .collect();
+        entries.sort_by_key(|e| e.0);
+        indices.extend(entries.iter().map(|e| e.0));
+        data.extend(entries.iter().map(|e| e.1));
+        indptr.push(indices.len());
+    }
+    let jacobian = Csr::new((rows.len(), 3 * model.vertex_count()), indptr, indices, data);
+    Ok(DualSystem {
+        a,
+        b,
+        info,
+        jacobian,
+        inv_mass: model.inv_mass.clone(),
+        alpha_tilde: xpbd_core::mgpbd::alpha_tilde(&rows, h),
+        x: s.x.iter().flat_map(|p| [p.x, p.y, p.z]).collect(),
+    })
 }

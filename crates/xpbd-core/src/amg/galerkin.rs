@@ -1,9 +1,10 @@
-//! Galerkin coarse matrix `A_c = Pᵀ A P` for a tentative prolongator (mgpbd.md §4.1).
+//! Galerkin coarse matrix `A_c = Pᵀ A P` (mgpbd.md §4.1).
 //!
-//! P has one dense block row per node (the columns of its aggregate), so `A_c` is block-sparse:
-//! block (a, b) is nonzero when some `a_ij ≠ 0` has i in aggregate a and j in b. The pattern is
-//! built once; `refresh` recomputes the values for new values of A on the same pattern, which is
-//! all the lazy setup redoes between full setups.
+//! For a tentative prolongator P has one dense block row per node (the columns of its aggregate),
+//! so `A_c` is block-sparse: block (a, b) is nonzero when some `a_ij ≠ 0` has i in aggregate a and
+//! j in b. That pattern is built once; `refresh` recomputes the values for new values of A on the
+//! same pattern, which is all the lazy setup redoes between full setups. A smoothed prolongator
+//! (`smoothing.rs`) has no such structure: its product is recomputed as two sparse products.
 
 use super::prolongation::Tentative;
 use crate::linear::Csr;
@@ -13,11 +14,21 @@ const NONE: usize = usize::MAX;
 
 pub struct Galerkin {
     pub coarse: Csr,
-    /// For each stored entry `a_ij` of A, the offset of block (agg(i), agg(j)) within the coarse
-    /// rows of agg(i), or `NONE`.
-    offset: Vec<usize>,
-    /// Aggregate of each fine node (`NONE` if isolated).
-    agg: Vec<usize>,
+    product: Product,
+}
+
+/// How `Pᵀ A P` is recomputed.
+enum Product {
+    /// Tentative P: the block map below.
+    Blocks {
+        /// For each stored entry `a_ij` of A, the offset of block (agg(i), agg(j)) within the
+        /// coarse rows of agg(i), or `NONE`.
+        offset: Vec<usize>,
+        /// Aggregate of each fine node (`NONE` if isolated).
+        agg: Vec<usize>,
+    },
+    /// Any P: `Pᵀ (A P)` by sparse products, with Pᵀ kept.
+    Sparse { pt: Csr },
 }
 
 impl Galerkin {
@@ -67,14 +78,28 @@ impl Galerkin {
             }
         }
         let data = vec![0.0; indices.len()];
-        let mut g = Galerkin { coarse: Csr::new((nc, nc), indptr, indices, data), offset, agg };
+        let mut g = Galerkin { coarse: Csr::new((nc, nc), indptr, indices, data), product: Product::Blocks { offset, agg } };
         g.refresh(a, &t.p);
         g
     }
 
+    /// `Pᵀ A P` for any prolongator `p` (a smoothed one), by sparse products.
+    pub fn sparse(a: &Csr, p: &Csr) -> Self {
+        let pt = p.transpose_view().to_csr();
+        let coarse = &pt * &(a * p);
+        Galerkin { coarse, product: Product::Sparse { pt } }
+    }
+
     /// Recomputes the values of `Pᵀ A P` for `a` with the pattern this was built for.
     pub fn refresh(&mut self, a: &Csr, p: &Csr) {
-        assert_eq!(a.nnz(), self.offset.len(), "Galerkin refresh needs the pattern of the full setup");
+        let (offset, agg) = match &self.product {
+            Product::Blocks { offset, agg } => (offset, agg),
+            Product::Sparse { pt } => {
+                self.coarse = pt * &(a * p);
+                return;
+            }
+        };
+        assert_eq!(a.nnz(), offset.len(), "Galerkin refresh needs the pattern of the full setup");
         let p_ptr = p.indptr();
         let p_ptr = p_ptr.raw_storage();
         let (p_idx, p_val) = (p.indices(), p.data());
@@ -86,10 +111,10 @@ impl Galerkin {
             let pi = &p_val[p_ptr[i]..p_ptr[i + 1]];
             let first_row = p_idx[p_ptr[i]..p_ptr[i + 1]].first().copied();
             for (j, &v) in row.iter() {
-                let off = self.offset[k];
+                let off = offset[k];
                 k += 1;
                 let Some(first_row) = first_row else { continue };
-                if off == NONE || self.agg[i] == NONE {
+                if off == NONE || agg[i] == NONE {
                     continue;
                 }
                 let pj = &p_val[p_ptr[j]..p_ptr[j + 1]];

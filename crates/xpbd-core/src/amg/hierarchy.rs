@@ -3,10 +3,12 @@
 //! sparse Cholesky when coarsening stalls above `MAX_DENSE` rows.
 
 use super::aggregation::standard_aggregation;
+use super::blocks::{block_strength, unknown_aggregates};
 use super::galerkin::Galerkin;
 use super::near_kernel::near_kernel;
 use super::prolongation::tentative;
 use super::smoothers::Relaxation;
+use super::smoothing::smooth_prolongator;
 use super::strength::symmetric_strength;
 use super::AmgOptions;
 use crate::linear::direct::Direct;
@@ -34,7 +36,7 @@ pub enum CoarseSolve {
 }
 
 impl CoarseSolve {
-    fn new(a: &Csr) -> Self {
+    pub(super) fn new(a: &Csr) -> Self {
         if a.rows() > MAX_DENSE {
             let mut direct = Box::new(Direct::default());
             direct.setup(a, Setup::Full);
@@ -76,26 +78,51 @@ pub struct Hierarchy {
 const MAX_DENSE: usize = 5000;
 
 impl Hierarchy {
-    /// Full setup for `a` (symmetric positive definite).
+    /// Full setup of unsmoothed aggregation for `a` (symmetric positive definite), scalar
+    /// unknowns, near kernel from `options`.
     pub fn new(a: &Csr, options: &AmgOptions) -> Self {
-        let (mut b, k) = near_kernel(a, options);
+        let (b, k) = near_kernel(a, options);
+        Self::build(a, options, b, k, None)
+    }
+
+    /// Full setup of smoothed aggregation (`smoothing.rs`) for a block system: the unknowns of
+    /// node `v` are `node_start[v]..node_start[v + 1]` (they are aggregated together), and `b`
+    /// (`rows × k`, column-major, e.g. [`super::blocks::rigid_body_modes`]) is the near kernel.
+    pub fn smoothed_aggregation(a: &Csr, options: &AmgOptions, node_start: Vec<usize>, b: Vec<f64>, k: usize) -> Self {
+        Self::build(a, options, b, k, Some(node_start))
+    }
+
+    /// Levels are added until `max_coarse` rows; with `blocks`, aggregation is on the node graph,
+    /// the prolongators are smoothed and each coarse aggregate's columns form the next level's node.
+    fn build(a: &Csr, options: &AmgOptions, mut b: Vec<f64>, k: usize, mut blocks: Option<Vec<usize>>) -> Self {
         let mut levels: Vec<Level> = Vec::new();
         loop {
             let cur = levels.last().map_or(a, |l| &l.galerkin.coarse);
             if cur.rows() <= options.max_coarse || levels.len() + 1 >= options.max_levels {
                 break;
             }
-            let agg = standard_aggregation(&symmetric_strength(cur, options.theta));
+            let agg = match &blocks {
+                None => standard_aggregation(&symmetric_strength(cur, options.theta)),
+                Some(start) => unknown_aggregates(&standard_aggregation(&block_strength(cur, start, options.theta)), start),
+            };
             let t = tentative(&agg, &b, k);
             let nc = t.p.cols();
             if nc == 0 || nc >= cur.rows() {
                 break;
             }
-            let galerkin = Galerkin::new(cur, &t, &agg.of_node);
+            let (p, galerkin) = if blocks.is_some() {
+                blocks = Some(t.col_start.clone());
+                let p = smooth_prolongator(cur, &t.p);
+                let galerkin = Galerkin::sparse(cur, &p);
+                (p, galerkin)
+            } else {
+                let galerkin = Galerkin::new(cur, &t, &agg.of_node);
+                (t.p, galerkin)
+            };
             let relax = Relaxation::new(cur, options.smoother);
             let n = cur.rows();
             b = t.coarse_b;
-            levels.push(Level { relax, p: t.p, galerkin, residual: vec![0.0; n], coarse_b: vec![0.0; nc], coarse_x: vec![0.0; nc] });
+            levels.push(Level { relax, p, galerkin, residual: vec![0.0; n], coarse_b: vec![0.0; nc], coarse_x: vec![0.0; nc] });
         }
         let last = levels.last().map_or(a, |l| &l.galerkin.coarse);
         Hierarchy { options: options.clone(), coarsest: CoarseSolve::new(last), coarsest_rows: last.rows(), levels }

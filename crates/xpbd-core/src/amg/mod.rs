@@ -2,17 +2,22 @@
 //! solve (`../shared/papers/mgpbd.md` §4, DESIGN.md §7). Setup: strength of connection →
 //! standard aggregation → tentative prolongator from near-kernel vectors → Galerkin coarse
 //! matrices, level by level until at most `max_coarse` rows; solve: one V-cycle per PCG iteration.
+//! The same pipeline with node (3×3 block) aggregation, rigid-body near kernel and smoothed
+//! prolongators (`blocks`, `smoothing`) is the smoothed aggregation of the primal solve
+//! (`crate::mgpbd::primal`).
 //!
 //! Lazy setup: `Hierarchy::refresh` keeps aggregates, prolongators and smoother parameters and
 //! recomputes only the Galerkin values (and the coarsest factorisation) for new matrix values.
 
 pub mod aggregation;
+pub mod blocks;
 pub mod galerkin;
 pub mod hierarchy;
 pub mod model_problems;
 pub mod near_kernel;
 pub mod prolongation;
 pub mod smoothers;
+pub mod smoothing;
 pub mod strength;
 pub mod vcycle;
 

@@ -12,7 +12,7 @@ pub mod matrix_market;
 pub mod pcg;
 pub mod registry;
 
-pub use registry::{solver_by_name, DEFAULT_SOLVER, SOLVER_NAMES};
+pub use registry::{solver_by_name, DEFAULT_SOLVER, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER, SOLVER_NAMES};
 
 /// A sparse matrix in compressed sparse row form.
 pub type Csr = sprs::CsMat<f64>;

@@ -18,11 +18,36 @@ pub struct AmgPreconditioner {
     options: AmgOptions,
     hierarchy: Option<Hierarchy>,
     info: SetupInfo,
+    /// For smoothed aggregation of a block system: the unknowns of each node and the near kernel.
+    blocks: Option<NodeBlocks>,
+}
+
+/// Node structure and near kernel of a block system (`Hierarchy::smoothed_aggregation`).
+pub struct NodeBlocks {
+    /// Node v owns unknowns `node_start[v]..node_start[v + 1]`.
+    pub node_start: Vec<usize>,
+    /// Near-kernel block, `rows × k`, column-major.
+    pub b: Vec<f64>,
+    pub k: usize,
 }
 
 impl AmgPreconditioner {
+    /// Unsmoothed aggregation on scalar unknowns with the near kernel of `options`.
     pub fn new(options: AmgOptions) -> Self {
-        AmgPreconditioner { options, hierarchy: None, info: SetupInfo::default() }
+        AmgPreconditioner { options, hierarchy: None, info: SetupInfo::default(), blocks: None }
+    }
+
+    /// Smoothed aggregation of a block system; the near kernel is set by [`Self::set_blocks`]
+    /// before each full setup.
+    pub fn smoothed(options: AmgOptions) -> Self {
+        let blocks = NodeBlocks { node_start: vec![0], b: Vec::new(), k: 0 };
+        AmgPreconditioner { blocks: Some(blocks), ..Self::new(options) }
+    }
+
+    /// The nodes and near kernel the next full setup of a smoothed hierarchy uses.
+    pub fn set_blocks(&mut self, blocks: NodeBlocks) {
+        assert!(self.blocks.is_some(), "set_blocks on an unsmoothed AMG preconditioner");
+        self.blocks = Some(blocks);
     }
 }
 
@@ -30,7 +55,12 @@ impl Preconditioner for AmgPreconditioner {
     fn setup(&mut self, a: &Csr, setup: Setup) {
         match (&mut self.hierarchy, setup) {
             (Some(h), Setup::Refresh) => h.refresh(a),
-            _ => self.hierarchy = Some(Hierarchy::new(a, &self.options)),
+            _ => {
+                self.hierarchy = Some(match &self.blocks {
+                    None => Hierarchy::new(a, &self.options),
+                    Some(n) => Hierarchy::smoothed_aggregation(a, &self.options, n.node_start.clone(), n.b.clone(), n.k),
+                })
+            }
         }
         let h = self.hierarchy.as_ref().expect("set up above");
         self.info = SetupInfo { levels: h.level_count(), operator_complexity: h.operator_complexity(a), level_rows: h.level_rows(a) };
@@ -77,6 +107,52 @@ impl<P: Preconditioner> Pcg<P> {
     pub fn new(name: &'static str, precond: P) -> Self {
         Pcg { name, precond, r: Vec::new(), z: Vec::new(), p: Vec::new(), ap: Vec::new() }
     }
+
+    pub fn preconditioner_mut(&mut self) -> &mut P {
+        &mut self.precond
+    }
+
+    /// PCG on `a x = b` from `x` until `done(r, x)` holds for the residual `r = b − A x` and the
+    /// iterate (tested before every iteration) or `max_iter` iterations; returns the iterations and whether it
+    /// stopped on `done`. A stopping rule other than ‖r‖ (e.g. the dual residual of the primal
+    /// solve, `mgpbd::primal`) is the reason this is separate from [`LinearSolver::solve`].
+    pub fn iterate(&mut self, a: &Csr, b: &[f64], x: &mut [f64], max_iter: usize, mut done: impl FnMut(&[f64], &[f64]) -> bool) -> (usize, bool) {
+        let Pcg { precond, r, z, p, ap, .. } = self;
+        spmv(a, x, ap);
+        for i in 0..r.len() {
+            r[i] = b[i] - ap[i];
+        }
+        precond.apply(a, r, z);
+        p.copy_from_slice(z);
+        let mut rz = dot(r, z);
+        let mut iterations = 0;
+        loop {
+            if done(r, x) {
+                return (iterations, true);
+            }
+            if iterations == max_iter {
+                return (iterations, false);
+            }
+            spmv(a, p, ap);
+            let pap = dot(p, ap);
+            if !(pap > 0.0 && rz > 0.0) {
+                return (iterations, false);
+            }
+            let alpha = rz / pap;
+            for i in 0..r.len() {
+                x[i] += alpha * p[i];
+                r[i] -= alpha * ap[i];
+            }
+            precond.apply(a, r, z);
+            let rz_new = dot(r, z);
+            let beta = rz_new / rz;
+            for i in 0..p.len() {
+                p[i] = z[i] + beta * p[i];
+            }
+            rz = rz_new;
+            iterations += 1;
+        }
+    }
 }
 
 impl<P: Preconditioner> LinearSolver for Pcg<P> {
@@ -93,42 +169,16 @@ impl<P: Preconditioner> LinearSolver for Pcg<P> {
     }
 
     fn solve(&mut self, a: &Csr, b: &[f64], x: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
-        let Pcg { precond, r, z, p, ap, .. } = self;
         let b_norm = norm(b);
         if b_norm == 0.0 {
             x.fill(0.0);
             return SolveStats { iterations: 0, relative_residual: 0.0, converged: true };
         }
-        spmv(a, x, ap);
-        for i in 0..r.len() {
-            r[i] = b[i] - ap[i];
-        }
-        precond.apply(a, r, z);
-        p.copy_from_slice(z);
-        let mut rz = dot(r, z);
-        let mut r_norm = norm(r);
-        let mut iterations = 0;
-        while r_norm > tol * b_norm && iterations < max_iter {
-            spmv(a, p, ap);
-            let pap = dot(p, ap);
-            if !(pap > 0.0 && rz > 0.0) {
-                break;
-            }
-            let alpha = rz / pap;
-            for i in 0..r.len() {
-                x[i] += alpha * p[i];
-                r[i] -= alpha * ap[i];
-            }
-            precond.apply(a, r, z);
-            let rz_new = dot(r, z);
-            let beta = rz_new / rz;
-            for i in 0..p.len() {
-                p[i] = z[i] + beta * p[i];
-            }
-            rz = rz_new;
+        let mut r_norm = 0.0;
+        let (iterations, _) = self.iterate(a, b, x, max_iter, |r, _| {
             r_norm = norm(r);
-            iterations += 1;
-        }
+            r_norm <= tol * b_norm
+        });
         let relative_residual = r_norm / b_norm;
         SolveStats { iterations, relative_residual, converged: relative_residual <= tol }
     }

@@ -10,10 +10,20 @@ use crate::{Error, Result};
 /// The accepted names.
 pub const SOLVER_NAMES: [&str; 4] = ["amg-pcg", "cg", "jacobi-pcg", "direct"];
 
+/// MGPBD's solve through the primal matrix `M + Jᵀ α̃⁻¹ J` (`mgpbd::primal_solve`): it needs J, not
+/// just A, so it is a method of MGPBD's outer loop and of `xpbd solve-system` with an exported J,
+/// not a [`LinearSolver`] of A.
+pub const PRIMAL_SOLVER: &str = "primal-amg";
+
+/// Every method MGPBD's `solver.linear_solver` accepts.
+pub const MGPBD_SOLVER_NAMES: [&str; 5] = ["amg-pcg", "cg", "jacobi-pcg", "direct", PRIMAL_SOLVER];
+
 /// The recommended default for MGPBD's dual systems (docs/amg.md, "Recommended default"): at equal
 /// wall time plain CG was ahead of every AMG-PCG variant on tet-edge (10k–217k rows) and exported ARAP
 /// and neo-Hookean systems (10k–51k rows), and ahead of the sparse Cholesky on 3-D systems above ~10k
-/// rows. Cloth and small 3-D systems are better served by `direct`.
+/// rows. Cloth and small 3-D systems are better served by `direct`. [`PRIMAL_SOLVER`] wins on smooth
+/// ARAP component rows and stiff neo-Hookean rows but loses on the default ARAP cone rows and cannot
+/// take zero-compliance rows, so it is not the default (docs/mgpbd.md, "The primal solve").
 pub const DEFAULT_SOLVER: &str = "cg";
 
 /// A solver called `name`; `options` configure `amg-pcg` and are validated for it.
@@ -26,6 +36,7 @@ pub fn solver_by_name(name: &str, options: &AmgOptions) -> Result<Box<dyn Linear
         "cg" => Box::new(Cg::default()),
         "jacobi-pcg" => Box::new(Pcg::new("jacobi-pcg", JacobiPreconditioner::default())),
         "direct" => Box::new(Direct::default()),
+        PRIMAL_SOLVER => return Err(Error::invalid(format!("`{PRIMAL_SOLVER}` solves through J and needs the rows, not only A"))),
         other => return Err(Error::invalid(format!("unknown linear solver `{other}` (expected one of {})", SOLVER_NAMES.join(", ")))),
     })
 }

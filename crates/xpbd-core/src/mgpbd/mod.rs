@@ -3,9 +3,13 @@
 //! solver settings (`settings`). The outer loop that solves it each substep is the backends'.
 
 pub mod assembly;
+pub mod primal;
+pub mod primal_solve;
 pub mod rows;
 pub mod settings;
 
+#[cfg(test)]
+mod primal_tests;
 #[cfg(test)]
 mod tests;
 

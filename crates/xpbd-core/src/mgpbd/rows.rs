@@ -124,7 +124,11 @@ impl Rows {
             }
         }
         let components = model.solver.mgpbd.as_ref().is_some_and(|s| s.arap_rows == "components");
-        Ok(if components { r.arap_components() } else { r })
+        let r = if components { r.arap_components() } else { r };
+        if model.solver.mgpbd.as_ref().is_some_and(|s| s.linear_solver == crate::linear::PRIMAL_SOLVER) {
+            super::primal::check_compliance(&r, model)?;
+        }
+        Ok(r)
     }
 
     /// Each ARAP row replaced by its nine component rows with the same compliance: ½ Σ_k C_k²/α =

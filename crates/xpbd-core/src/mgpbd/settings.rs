@@ -3,7 +3,7 @@
 //! `simulation.iterations`.
 
 use crate::amg::{AmgOptions, NearKernel, Smoother};
-use crate::linear::{DEFAULT_SOLVER, SOLVER_NAMES};
+use crate::linear::{DEFAULT_SOLVER, MGPBD_SOLVER_NAMES};
 use crate::scene::schema;
 use crate::{Error, Result};
 
@@ -65,7 +65,7 @@ impl MgpbdSettings {
             smoother: s.smoother.clone().unwrap_or_else(|| "jacobi".into()),
             arap_rows: s.arap_rows.clone().unwrap_or_else(|| "cone".into()),
         };
-        one_of("linear_solver", &m.linear_solver, &SOLVER_NAMES)?;
+        one_of("linear_solver", &m.linear_solver, &MGPBD_SOLVER_NAMES)?;
         one_of("near_kernel", &m.near_kernel, &NearKernel::NAMES)?;
         one_of("smoother", &m.smoother, &Smoother::NAMES)?;
         one_of("arap_rows", &m.arap_rows, &ARAP_ROWS)?;

@@ -13,7 +13,7 @@ use crate::model::Model;
 use crate::scene::{build, parse};
 use std::path::Path;
 
-fn model(body: &str) -> Model {
+pub(super) fn model(body: &str) -> Model {
     let text = format!("name = \"t\"\n[simulation]\nsubsteps = 4\n[solver]\nkind = \"mgpbd\"\n{body}");
     build(&parse(&text, Path::new("t.toml")).unwrap(), Path::new(".")).unwrap().0
 }
@@ -41,7 +41,7 @@ fn cloth_model() -> Model {
 }
 
 /// A smooth, non-rigid perturbation of the rest positions.
-fn perturbed(m: &Model) -> Vec<Vec3> {
+pub(super) fn perturbed(m: &Model) -> Vec<Vec3> {
     m.rest.iter().enumerate().map(|(i, p)| p + Vec3::new((1.3 * i as f64).sin(), (0.7 * i as f64).cos(), (2.1 * i as f64).sin()) * 0.04).collect()
 }
 

@@ -6,12 +6,15 @@
 //! [`MAX_HALVINGS`] times) or the fixed `relaxation`. Rows, values and corrections are computed in
 //! parallel with rayon, one row, nonzero or vertex per task. With ARAP component rows the loop keeps
 //! its own multipliers (nine per tet) and writes the state's cone multipliers after every iteration.
+//! With `linear_solver = "primal-amg"` A is never assembled: the primal matrix `K = M + Jᵀα̃⁻¹J` is
+//! refilled instead (one block row per task) and solved by `xpbd_core::mgpbd::primal_solve`.
 
 use rayon::prelude::*;
 use std::time::Instant;
-use xpbd_core::linear::{norm, solver_by_name, Csr, LinearSolver, Setup};
+use xpbd_core::linear::{norm, solver_by_name, Csr, LinearSolver, Setup, SolveStats, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
+use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
@@ -20,10 +23,23 @@ use xpbd_core::model::Model;
 /// Backtracking gives up halving after this many steps and takes the last, shortest one.
 pub const MAX_HALVINGS: usize = 8;
 
+/// The solver of the dual system each outer iteration.
+pub enum DualSolver {
+    /// A solver of the assembled `A Δλ = b`.
+    Matrix(Box<dyn LinearSolver>),
+    /// `primal-amg`: through K, without assembling A.
+    Primal(Box<PrimalSolver>),
+}
+
 /// The linear solver the settings name (`linear_solver`, configured by `theta`, `max_coarse`,
-/// `near_kernel`, `smoother`). The single place that maps settings to solvers.
-pub fn linear_solver(settings: &MgpbdSettings) -> Box<dyn LinearSolver> {
-    solver_by_name(&settings.linear_solver, &settings.amg_options()).expect("scene validation checked the linear solver and its AMG options")
+/// `near_kernel`, `smoother`) for `rows`. The single place that maps settings to solvers.
+pub fn linear_solver(settings: &MgpbdSettings, rows: &Rows, inv_mass: &[f64]) -> DualSolver {
+    if settings.linear_solver == PRIMAL_SOLVER {
+        return DualSolver::Primal(Box::new(PrimalSolver::new(&rows.vertices, inv_mass, settings.amg_options())));
+    }
+    DualSolver::Matrix(
+        solver_by_name(&settings.linear_solver, &settings.amg_options()).expect("scene validation checked the linear solver and its AMG options"),
+    )
 }
 
 pub struct Mgpbd {
@@ -31,7 +47,7 @@ pub struct Mgpbd {
     rows: Rows,
     pattern: Pattern,
     a: Csr,
-    solver: Box<dyn LinearSolver>,
+    solver: DualSolver,
     /// α̃ per row for the substep `h_of_alpha`.
     alpha_tilde: Vec<f64>,
     h_of_alpha: f64,
@@ -67,7 +83,7 @@ impl Mgpbd {
         let pattern = Pattern::new(&rows, &model.inv_mass);
         let n = rows.len();
         Mgpbd {
-            solver: linear_solver(&settings),
+            solver: linear_solver(&settings, &rows, &model.inv_mass),
             settings,
             a: pattern.matrix.clone(),
             pattern,
@@ -93,7 +109,10 @@ impl Mgpbd {
     }
 
     pub fn linear_solver_name(&self) -> &'static str {
-        self.solver.name()
+        match &self.solver {
+            DualSolver::Matrix(s) => s.name(),
+            DualSolver::Primal(_) => PRIMAL_SOLVER,
+        }
     }
 
     /// Start of a frame: a full setup is due every `setup_interval` frames.
@@ -133,6 +152,9 @@ impl Mgpbd {
         if h != self.h_of_alpha {
             self.alpha_tilde = alpha_tilde(&self.rows, h);
             self.h_of_alpha = h;
+            if let DualSolver::Primal(p) = &mut self.solver {
+                p.set_alpha_tilde(&self.alpha_tilde);
+            }
         }
         let t = Instant::now();
         let (rows, pattern, at) = (&self.rows, &self.pattern, &self.alpha_tilde);
@@ -154,19 +176,29 @@ impl Mgpbd {
             let jq: f64 = rows.vertices[i].iter().zip(&grads[i]).filter(|(&v, _)| v != NO_VERTEX).map(|(&v, g)| g.dot(&q[v as usize])).sum();
             *b = jq - *b
         });
-        self.a.data_mut().par_iter_mut().enumerate().for_each(|(k, a)| *a = pattern.value(k, rows, grads, &model.inv_mass, at));
+        match &mut self.solver {
+            DualSolver::Matrix(_) => self.a.data_mut().par_iter_mut().enumerate().for_each(|(k, a)| *a = pattern.value(k, rows, grads, &model.inv_mass, at)),
+            DualSolver::Primal(p) => refill_primal(p, grads, &model.inv_mass),
+        }
         self.stats.assembly_s += t.elapsed().as_secs_f64();
 
         let t = Instant::now();
         let setup = if self.full_setup_due || !self.set_up { Setup::Full } else { Setup::Refresh };
-        self.solver.setup(&self.a, setup);
+        match &mut self.solver {
+            DualSolver::Matrix(s) => s.setup(&self.a, setup),
+            DualSolver::Primal(p) => p.setup(x, setup),
+        }
         (self.set_up, self.full_setup_due) = (true, false);
         self.stats.setup_s += t.elapsed().as_secs_f64();
         self.stats.full_setups += (setup == Setup::Full) as usize;
 
         let t = Instant::now();
         self.dlambda.fill(0.0);
-        let solve = self.solver.solve(&self.a, &self.b, &mut self.dlambda, self.settings.pcg_tol, self.settings.pcg_max_iter);
+        let (tol, max_iter) = (self.settings.pcg_tol, self.settings.pcg_max_iter);
+        let solve: SolveStats = match &mut self.solver {
+            DualSolver::Matrix(s) => s.solve(&self.a, &self.b, &mut self.dlambda, tol, max_iter),
+            DualSolver::Primal(p) => p.solve(Jacobian { vertices: &rows.vertices, grads }, &model.inv_mass, &self.b, &mut self.dlambda, tol, max_iter),
+        };
         self.stats.linear_iterations += solve.iterations;
         self.stats.solve_s += t.elapsed().as_secs_f64();
 
@@ -197,4 +229,16 @@ impl Mgpbd {
         self.c.par_iter_mut().enumerate().for_each(|(i, r)| *r = rows.evaluate(model, i, xt).0 + at[i] * lt[i]);
         norm(&self.c)
     }
+}
+
+/// Refills K in parallel, one free vertex's block row per task (its entries are contiguous).
+fn refill_primal(p: &mut PrimalSolver, grads: &[[Vec3; 4]], inv_mass: &[f64]) {
+    let (pattern, inv_alpha, mut values) = p.matrix_mut();
+    let mut block_rows = Vec::with_capacity(pattern.free_count());
+    for u in 0..pattern.free_count() {
+        let (row, rest) = std::mem::take(&mut values).split_at_mut(pattern.block_row_range(u).len());
+        block_rows.push((u, row));
+        values = rest;
+    }
+    block_rows.into_par_iter().for_each(|(u, row)| pattern.fill_block_row(u, grads, inv_mass, inv_alpha, row));
 }

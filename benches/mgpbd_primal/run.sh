@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Issue 4: MGPBD's dual solve through the primal matrix K = M + Jᵀα̃⁻¹J (`primal-amg`) against plain
+# CG and the direct solve of A, on exported systems (residual reached against setup + solve time)
+# and in the outer loop (relative dual residual after K outer iterations, wall time).
+# Usage: benches/mgpbd_primal/run.sh OUT  (after `cargo build --release -p xpbd-cli`); docs/mgpbd.md quotes it.
+set -euo pipefail
+OUT=${1:?output folder}
+X=target/release/xpbd
+mkdir -p "$OUT"
+cells() { sed -E "s/cells = \[[0-9, ]+\]/cells = [$2]/" "$1"; }
+components() { sed 's/^\[solver\]/[solver]\narap_rows = "components"/' "$1"; }
+primal() { sed "s/^\[solver\]/[solver]\nlinear_solver = \"$2\"/" "$1"; }
+
+# Exported systems: NAME SCENE_TEXT_FILE FRAME
+export_one() { [ -f "$OUT/$1/A.mtx" ] || nice $X export-system "$2" --frame "$3" --out "$OUT/$1" >/dev/null; }
+cells scenes/mgpbd_beam_stiff.toml "40, 10, 5" > "$OUT/_arap10k.toml"
+cells scenes/mgpbd_beam_nh.toml "40, 10, 5" > "$OUT/_nh10k.toml"
+# μ = 1e9 / 2.9 ≈ 3.4e8 (ν = 0.45); frame 0 (the first substep's system, no run-up)
+sed 's/youngs = 1.0e7/youngs = 1.0e9/' "$OUT/_nh10k.toml" > "$OUT/_nh10k_stiff.toml"
+cells "$OUT/_nh10k_stiff.toml" "70, 18, 9" > "$OUT/_nh50k_stiff.toml"
+cells "$OUT/_nh10k_stiff.toml" "86, 22, 11" > "$OUT/_nh200k_stiff.toml"
+components scenes/mgpbd_beam_stiff.toml > "$OUT/_comp11k.toml"
+cells "$OUT/_comp11k.toml" "24, 6, 6" > "$OUT/_comp39k.toml"
+for sys in ${SYSTEMS-arap10k-f5 nh10k-f5 comp11k-f0 comp39k-f0}; do
+  case $sys in
+    arap10k-f5) export_one $sys "$OUT/_arap10k.toml" 5 ;;
+    nh10k-f5) export_one $sys "$OUT/_nh10k.toml" 5 ;;
+    nh10k-stiff-f0) export_one $sys "$OUT/_nh10k_stiff.toml" 0 ;;
+    nh50k-stiff-f0) export_one $sys "$OUT/_nh50k_stiff.toml" 0 ;;
+    nh200k-stiff-f0) export_one $sys "$OUT/_nh200k_stiff.toml" 0 ;;
+    comp11k-f0) export_one $sys "$OUT/_comp11k.toml" 0 ;;
+    comp39k-f0) export_one $sys "$OUT/_comp39k.toml" 0 ;;
+  esac
+  D="$OUT/$sys"
+  echo "== $sys: $(grep -E '"rows"' "$D/system.json" | tr -d ' ,')"
+  for m in ${METHODS:-cg primal-amg direct}; do
+    echo "-- $m"
+    timeout 300 nice $X solve-system "$D/A.mtx" "$D/b.mtx" --method "$m" --tol 1e-12 --caps ${CAPS:-5,10,20,40,80,160,320,640} | grep -E "levels|cap " || echo "(timed out)"
+  done
+done
+
+# Outer loop, stiff beam (youngs 2e9), one substep from rest: cone rows with cg and direct,
+# component rows with primal-amg (component rows with cg/direct: see docs/mgpbd.md, "Smooth ARAP rows").
+components scenes/mgpbd_beam_stiff.toml > "$OUT/_beam_comp.toml"
+# XPBD (clustered Gauss-Seidel) on the same substep, 100× the iterations: the twin's solver at MGPBD's h.
+ALL_RUNS="xpbd:clustered:scenes/mgpbd_beam_stiff.toml cone:cg:scenes/mgpbd_beam_stiff.toml cone-direct:direct:scenes/mgpbd_beam_stiff.toml cone-primal:primal-amg:scenes/mgpbd_beam_stiff.toml components-primal:primal-amg:$OUT/_beam_comp.toml components-cg:cg:$OUT/_beam_comp.toml"
+for run in ${RUNS-$ALL_RUNS}; do
+  IFS=: read -r -a f <<< "$run"
+  set -- "${f[@]}"
+  echo "== outer loop: $1 ($2)"
+  if [ "$1" = xpbd ]; then
+    nice $X converge "$3" --frame 0 --iterations $((100 * ${OUTER:-30})) --solvers "$2" --out "$OUT/outer_$1" > /dev/null
+  else
+    primal "$3" "$2" > "$OUT/_outer_$1.toml"
+    nice $X converge "$OUT/_outer_$1.toml" --frame 0 --iterations ${OUTER:-30} --solvers mgpbd --out "$OUT/outer_$1" > /dev/null
+  fi
+  python3 - "$OUT/outer_$1/converge.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+pick = [r for r in rows if int(r["iteration"]) in (1, 5, 10, 20, 30, 100, 500, 1000, 3000)]
+print("  iteration: relative dual residual (wall ms) " + ", ".join(f"{r['iteration']}: {float(r['relative_residual']):.2e} ({float(r['wall_ms']):.0f})" for r in pick))
+PY
+done
