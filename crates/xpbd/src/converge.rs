@@ -87,7 +87,9 @@ pub fn solver_model(base: &Model, spec: &SolverSpec) -> Result<Model> {
         (model.solver.kind, model.solver.mgpbd) = ("xpbd".into(), None);
     } else {
         if model.solver.mgpbd.is_none() {
-            model.solver.mgpbd = Some(MgpbdSettings::from_scene(&xpbd_core::scene::schema::Solver::default())?);
+            let mut settings = MgpbdSettings::from_scene(&xpbd_core::scene::schema::Solver::default())?;
+            settings.resolve(&model);
+            model.solver.mgpbd = Some(settings);
         }
         model.solver.kind = "mgpbd".into();
         Rows::new(&model).map_err(|e| Error::invalid(format!("--solvers: solver 'mgpbd': {e}")))?;

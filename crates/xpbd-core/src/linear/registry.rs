@@ -18,12 +18,11 @@ pub const PRIMAL_SOLVER: &str = "primal-amg";
 /// Every method MGPBD's `solver.linear_solver` accepts.
 pub const MGPBD_SOLVER_NAMES: [&str; 5] = ["amg-pcg", "cg", "jacobi-pcg", "direct", PRIMAL_SOLVER];
 
-/// The recommended default for MGPBD's dual systems (docs/amg.md, "Recommended default"): at equal
-/// wall time plain CG was ahead of every AMG-PCG variant on tet-edge (10k–217k rows) and exported ARAP
-/// and neo-Hookean systems (10k–51k rows), and ahead of the sparse Cholesky on 3-D systems above ~10k
-/// rows. Cloth and small 3-D systems are better served by `direct`. [`PRIMAL_SOLVER`] wins on smooth
-/// ARAP component rows and stiff neo-Hookean rows but loses on the default ARAP cone rows and cannot
-/// take zero-compliance rows, so it is not the default (docs/mgpbd.md, "The primal solve").
+/// The dual solver for MGPBD scenes the primal solve cannot take (a hard, zero-compliance row; the
+/// `auto` default of `MgpbdSettings::resolve`, docs/mgpbd.md "The defaults"): at equal wall time plain CG
+/// was ahead of every AMG-PCG variant on tet-edge (10k–217k rows) and exported ARAP and neo-Hookean
+/// systems (10k–51k rows), and ahead of the sparse Cholesky on 3-D systems above ~10k rows. Where every
+/// row is compliant, `auto` picks [`PRIMAL_SOLVER`] with smooth ARAP rows instead.
 pub const DEFAULT_SOLVER: &str = "cg";
 
 /// A solver called `name`; `options` configure `amg-pcg` and are validated for it.

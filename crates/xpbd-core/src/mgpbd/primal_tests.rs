@@ -17,10 +17,11 @@ use crate::linear::{norm, spmv, Csr, LinearSolver, Setup};
 use crate::mesh::Vec3;
 use crate::model::Model;
 
-/// A pinned box of `cells` with `material` (the inline table's fields after `model`).
+/// A pinned box of `cells` with `material` (the inline table's fields after `model`), with cone ARAP
+/// rows (the default `auto` would pick the components for the primal solve).
 fn box_model(cells: [usize; 3], material: &str) -> Model {
     model(&format!(
-        "[[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [2.0, 0.5, 0.5], cells = {cells:?} }}\n\
+        "arap_rows = \"cone\"\n[[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [2.0, 0.5, 0.5], cells = {cells:?} }}\n\
          material = {{ model = {material} }}\n\
          pin = [{{ box = {{ min = [-0.1, -0.1, -0.1], max = [0.1, 0.6, 0.6] }} }}]\n"
     ))

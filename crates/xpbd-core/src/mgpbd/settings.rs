@@ -3,13 +3,14 @@
 //! `simulation.iterations`.
 
 use crate::amg::{AmgOptions, NearKernel, Smoother};
-use crate::linear::{DEFAULT_SOLVER, MGPBD_SOLVER_NAMES};
+use crate::linear::{DEFAULT_SOLVER, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
+use crate::model::Model;
 use crate::scene::schema;
 use crate::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MgpbdSettings {
-    /// The solver of `A Δλ = b`, by name.
+    /// The solver of `A Δλ = b`, by name (`auto` until [`MgpbdSettings::resolve`]).
     pub linear_solver: String,
     /// Per outer iteration: solve to `‖b − A Δλ‖ ≤ pcg_tol ‖b‖` or `pcg_max_iter` iterations.
     pub pcg_tol: f64,
@@ -29,12 +30,16 @@ pub struct MgpbdSettings {
     pub max_coarse: usize,
     pub near_kernel: String,
     pub smoother: String,
-    /// ARAP rows: `cone` (one row ‖F − R‖ per tet) or `components` (nine rows (F − R)_k).
+    /// ARAP rows: `cone` (one row ‖F − R‖ per tet) or `components` (nine rows (F − R)_k); `auto` until
+    /// [`MgpbdSettings::resolve`].
     pub arap_rows: String,
 }
 
 /// The values of `arap_rows`.
 pub const ARAP_ROWS: [&str; 2] = ["cone", "components"];
+
+/// The default of `linear_solver` and `arap_rows`: chosen per model by [`MgpbdSettings::resolve`].
+pub const AUTO: &str = "auto";
 
 impl MgpbdSettings {
     /// The AMG options these settings name (the rest at their defaults).
@@ -51,7 +56,7 @@ impl MgpbdSettings {
     /// From the scene's `[solver]` table; `None` fields take their defaults.
     pub fn from_scene(s: &schema::Solver) -> Result<Self> {
         let m = MgpbdSettings {
-            linear_solver: s.linear_solver.clone().unwrap_or_else(|| DEFAULT_SOLVER.into()),
+            linear_solver: s.linear_solver.clone().unwrap_or_else(|| AUTO.into()),
             pcg_tol: s.pcg_tol.unwrap_or(1e-5),
             pcg_max_iter: s.pcg_max_iter.unwrap_or(100),
             setup_interval: s.setup_interval.unwrap_or(20),
@@ -63,12 +68,12 @@ impl MgpbdSettings {
             max_coarse: s.max_coarse.unwrap_or(400),
             near_kernel: s.near_kernel.clone().unwrap_or_else(|| "constant".into()),
             smoother: s.smoother.clone().unwrap_or_else(|| "jacobi".into()),
-            arap_rows: s.arap_rows.clone().unwrap_or_else(|| "cone".into()),
+            arap_rows: s.arap_rows.clone().unwrap_or_else(|| AUTO.into()),
         };
-        one_of("linear_solver", &m.linear_solver, &MGPBD_SOLVER_NAMES)?;
+        one_of("linear_solver", &m.linear_solver, &[&MGPBD_SOLVER_NAMES[..], &[AUTO]].concat())?;
         one_of("near_kernel", &m.near_kernel, &NearKernel::NAMES)?;
         one_of("smoother", &m.smoother, &Smoother::NAMES)?;
-        one_of("arap_rows", &m.arap_rows, &ARAP_ROWS)?;
+        one_of("arap_rows", &m.arap_rows, &[&ARAP_ROWS[..], &[AUTO]].concat())?;
         let checks = [
             ("pcg_tol", m.pcg_tol > 0.0 && m.pcg_tol < 1.0, "must lie in (0, 1)", m.pcg_tol),
             ("tolerance", m.tolerance >= 0.0 && m.tolerance < 1.0, "must lie in [0, 1)", m.tolerance),
@@ -86,6 +91,19 @@ impl MgpbdSettings {
             }
         }
         Ok(m)
+    }
+
+    /// Resolves the `auto` defaults for `model` (docs/mgpbd.md, "The defaults"): the primal solve with
+    /// smooth ARAP rows when every row is compliant (it needs α > 0; it beat CG and the direct solve on
+    /// stiff ARAP and neo-Hookean systems and removes the cone rows' outer-loop stall), else plain CG with
+    /// cone rows (cloth with inextensible or rigid hinges).
+    pub fn resolve(&mut self, model: &Model) {
+        if self.linear_solver == AUTO {
+            self.linear_solver = if super::primal::every_row_compliant(model) { PRIMAL_SOLVER } else { DEFAULT_SOLVER }.into();
+        }
+        if self.arap_rows == AUTO {
+            self.arap_rows = if self.linear_solver == PRIMAL_SOLVER { "components" } else { "cone" }.into();
+        }
     }
 
     /// The first MGPBD field set in a scene whose solver is not MGPBD.

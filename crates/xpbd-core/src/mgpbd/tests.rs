@@ -18,8 +18,9 @@ pub(super) fn model(body: &str) -> Model {
     build(&parse(&text, Path::new("t.toml")).unwrap(), Path::new(".")).unwrap().0
 }
 
+/// With cone ARAP rows, whatever `auto` would choose.
 fn tet_model(material: &str) -> Model {
-    tet_model_with(material, "")
+    tet_model_with(material, "arap_rows = \"cone\"")
 }
 
 /// `solver` lines go into the `[solver]` table.
@@ -225,4 +226,26 @@ fn mgpbd_fields_are_validated_and_rejected_for_xpbd() {
     assert!(err("kind = \"mgpbd\"\nlinear_solver = \"lu\"").starts_with("solver.linear_solver: unknown 'lu'"));
     assert!(err("kind = \"mgpbd\"\narap_rows = \"nine\"").starts_with("solver.arap_rows: unknown 'nine'"));
     assert!(err("kind = \"xpbd\"\narap_rows = \"cone\"").contains("solver.arap_rows: only for kind = \"mgpbd\""));
+}
+
+/// The `auto` defaults: the primal solve with smooth ARAP rows where every row is compliant, plain CG
+/// with cone rows where a cloth row is hard; a value the scene sets is kept.
+#[test]
+fn auto_defaults_follow_the_rows() {
+    let resolved = |m: Model| {
+        let s = m.solver.mgpbd.unwrap();
+        (s.linear_solver, s.arap_rows)
+    };
+    assert_eq!(resolved(tet_model_with("arap", "")), ("primal-amg".to_string(), "components".to_string()));
+    assert_eq!(resolved(tet_model_with("neohookean", "")), ("primal-amg".to_string(), "components".to_string()));
+    assert_eq!(resolved(tet_model_with("arap", "linear_solver = \"cg\"")), ("cg".to_string(), "cone".to_string()));
+    assert_eq!(resolved(tet_model_with("arap", "arap_rows = \"cone\"")), ("primal-amg".to_string(), "cone".to_string()));
+    let cloth = |stretch: f64| {
+        model(&format!(
+            "[[body]]\nname = \"c\"\nmesh = {{ generator = \"grid2d\", size = [1.0, 1.0], cells = [2, 2] }}\n\
+             material = {{ model = \"cloth\", areal_density = 0.2, stretch_compliance = {stretch:e}, bending_compliance = 1.0 }}\n"
+        ))
+    };
+    assert_eq!(resolved(cloth(1e-7)).0, "primal-amg");
+    assert_eq!(resolved(cloth(0.0)), ("cg".to_string(), "cone".to_string()));
 }

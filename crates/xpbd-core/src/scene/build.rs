@@ -66,7 +66,9 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
         let v = r.min_by(|&a, &b| (m.rest[a] - target).norm().total_cmp(&(m.rest[b] - target).norm())).unwrap();
         m.probes.push(Probe { name: p.name.clone(), vertex: v as u32 });
     }
-    if m.solver.mgpbd.is_some() {
+    if let Some(mut settings) = m.solver.mgpbd.take() {
+        settings.resolve(&m);
+        m.solver.mgpbd = Some(settings);
         crate::mgpbd::rows::Rows::new(&m)?; // rejects materials without scalar rows
     }
     if m.solver.multilayer.is_some() {
