@@ -26,5 +26,8 @@ dirs=(
   "$(run scenes/mgpbd_cloth_32.toml 10 30 3000)"
   "$(run scenes/mgpbd_ball_drop.toml 3 20 2000)"
   "$(run scenes/mgpbd_armadillo.toml 20 20 2000)"
+  "$(run scenes/mgpbd_ball_squash.toml 0 30 3000)"
+  "$(run scenes/mgpbd_bar_twist.toml 0 30 3000)"
+  "$(run scenes/mgpbd_bunny_squash.toml 0 10 600)"
 )
 python3 benches/mgpbd_vs_xpbd/summarize.py "${dirs[@]}"
