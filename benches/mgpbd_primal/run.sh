@@ -10,10 +10,14 @@ mkdir -p "$OUT"
 cells() { sed -E "s/cells = \[[0-9, ]+\]/cells = [$2]/" "$1"; }
 components() { sed 's/^\[solver\]/[solver]\narap_rows = "components"/' "$1"; }
 primal() { sed "s/^\[solver\]/[solver]\nlinear_solver = \"$2\"/" "$1"; }
+# The paper's cone ARAP rows (the scenes' default, `auto`, picks the component rows for primal-amg).
+cone() { sed 's/^\[solver\]/[solver]\narap_rows = "cone"/' "$1"; }
 
 # Exported systems: NAME SCENE_TEXT_FILE FRAME
 export_one() { [ -f "$OUT/$1/A.mtx" ] || nice $X export-system "$2" --frame "$3" --out "$OUT/$1" >/dev/null; }
-cells scenes/mgpbd_beam_stiff.toml "40, 10, 5" > "$OUT/_arap10k.toml"
+cone scenes/mgpbd_beam_stiff.toml > "$OUT/_beam_cone.toml"
+primal "$OUT/_beam_cone.toml" cg > "$OUT/_beam_cone_cg.toml"   # the export's run-up as measured: cone rows, cg
+cells "$OUT/_beam_cone_cg.toml" "40, 10, 5" > "$OUT/_arap10k.toml"
 cells scenes/mgpbd_beam_nh.toml "40, 10, 5" > "$OUT/_nh10k.toml"
 # μ = 1e9 / 2.9 ≈ 3.4e8 (ν = 0.45); frame 0 (the first substep's system, no run-up)
 sed 's/youngs = 1.0e7/youngs = 1.0e9/' "$OUT/_nh10k.toml" > "$OUT/_nh10k_stiff.toml"
@@ -43,7 +47,7 @@ done
 # component rows with primal-amg (component rows with cg/direct: see docs/mgpbd.md, "Smooth ARAP rows").
 components scenes/mgpbd_beam_stiff.toml > "$OUT/_beam_comp.toml"
 # XPBD (clustered Gauss-Seidel) on the same substep, 100× the iterations: the twin's solver at MGPBD's h.
-ALL_RUNS="xpbd:clustered:scenes/mgpbd_beam_stiff.toml cone:cg:scenes/mgpbd_beam_stiff.toml cone-direct:direct:scenes/mgpbd_beam_stiff.toml cone-primal:primal-amg:scenes/mgpbd_beam_stiff.toml components-primal:primal-amg:$OUT/_beam_comp.toml components-cg:cg:$OUT/_beam_comp.toml"
+ALL_RUNS="xpbd:clustered:scenes/mgpbd_beam_stiff.toml cone:cg:$OUT/_beam_cone.toml cone-direct:direct:$OUT/_beam_cone.toml cone-primal:primal-amg:$OUT/_beam_cone.toml components-primal:primal-amg:$OUT/_beam_comp.toml components-cg:cg:$OUT/_beam_comp.toml"
 for run in ${RUNS-$ALL_RUNS}; do
   IFS=: read -r -a f <<< "$run"
   set -- "${f[@]}"
