@@ -30,6 +30,13 @@ for solver in direct cg; do
   done
 done
 
+echo "## the same with the default (auto: component rows, primal-amg), up to 26,620 tets"
+for k in 2 3 4 6 8 11; do
+  sed -e "s/youngs = 2.0e9/youngs = 2.0e5/" -e "s/cells = \[16, 4, 4\]/cells = [$((4*k)), $k, $k]/" "$root/scenes/mgpbd_beam_stiff.toml" > size_auto_$k.toml
+  "$x" converge size_auto_$k.toml --frame 3 --iterations 30 --solvers mgpbd --out size_auto_$k > /dev/null
+  awk -F, -v k=$k 'NR>1 && !done && $5 <= 1e-3 {printf "auto cells %dx%dx%d (%d tets): %.1f ms to 1e-3 (%d outer)\n", 4*k, k, k, 20*k*k*k, $3, $2; done=1} END {if (!done) printf "auto k=%d: not reached\n", k}' size_auto_$k/converge.csv
+done
+
 echo "## equal wall time: stiff beam, 30 frames (tip y at 0.1/0.2/0.3 s)"
 for s in direct cg; do
   with "$root/scenes/mgpbd_beam_stiff.toml" "linear_solver = \"$s\"" > stiff_$s.toml
