@@ -29,25 +29,8 @@ pub struct Pattern {
 impl Pattern {
     /// The pattern of `rows` with the free vertices those of `inv_mass > 0`.
     pub fn new(rows: &Rows, inv_mass: &[f64]) -> Self {
-        let n_v = inv_mass.len();
         let free = |v: u32| v != NO_VERTEX && inv_mass[v as usize] > 0.0;
-        let mut vertex_start = vec![0usize; n_v + 1];
-        for vs in &rows.vertices {
-            for &v in vs.iter().filter(|&&v| free(v)) {
-                vertex_start[v as usize + 1] += 1;
-            }
-        }
-        for v in 0..n_v {
-            vertex_start[v + 1] += vertex_start[v];
-        }
-        let mut fill = vertex_start.clone();
-        let mut vertex_rows = vec![(0u32, 0u8); vertex_start[n_v]];
-        for (r, vs) in rows.vertices.iter().enumerate() {
-            for (a, &v) in vs.iter().enumerate().filter(|&(_, &v)| free(v)) {
-                vertex_rows[fill[v as usize]] = (r as u32, a as u8);
-                fill[v as usize] += 1;
-            }
-        }
+        let (vertex_start, vertex_rows) = vertex_incidence(rows, inv_mass);
 
         let n = rows.len();
         let (mut indptr, mut indices, mut nz_row, mut diagonal) = (vec![0usize], Vec::new(), Vec::new(), Vec::with_capacity(n));
@@ -82,6 +65,16 @@ impl Pattern {
         let data = vec![0.0; indices.len()];
         let matrix = Csr::new((n, n), indptr, indices, data);
         Pattern { matrix, nz_row, diagonal, pair_start, pairs, vertex_start, vertex_rows }
+    }
+
+    /// Only the rows at each free vertex, for [`Pattern::correction`], and an `A` without nonzeros: what a
+    /// solve that never forms `A` needs (the primal solve). With smooth ARAP rows the full pattern has
+    /// 81× the cone rows' nonzeros, gigabytes at 30k tets, and building it took most of a short run.
+    pub fn incidence_only(rows: &Rows, inv_mass: &[f64]) -> Self {
+        let n = rows.len();
+        let (vertex_start, vertex_rows) = vertex_incidence(rows, inv_mass);
+        let matrix = Csr::new((n, n), vec![0; n + 1], vec![], vec![]);
+        Pattern { matrix, nz_row: vec![], diagonal: vec![], pair_start: vec![0], pairs: vec![], vertex_start, vertex_rows }
     }
 
     pub fn nonzeros(&self) -> usize {
@@ -123,4 +116,29 @@ impl Pattern {
             self.vertex_rows[self.vertex_start[v]..self.vertex_start[v + 1]].iter().map(|&(r, a)| grads[r as usize][a as usize] * dlambda[r as usize]).sum();
         s * inv_mass[v]
     }
+}
+
+/// Rows at each free vertex (`inv_mass > 0`): `vertex_rows[vertex_start[v]..vertex_start[v + 1]]`, each
+/// (row, slot), in row order.
+fn vertex_incidence(rows: &Rows, inv_mass: &[f64]) -> (Vec<usize>, Vec<(u32, u8)>) {
+    let n_v = inv_mass.len();
+    let free = |v: u32| v != NO_VERTEX && inv_mass[v as usize] > 0.0;
+    let mut vertex_start = vec![0usize; n_v + 1];
+    for vs in &rows.vertices {
+        for &v in vs.iter().filter(|&&v| free(v)) {
+            vertex_start[v as usize + 1] += 1;
+        }
+    }
+    for v in 0..n_v {
+        vertex_start[v + 1] += vertex_start[v];
+    }
+    let mut fill = vertex_start.clone();
+    let mut vertex_rows = vec![(0u32, 0u8); vertex_start[n_v]];
+    for (r, vs) in rows.vertices.iter().enumerate() {
+        for (a, &v) in vs.iter().enumerate().filter(|&(_, &v)| free(v)) {
+            vertex_rows[fill[v as usize]] = (r as u32, a as u8);
+            fill[v as usize] += 1;
+        }
+    }
+    (vertex_start, vertex_rows)
 }

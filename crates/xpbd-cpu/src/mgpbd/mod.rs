@@ -80,7 +80,9 @@ impl Mgpbd {
     pub fn new(model: &Model) -> Self {
         let settings = model.solver.mgpbd.clone().expect("an mgpbd model");
         let rows = Rows::new(model).expect("scene validation accepts only models with scalar rows");
-        let pattern = Pattern::new(&rows, &model.inv_mass);
+        // The primal solve never forms A: only the rows at each vertex are needed.
+        let pattern =
+            if settings.linear_solver == PRIMAL_SOLVER { Pattern::incidence_only(&rows, &model.inv_mass) } else { Pattern::new(&rows, &model.inv_mass) };
         let n = rows.len();
         Mgpbd {
             solver: linear_solver(&settings, &rows, &model.inv_mass),
