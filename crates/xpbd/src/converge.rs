@@ -86,13 +86,14 @@ pub fn solver_model(base: &Model, spec: &SolverSpec) -> Result<Model> {
     if !spec.mgpbd {
         (model.solver.kind, model.solver.mgpbd) = ("xpbd".into(), None);
     } else {
+        let refused = |e: Error| Error::invalid(format!("--solvers: solver 'mgpbd': {e}"));
         if model.solver.mgpbd.is_none() {
             let mut settings = MgpbdSettings::from_scene(&xpbd_core::scene::schema::Solver::default())?;
-            settings.resolve(&model);
+            settings.resolve(&model).map_err(refused)?;
             model.solver.mgpbd = Some(settings);
         }
         model.solver.kind = "mgpbd".into();
-        Rows::new(&model).map_err(|e| Error::invalid(format!("--solvers: solver 'mgpbd': {e}")))?;
+        Rows::new(&model).map_err(refused)?;
     }
     if let Some(m) = spec.model {
         if model.tet_groups.is_empty() {

@@ -179,16 +179,15 @@ pub fn inverse_alpha(alpha_tilde: &[f64]) -> Vec<f64> {
     alpha_tilde.iter().map(|&a| 1.0 / a).collect()
 }
 
-/// Whether every MGPBD row of `model` has compliance > 0 (the tet models' always do; cloth's when its
-/// stretch and bending compliances are positive), so that the primal form exists.
-pub fn every_row_compliant(model: &Model) -> bool {
-    model.cloth_groups.iter().all(|g| g.stretch_compliance > 0.0 && (g.hinges.is_empty() || g.bending_compliance > 0.0))
+/// The first row with no primal form: compliance 0 (a hard constraint) or not a number.
+pub fn hard_row(rows: &Rows) -> Option<usize> {
+    rows.compliance.iter().position(|&a| a.is_nan() || a <= 0.0)
 }
 
 /// The primal solve needs every row compliant: a row with α = 0 (a hard constraint) has no primal
 /// form. Names the first such row's body.
 pub fn check_compliance(rows: &Rows, model: &Model) -> Result<()> {
-    match rows.compliance.iter().position(|&a| a.is_nan() || a <= 0.0) {
+    match hard_row(rows) {
         None => Ok(()),
         Some(r) => {
             let g = rows.group[r] as usize;

@@ -2,6 +2,7 @@
 //! and checked with one-line errors naming the field. The outer iteration cap is
 //! `simulation.iterations`.
 
+use super::rows::Rows;
 use crate::amg::{AmgOptions, NearKernel, Smoother};
 use crate::linear::{DEFAULT_SOLVER, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
 use crate::model::Model;
@@ -96,14 +97,18 @@ impl MgpbdSettings {
     /// Resolves the `auto` defaults for `model` (docs/mgpbd.md, "The defaults"): the primal solve with
     /// smooth ARAP rows when every row is compliant (it needs α > 0; it beat CG and the direct solve on
     /// stiff ARAP and neo-Hookean systems and removes the cone rows' outer-loop stall), else plain CG with
-    /// cone rows (cloth with inextensible or rigid hinges).
-    pub fn resolve(&mut self, model: &Model) {
+    /// cone rows (cloth with inextensible or rigid hinges). Errors are those of [`Rows::new`] (a material
+    /// without scalar rows).
+    pub fn resolve(&mut self, model: &Model) -> Result<()> {
         if self.linear_solver == AUTO {
-            self.linear_solver = if super::primal::every_row_compliant(model) { PRIMAL_SOLVER } else { DEFAULT_SOLVER }.into();
+            // Rows::new reads an unresolved `auto` as cone rows without the primal check.
+            let primal = super::primal::hard_row(&Rows::new(model)?).is_none();
+            self.linear_solver = if primal { PRIMAL_SOLVER } else { DEFAULT_SOLVER }.into();
         }
         if self.arap_rows == AUTO {
             self.arap_rows = if self.linear_solver == PRIMAL_SOLVER { "components" } else { "cone" }.into();
         }
+        Ok(())
     }
 
     /// The first MGPBD field set in a scene whose solver is not MGPBD.

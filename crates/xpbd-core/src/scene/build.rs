@@ -67,7 +67,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
         m.probes.push(Probe { name: p.name.clone(), vertex: v as u32 });
     }
     if let Some(mut settings) = m.solver.mgpbd.take() {
-        settings.resolve(&m);
+        settings.resolve(&m)?;
         m.solver.mgpbd = Some(settings);
         crate::mgpbd::rows::Rows::new(&m)?; // rejects materials without scalar rows
     }
