@@ -15,26 +15,29 @@ use crate::{GpuContext, KernelScalar};
 /// Most blocks of the first pass of a dot product (its partial sums are added by one block).
 const DOT_BLOCKS: u32 = 64;
 
-const AMG_KERNELS: &[&str] = &[
-    "csr_spmv",
-    "csr_residual",
-    "csr_spmv_add",
-    "inverse_diagonal",
-    "jacobi_sweep",
-    "chebyshev_step",
-    "gauss_seidel_color",
-    "sparse_product",
-    "dense_scatter",
-    "dense_cholesky",
-    "cholesky_solve",
-    "axpy",
-    "xpay",
-    "cg_step",
-    "scaled_difference",
-    "dot_partial",
-    "sum_partials",
+/// (module, kernel) of every kernel [`CudaOps`] launches (`kernels/<module>.cu`, exported as `<kernel>_f32/_f64`).
+pub const SOLVE_KERNELS: &[(&str, &str)] = &[
+    ("amg_solve", "csr_spmv"),
+    ("amg_solve", "csr_residual"),
+    ("amg_solve", "csr_spmv_add"),
+    ("amg_solve", "inverse_diagonal"),
+    ("amg_solve", "jacobi_sweep"),
+    ("amg_solve", "chebyshev_step"),
+    ("amg_solve", "gauss_seidel_color"),
+    ("amg_solve", "sparse_product"),
+    ("amg_solve", "dense_scatter"),
+    ("amg_solve", "dense_cholesky"),
+    ("amg_solve", "cholesky_solve"),
+    ("amg_solve", "axpy"),
+    ("amg_solve", "xpay"),
+    ("amg_solve", "cg_step"),
+    ("amg_solve", "scaled_difference"),
+    ("amg_solve", "dot_partial"),
+    ("amg_solve", "sum_partials"),
+    ("primal", "primal_fill"),
+    ("primal", "jacobian_transpose"),
+    ("primal", "jacobian_rows"),
 ];
-const PRIMAL_KERNELS: &[&str] = &["primal_fill", "jacobian_transpose", "jacobian_rows"];
 
 /// The solve phase's kernels of one precision on a [`GpuContext`].
 pub struct CudaOps<T> {
@@ -60,11 +63,8 @@ fn launch(mut l: LaunchArgs<'_>, cfg: LaunchConfig, name: &str) -> Result<(), St
 impl<T: KernelScalar> CudaOps<T> {
     pub fn new(gpu: Arc<GpuContext>) -> Result<Self, String> {
         let mut kernels = HashMap::new();
-        for &name in AMG_KERNELS {
-            kernels.insert(name, gpu.function::<T>("amg_solve", name)?);
-        }
-        for &name in PRIMAL_KERNELS {
-            kernels.insert(name, gpu.function::<T>("primal", name)?);
+        for &(module, name) in SOLVE_KERNELS {
+            kernels.insert(name, gpu.function::<T>(module, name)?);
         }
         let s = gpu.stream();
         let e = err("allocating the reduction buffers");

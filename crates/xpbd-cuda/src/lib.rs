@@ -29,7 +29,7 @@ mod scalar;
 
 pub use backend::{CudaBackend, CudaOptions, Precision};
 pub use context::GpuContext;
-pub use cuda_ops::CudaOps;
+pub use cuda_ops::{CudaOps, SOLVE_KERNELS};
 pub use predict::GpuPredict;
 pub use probe::{devices, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY};
 pub use scalar::KernelScalar;
