@@ -5,14 +5,11 @@
 //
 // Matrices are CSR (row_ptr, col, val; n rows), the arrays of xpbd_core::linear::Csr. Every product is one thread
 // per row (a row of K has 3 x 27 to 3 x 40 nonzeros; a warp per row would idle most lanes of the coarse levels).
-// Single-block kernels (sum_partials, dense_cholesky, cholesky_solve) must be launched with one block of
-// REDUCE_BLOCK threads; the others take any grid (grid-stride loops).
+// Single-block kernels (sum_partials, dense_cholesky, cholesky_solve) and dot_partial must be launched with blocks
+// of REDUCE_BLOCK (common.cuh) threads; the others take any grid (grid-stride loops).
 #include "common.cuh"
 
 namespace xpbd {
-
-// Threads per block of the reductions and of the single-block kernels.
-constexpr unsigned int REDUCE_BLOCK = 256;
 
 // (A x)_i, the row's products in stored order (xpbd_core::linear::spmv).
 template <typename T>
@@ -21,19 +18,6 @@ __device__ __forceinline__ T row_times(const unsigned int* __restrict__ row_ptr,
     T s = T(0);
     for (size_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) s += val[k] * x[col[k]];
     return s;
-}
-
-// Block sum of one value per thread into out[blockIdx.x] (tree order fixed by the block size: deterministic).
-template <typename T>
-__device__ __forceinline__ void block_sum(T acc, T* __restrict__ out) {
-    __shared__ T sums[REDUCE_BLOCK];
-    sums[threadIdx.x] = acc;
-    __syncthreads();
-    for (unsigned int half = REDUCE_BLOCK / 2; half > 0; half /= 2) {
-        if (threadIdx.x < half) sums[threadIdx.x] += sums[threadIdx.x + half];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) out[blockIdx.x] = sums[0];
 }
 
 }  // namespace xpbd
