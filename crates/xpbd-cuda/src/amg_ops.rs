@@ -87,11 +87,11 @@ pub trait LinearOps {
         inv_alpha: &Self::Vector,
         values: &mut Self::Vector,
     ) -> Result<(), String>;
-    /// `out_u = w_u Σ_(r,a) ∇_a C_r s_r λ_r` per free vertex.
+    /// `out_u = w_u Σ_(r,a) ∇_a C_r s_r λ_r` per vertex of the incidence.
     #[allow(clippy::too_many_arguments)]
     fn jacobian_transpose(
         &self,
-        k: &crate::primal_device::DevicePrimalPattern<Self>,
+        inc: &DeviceIncidence<Self>,
         grads: &Self::Vector,
         s: &Self::Vector,
         lambda: &Self::Vector,
@@ -107,6 +107,40 @@ pub trait LinearOps {
         y: &Self::Vector,
         out: &mut Self::Vector,
     ) -> Result<(), String>;
+    /// The values of the dual matrix A on the device pattern (`kernels/dual.cu`).
+    fn dual_fill(
+        &self,
+        a: &crate::dual_device::DeviceDualPattern<Self>,
+        grads: &Self::Vector,
+        alpha_tilde: &Self::Vector,
+        values: &mut Self::Vector,
+    ) -> Result<(), String>;
+}
+
+/// The rows at each vertex (of some numbering: free vertices for K, all vertices for A): entries
+/// `start[v]..start[v + 1]` of `row` and `slot`.
+pub struct DeviceIncidence<O: LinearOps + ?Sized> {
+    pub count: u32,
+    pub start: O::Indices,
+    pub row: O::Indices,
+    pub slot: O::Indices,
+}
+
+impl<O: LinearOps> DeviceIncidence<O> {
+    /// From the CPU's `vertex_start` and `vertex_rows` (row, slot).
+    pub fn upload(ops: &O, start: &[usize], rows: &[(u32, u8)]) -> Result<Self, String> {
+        Ok(DeviceIncidence {
+            count: (start.len() - 1) as u32,
+            start: ops.upload_indices(&start.iter().map(|&v| v as u32).collect::<Vec<_>>())?,
+            row: ops.upload_indices(&nonempty(&rows.iter().map(|e| e.0).collect::<Vec<_>>()))?,
+            slot: ops.upload_indices(&nonempty(&rows.iter().map(|e| e.1 as u32).collect::<Vec<_>>()))?,
+        })
+    }
+}
+
+/// The rows' gradients as the kernels read them: 12 scalars per row (4 slots × 3).
+pub fn flat_gradients<T: KernelScalar>(grads: &[[xpbd_core::mesh::Vec3; 4]]) -> Vec<T> {
+    grads.iter().flat_map(|g| g.iter().flat_map(|v| [v.x, v.y, v.z])).map(T::from_f64).collect()
 }
 
 /// A CSR matrix on the device: `rows` rows, `row_ptr` (rows + 1), `col` and `val` (nnz each).
@@ -175,8 +209,7 @@ impl ProductPlan {
         let mut terms: Vec<(usize, u32, u32)> = Vec::new();
         for i in 0..left.rows() {
             terms.clear();
-            for k in l_ptr[i]..l_ptr[i + 1] {
-                let j = l_col[k];
+            for (k, &j) in (l_ptr[i]..l_ptr[i + 1]).zip(&l_col[l_ptr[i]..l_ptr[i + 1]]) {
                 terms.extend((r_ptr[j]..r_ptr[j + 1]).map(|m| (r_col[m], k as u32, m as u32)));
             }
             // Stable: within one output column the pairs keep the order of the CPU's accumulation.

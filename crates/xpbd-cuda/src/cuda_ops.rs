@@ -1,5 +1,5 @@
 //! [`LinearOps`] on a CUDA device: each method is one launch of a kernel of `kernels/amg_solve.cu` or
-//! `kernels/primal.cu` on the context's stream (blocks of [`BLOCK`] threads, grid-stride; the single-block kernels
+//! `kernels/primal.cu` or `kernels/dual.cu` on the context's stream (blocks of [`BLOCK`] threads, grid-stride; the single-block kernels
 //! on one block), or a copy.
 
 use std::collections::HashMap;
@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchArgs, LaunchConfig, PushKernelArg};
 
-use crate::amg_ops::{DeviceCsr, DevicePlan, LinearOps};
+use crate::amg_ops::{DeviceCsr, DeviceIncidence, DevicePlan, LinearOps};
 use crate::device_model::{blocks, err, BLOCK};
+use crate::dual_device::DeviceDualPattern;
 use crate::primal_device::DevicePrimalPattern;
 use crate::{GpuContext, KernelScalar};
 
@@ -37,6 +38,7 @@ pub const SOLVE_KERNELS: &[(&str, &str)] = &[
     ("primal", "primal_fill"),
     ("primal", "jacobian_transpose"),
     ("primal", "jacobian_rows"),
+    ("dual", "dual_fill"),
 ];
 
 /// The solve phase's kernels of one precision on a [`GpuContext`].
@@ -239,7 +241,7 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
     }
     fn jacobian_transpose(
         &self,
-        k: &DevicePrimalPattern<Self>,
+        inc: &DeviceIncidence<Self>,
         grads: &CudaSlice<T>,
         s: &CudaSlice<T>,
         lambda: &CudaSlice<T>,
@@ -247,8 +249,8 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
         out: &mut CudaSlice<T>,
     ) -> Result<(), String> {
         let mut l = self.builder("jacobian_transpose");
-        l.arg(out).arg(&k.vertex_start).arg(&k.vertex_row).arg(&k.vertex_slot).arg(grads).arg(s).arg(lambda).arg(w).arg(&k.free_count);
-        launch(l, grid(k.free_count), "jacobian_transpose")
+        l.arg(out).arg(&inc.start).arg(&inc.row).arg(&inc.slot).arg(grads).arg(s).arg(lambda).arg(w).arg(&inc.count);
+        launch(l, grid(inc.count), "jacobian_transpose")
     }
     fn jacobian_rows(
         &self,
@@ -261,5 +263,19 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
         let mut l = self.builder("jacobian_rows");
         l.arg(out).arg(&k.row_free).arg(grads).arg(scale).arg(y).arg(&k.rows);
         launch(l, grid(k.rows), "jacobian_rows")
+    }
+    fn dual_fill(&self, a: &DeviceDualPattern<Self>, grads: &CudaSlice<T>, alpha_tilde: &CudaSlice<T>, values: &mut CudaSlice<T>) -> Result<(), String> {
+        let mut l = self.builder("dual_fill");
+        l.arg(values)
+            .arg(&a.nz_row)
+            .arg(&a.col)
+            .arg(&a.pair_start)
+            .arg(&a.pair_slots)
+            .arg(&a.row_vertex)
+            .arg(grads)
+            .arg(&a.inv_mass)
+            .arg(alpha_tilde)
+            .arg(&a.nnz);
+        launch(l, grid(a.nnz), "dual_fill")
     }
 }

@@ -11,7 +11,7 @@ use xpbd_core::mgpbd::primal::{PrimalPattern, PINNED};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
 
 use crate::amg_device::DeviceHierarchy;
-use crate::amg_ops::{nonempty, to_t, DeviceCsr, LinearOps};
+use crate::amg_ops::{flat_gradients, nonempty, to_t, DeviceCsr, DeviceIncidence, LinearOps};
 use crate::pcg_device::DevicePcg;
 
 /// [`PrimalPattern`]'s arrays on the device, and J's vertices per row (free index per slot, [`PINNED`] if none).
@@ -24,10 +24,8 @@ pub struct DevicePrimalPattern<O: LinearOps + ?Sized> {
     pub term_row: O::Indices,
     /// a · 4 + c per term.
     pub term_slots: O::Indices,
-    /// The rows at each free vertex: `vertex_row/slot[vertex_start[u]..vertex_start[u + 1]]`.
-    pub vertex_start: O::Indices,
-    pub vertex_row: O::Indices,
-    pub vertex_slot: O::Indices,
+    /// The rows at each free vertex.
+    pub incidence: DeviceIncidence<O>,
     /// 4 per row.
     pub row_free: O::Indices,
     pub inv_mass_free: O::Vector,
@@ -46,9 +44,7 @@ impl<O: LinearOps> DevicePrimalPattern<O> {
             term_start: ops.upload_indices(&u32s(&p.term_start))?,
             term_row: ops.upload_indices(&nonempty(&p.terms.iter().map(|t| t.0).collect::<Vec<u32>>()))?,
             term_slots: ops.upload_indices(&nonempty(&p.terms.iter().map(|t| 4 * t.1 as u32 + t.2 as u32).collect::<Vec<u32>>()))?,
-            vertex_start: ops.upload_indices(&u32s(&p.vertex_start))?,
-            vertex_row: ops.upload_indices(&nonempty(&p.vertex_rows.iter().map(|e| e.0).collect::<Vec<u32>>()))?,
-            vertex_slot: ops.upload_indices(&nonempty(&p.vertex_rows.iter().map(|e| e.1 as u32).collect::<Vec<u32>>()))?,
+            incidence: DeviceIncidence::upload(ops, &p.vertex_start, &p.vertex_rows)?,
             row_free: ops.upload_indices(&nonempty(&vertices.iter().flat_map(|vs| vs.map(free)).collect::<Vec<u32>>()))?,
             inv_mass_free: ops.upload(&to_t(&nonempty_f64(inv_mass_free)))?,
         })
@@ -106,9 +102,8 @@ impl<O: LinearOps> DevicePrimal<O> {
 
     /// Writes the rows' gradients and refills K on the device.
     pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<(), String> {
-        let flat: Vec<f64> = grads.iter().flat_map(|g| g.iter().flat_map(|v| [v.x, v.y, v.z])).collect();
-        if !flat.is_empty() {
-            ops.write(&to_t(&flat), &mut self.grads)?;
+        if !grads.is_empty() {
+            ops.write(&flat_gradients(grads), &mut self.grads)?;
         }
         ops.primal_fill(&self.pattern, &self.grads, &self.inv_alpha, &mut self.k.val)
     }
@@ -146,7 +141,7 @@ impl<O: LinearOps> DevicePrimal<O> {
         let mut lowest = f64::INFINITY;
         if k.rows > 0 {
             let h = hierarchy.as_mut().ok_or("the primal solve ran before its first full setup")?;
-            ops.jacobian_transpose(pattern, grads, inv_alpha, b, ones_free, rhs)?;
+            ops.jacobian_transpose(&pattern.incidence, grads, inv_alpha, b, ones_free, rhs)?;
             (iterations, _) = pcg.iterate(ops, k, h, rhs, y, max_iter, |ops, r, y| {
                 ops.jacobian_rows(pattern, grads, &pattern.inv_mass_free, r, row_values)?;
                 let dual = ops.dot(row_values, row_values)?.sqrt();

@@ -1,10 +1,11 @@
-//! [`LinearOps`] on the kernels of `kernels/amg_solve.cu` and `kernels/primal.cu` compiled as host C++
+//! [`LinearOps`] on the kernels of `kernels/amg_solve.cu`, `kernels/primal.cu` and `kernels/dual.cu` compiled as host C++
 //! (`host_library`): buffers are `Vec`s, each method calls the exported `<kernel>_f32/_f64` once on one thread.
 //! The drivers of `xpbd_cuda` (`amg_device`, `pcg_device`, `primal_device`) then run unchanged on the host.
 
 use super::host_library::get;
 use libloading::Library;
-use xpbd_cuda::amg_ops::{DeviceCsr, DevicePlan, LinearOps};
+use xpbd_cuda::amg_ops::{DeviceCsr, DeviceIncidence, DevicePlan, LinearOps};
+use xpbd_cuda::dual_device::DeviceDualPattern;
 use xpbd_cuda::primal_device::DevicePrimalPattern;
 use xpbd_cuda::KernelScalar;
 
@@ -42,6 +43,7 @@ type SumPartials<T> = unsafe extern "C" fn(*mut T, *const T, u32);
 type PrimalFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *const T, *const T, u32);
 type JacobianTranspose<T> = unsafe extern "C" fn(*mut T, U, U, U, *const T, *const T, *const T, *const T, u32);
 type JacobianRows<T> = unsafe extern "C" fn(*mut T, U, *const T, *const T, *const T, u32);
+type DualFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *const T, *const T, u32);
 
 // SAFETY (every `unsafe` call below): the function is the kernel of that name with the C signature above; the
 // buffers are the drivers' arrays of the sizes the kernel indexes, as on the GPU (src/cuda_ops.rs).
@@ -178,33 +180,33 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
         };
         Ok(())
     }
-    fn jacobian_transpose(
-        &self,
-        k: &DevicePrimalPattern<Self>,
-        grads: &Vec<T>,
-        s: &Vec<T>,
-        lambda: &Vec<T>,
-        w: &Vec<T>,
-        out: &mut Vec<T>,
-    ) -> Result<(), String> {
+    fn jacobian_transpose(&self, inc: &DeviceIncidence<Self>, grads: &Vec<T>, s: &Vec<T>, lambda: &Vec<T>, w: &Vec<T>, out: &mut Vec<T>) -> Result<(), String> {
         let f = self.f::<JacobianTranspose<T>>("jacobian_transpose");
         unsafe {
-            f(
-                out.as_mut_ptr(),
-                k.vertex_start.as_ptr(),
-                k.vertex_row.as_ptr(),
-                k.vertex_slot.as_ptr(),
-                grads.as_ptr(),
-                s.as_ptr(),
-                lambda.as_ptr(),
-                w.as_ptr(),
-                k.free_count,
-            )
+            f(out.as_mut_ptr(), inc.start.as_ptr(), inc.row.as_ptr(), inc.slot.as_ptr(), grads.as_ptr(), s.as_ptr(), lambda.as_ptr(), w.as_ptr(), inc.count)
         };
         Ok(())
     }
     fn jacobian_rows(&self, k: &DevicePrimalPattern<Self>, grads: &Vec<T>, scale: &Vec<T>, y: &Vec<T>, out: &mut Vec<T>) -> Result<(), String> {
         unsafe { self.f::<JacobianRows<T>>("jacobian_rows")(out.as_mut_ptr(), k.row_free.as_ptr(), grads.as_ptr(), scale.as_ptr(), y.as_ptr(), k.rows) };
+        Ok(())
+    }
+    fn dual_fill(&self, a: &DeviceDualPattern<Self>, grads: &Vec<T>, alpha_tilde: &Vec<T>, values: &mut Vec<T>) -> Result<(), String> {
+        let f = self.f::<DualFill<T>>("dual_fill");
+        unsafe {
+            f(
+                values.as_mut_ptr(),
+                a.nz_row.as_ptr(),
+                a.col.as_ptr(),
+                a.pair_start.as_ptr(),
+                a.pair_slots.as_ptr(),
+                a.row_vertex.as_ptr(),
+                grads.as_ptr(),
+                a.inv_mass.as_ptr(),
+                alpha_tilde.as_ptr(),
+                a.nnz,
+            )
+        };
         Ok(())
     }
 }

@@ -30,15 +30,21 @@ fn perturbed(m: &Model, scale: f64) -> Vec<Vec3> {
     m.rest.iter().enumerate().map(|(i, p)| p + Vec3::new((1.3 * i as f64).sin(), (0.7 * i as f64).cos(), (2.1 * i as f64).sin()) * scale).collect()
 }
 
-/// The beam at positions perturbed by `scale`, with AMG `smoother` and coarsening to at most `max_coarse` rows.
-pub fn beam_system(smoother: Smoother, max_coarse: usize, scale: f64) -> PrimalSystem {
-    let model = super::load("mgpbd_beam_stiff_primal.toml", |_| {});
+/// The rows of scene `file` at positions perturbed by `scale`, with nonzero λ: (model, rows, x, gradients, α̃, b).
+pub fn dual_system(file: &str, scale: f64) -> (Model, Rows, Vec<Vec3>, Vec<[Vec3; 4]>, Vec<f64>, Vec<f64>) {
+    let model = super::load(file, |_| {});
     let rows = Rows::new(&model).unwrap();
     let x = perturbed(&model, scale);
     let lambda: Vec<f64> = (0..rows.len()).map(|i| 1e-6 * (i as f64).cos()).collect();
     let (c, grads): (Vec<f64>, Vec<[Vec3; 4]>) = (0..rows.len()).map(|i| rows.evaluate(&model, i, &x)).unzip();
     let at = alpha_tilde(&rows, model.h());
     let b = c.iter().zip(&at).zip(&lambda).map(|((c, at), l)| -(c + at * l)).collect();
+    (model, rows, x, grads, at, b)
+}
+
+/// The beam at positions perturbed by `scale`, with AMG `smoother` and coarsening to at most `max_coarse` rows.
+pub fn beam_system(smoother: Smoother, max_coarse: usize, scale: f64) -> PrimalSystem {
+    let (model, rows, x, grads, at, b) = dual_system("mgpbd_beam_stiff_primal.toml", scale);
     let options = AmgOptions { smoother, max_coarse, ..AmgOptions::default() };
     let mut solver = PrimalSolver::new(&rows.vertices, &model.inv_mass, options.clone());
     solver.set_alpha_tilde(&at);
