@@ -21,7 +21,11 @@ pub enum DeviceRelaxation<O: LinearOps> {
     Jacobi { omega: O::T },
     /// The (c_d, c_r) of each of the `CHEBYSHEV_DEGREE` steps ([`chebyshev_coefficients`]) and the direction d.
     Chebyshev { steps: Vec<(O::T, O::T)>, d: O::Vector },
-    /// Colour classes concatenated in `rows`; colour c is `rows[first[c]..first[c] + count[c]]`.
+    /// Colour classes concatenated in `rows`; colour c is `rows[first[c]..first[c] + count[c]]`. The rows of a
+    /// colour run in parallel. The CPU colours the graph of the entries nonzero at the full setup
+    /// (`smoothers::matrix_graph`): entries zero then (K's cross-component entries with ARAP component rows, whose
+    /// gradients are axis-aligned) may couple rows of one colour, harmlessly while they stay zero; one that a
+    /// refill made nonzero would make the device's sweep differ from the CPU's sequential one within a colour.
     GaussSeidel { rows: O::Indices, classes: Vec<(u32, u32)> },
 }
 
@@ -74,7 +78,9 @@ pub fn chebyshev_coefficients(rho: f64) -> Vec<(f64, f64)> {
     steps
 }
 
-fn upload_relaxation<O: LinearOps>(ops: &O, relax: &Relaxation, rows: usize) -> Result<DeviceRelaxation<O>, String> {
+/// The relaxation of the level whose matrix is `a`.
+fn upload_relaxation<O: LinearOps>(ops: &O, relax: &Relaxation, a: &Csr) -> Result<DeviceRelaxation<O>, String> {
+    let rows = a.rows();
     let t = <O::T as KernelScalar>::from_f64;
     Ok(match relax.kind() {
         Smoother::Jacobi => DeviceRelaxation::Jacobi { omega: t(4.0 / (3.0 * relax.rho)) },
@@ -110,19 +116,19 @@ impl<O: LinearOps> DeviceHierarchy<O> {
         for level in &h.levels {
             let rows = cur.rows();
             let pt = level.p.transpose_view().to_csr();
-            let ap = ProductPlan::new(cur, &level.p);
+            let ap = ProductPlan::new(cur, &level.p)?;
             let ap_csr = Csr::new(
                 (rows, level.p.cols()),
                 ap.row_ptr.iter().map(|&p| p as usize).collect(),
                 ap.col.iter().map(|&c| c as usize).collect(),
                 vec![0.0; ap.nnz()],
             );
-            let coarse = ProductPlan::new(&pt, &ap_csr);
+            let coarse = ProductPlan::new(&pt, &ap_csr)?;
             let nc = level.p.cols();
             levels.push(DeviceLevel {
                 rows,
                 inv_diag: ops.zeros(rows)?,
-                relax: upload_relaxation(ops, &level.relax, rows)?,
+                relax: upload_relaxation(ops, &level.relax, cur)?,
                 p: DeviceCsr::upload(ops, &level.p)?,
                 pt: DeviceCsr::upload(ops, &pt)?,
                 ap: ops.zeros(ap.nnz().max(1))?,

@@ -201,7 +201,11 @@ pub struct ProductPlan {
 }
 
 impl ProductPlan {
-    pub fn new(left: &Csr, right: &Csr) -> Self {
+    /// `Err` when an index does not fit the kernels' 32 bits.
+    pub fn new(left: &Csr, right: &Csr) -> Result<Self, String> {
+        if left.nnz() > u32::MAX as usize || right.nnz() > u32::MAX as usize {
+            return Err(format!("a Galerkin product of matrices with {} and {} nonzeros: more than 2^32", left.nnz(), right.nnz()));
+        }
         let (l_ptr, r_ptr) = (left.indptr(), right.indptr());
         let (l_ptr, r_ptr) = (l_ptr.raw_storage(), r_ptr.raw_storage());
         let (l_col, r_col) = (left.indices(), right.indices());
@@ -227,9 +231,12 @@ impl ProductPlan {
             if !terms.is_empty() {
                 plan.start.push(plan.left.len() as u32);
             }
+            if plan.left.len() > u32::MAX as usize {
+                return Err(format!("the Galerkin plan exceeds 2^32 products at row {i} of {}", left.rows()));
+            }
             plan.row_ptr.push(plan.col.len() as u32);
         }
-        plan
+        Ok(plan)
     }
 
     /// Output nonzeros.
