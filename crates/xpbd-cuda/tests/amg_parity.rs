@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::primal_system::{beam_system, dual_system, PrimalSystem};
+use common::primal_system::{beam_system, dual_system, DualSystem, PrimalSystem};
 use xpbd_core::amg::Smoother;
 use xpbd_core::linear::{Setup, SolveStats};
 use xpbd_core::mgpbd::primal_solve::Jacobian;
@@ -75,7 +75,7 @@ fn primal_solve_f64_matches_cpu() {
 fn dual_cg_f64_matches_cpu() {
     let Some(gpu) = gpu() else { return };
     let mut ops = CudaOps::<f64>::new(gpu).unwrap();
-    let (model, rows, _, grads, at, b) = dual_system("mgpbd_beam_nh.toml", 0.01);
+    let DualSystem { model, rows, grads, alpha_tilde: at, b, .. } = dual_system("mgpbd_beam_nh.toml", 0.01);
     let pattern = xpbd_core::mgpbd::assembly::Pattern::new(&rows, &model.inv_mass);
     let mut a = pattern.matrix.clone();
     pattern.fill(&rows, &grads, &model.inv_mass, &at, a.data_mut());

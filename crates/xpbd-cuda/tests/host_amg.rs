@@ -11,7 +11,7 @@ mod common;
 
 use common::host_library::library_or_skip;
 use common::host_ops::HostOps;
-use common::primal_system::{beam_system, dual_system, PrimalSystem};
+use common::primal_system::{beam_system, dual_system, DualSystem, PrimalSystem};
 use xpbd_core::amg::{Hierarchy, Smoother};
 use xpbd_core::linear::cg::Cg;
 use xpbd_core::linear::pcg::{Pcg, Preconditioner};
@@ -249,7 +249,7 @@ fn primal_solve_matches_the_cpu() {
 #[test]
 fn dual_refill_cg_and_correction_match_the_cpu() {
     let Some(lib) = library_or_skip() else { return };
-    let (model, rows, _, grads, at, b) = dual_system("mgpbd_beam_nh.toml", 0.01);
+    let DualSystem { model, rows, grads, alpha_tilde: at, b, .. } = dual_system("mgpbd_beam_nh.toml", 0.01);
     let pattern = xpbd_core::mgpbd::assembly::Pattern::new(&rows, &model.inv_mass);
     let mut a = pattern.matrix.clone();
     pattern.fill(&rows, &grads, &model.inv_mass, &at, a.data_mut());

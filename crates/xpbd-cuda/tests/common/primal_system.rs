@@ -30,8 +30,18 @@ fn perturbed(m: &Model, scale: f64) -> Vec<Vec3> {
     m.rest.iter().enumerate().map(|(i, p)| p + Vec3::new((1.3 * i as f64).sin(), (0.7 * i as f64).cos(), (2.1 * i as f64).sin()) * scale).collect()
 }
 
-/// The rows of scene `file` at positions perturbed by `scale`, with nonzero λ: (model, rows, x, gradients, α̃, b).
-pub fn dual_system(file: &str, scale: f64) -> (Model, Rows, Vec<Vec3>, Vec<[Vec3; 4]>, Vec<f64>, Vec<f64>) {
+/// The rows of a scene at perturbed positions with nonzero λ, and the dual system's α̃ and b.
+pub struct DualSystem {
+    pub model: Model,
+    pub rows: Rows,
+    pub x: Vec<Vec3>,
+    pub grads: Vec<[Vec3; 4]>,
+    pub alpha_tilde: Vec<f64>,
+    pub b: Vec<f64>,
+}
+
+/// The rows of scene `file` at positions perturbed by `scale`.
+pub fn dual_system(file: &str, scale: f64) -> DualSystem {
     let model = super::load(file, |_| {});
     let rows = Rows::new(&model).unwrap();
     let x = perturbed(&model, scale);
@@ -39,12 +49,12 @@ pub fn dual_system(file: &str, scale: f64) -> (Model, Rows, Vec<Vec3>, Vec<[Vec3
     let (c, grads): (Vec<f64>, Vec<[Vec3; 4]>) = (0..rows.len()).map(|i| rows.evaluate(&model, i, &x)).unzip();
     let at = alpha_tilde(&rows, model.h());
     let b = c.iter().zip(&at).zip(&lambda).map(|((c, at), l)| -(c + at * l)).collect();
-    (model, rows, x, grads, at, b)
+    DualSystem { model, rows, x, grads, alpha_tilde: at, b }
 }
 
 /// The beam at positions perturbed by `scale`, with AMG `smoother` and coarsening to at most `max_coarse` rows.
 pub fn beam_system(smoother: Smoother, max_coarse: usize, scale: f64) -> PrimalSystem {
-    let (model, rows, x, grads, at, b) = dual_system("mgpbd_beam_stiff_primal.toml", scale);
+    let DualSystem { model, rows, x, grads, alpha_tilde: at, b } = dual_system("mgpbd_beam_stiff_primal.toml", scale);
     let options = AmgOptions { smoother, max_coarse, ..AmgOptions::default() };
     let mut solver = PrimalSolver::new(&rows.vertices, &model.inv_mass, options.clone());
     solver.set_alpha_tilde(&at);
