@@ -107,6 +107,16 @@ pub trait LinearOps {
         y: &Self::Vector,
         out: &mut Self::Vector,
     ) -> Result<(), String>;
+    /// C and ∇C of every row at positions `x` (`kernels/mgpbd_rows.cu`).
+    fn evaluate_rows(
+        &self,
+        rows: &crate::rows_device::DeviceRows<Self>,
+        x: &Self::Vector,
+        c: &mut Self::Vector,
+        grads: &mut Self::Vector,
+    ) -> Result<(), String>;
+    /// `b = −(c + α̃ λ)`.
+    fn dual_rhs(&self, c: &Self::Vector, alpha_tilde: &Self::Vector, lambda: &Self::Vector, b: &mut Self::Vector) -> Result<(), String>;
     /// The values of the dual matrix A on the device pattern (`kernels/dual.cu`).
     fn dual_fill(
         &self,

@@ -1,5 +1,5 @@
 //! [`LinearOps`] on a CUDA device: each method is one launch of a kernel of `kernels/amg_solve.cu` or
-//! `kernels/primal.cu` or `kernels/dual.cu` on the context's stream (blocks of [`BLOCK`] threads, grid-stride; the single-block kernels
+//! `kernels/primal.cu`, `kernels/dual.cu` or `kernels/mgpbd_rows.cu` on the context's stream (blocks of [`BLOCK`] threads, grid-stride; the single-block kernels
 //! on one block), or a copy.
 
 use std::collections::HashMap;
@@ -11,6 +11,7 @@ use crate::amg_ops::{DeviceCsr, DeviceIncidence, DevicePlan, LinearOps};
 use crate::device_model::{blocks, err, BLOCK};
 use crate::dual_device::DeviceDualPattern;
 use crate::primal_device::DevicePrimalPattern;
+use crate::rows_device::DeviceRows;
 use crate::{GpuContext, KernelScalar};
 
 /// Most blocks of the first pass of a dot product (its partial sums are added by one block).
@@ -39,6 +40,8 @@ pub const SOLVE_KERNELS: &[(&str, &str)] = &[
     ("primal", "jacobian_transpose"),
     ("primal", "jacobian_rows"),
     ("dual", "dual_fill"),
+    ("mgpbd_rows", "evaluate_rows"),
+    ("mgpbd_rows", "dual_rhs"),
 ];
 
 /// The solve phase's kernels of one precision on a [`GpuContext`].
@@ -277,5 +280,16 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
             .arg(alpha_tilde)
             .arg(&a.nnz);
         launch(l, grid(a.nnz), "dual_fill")
+    }
+    fn evaluate_rows(&self, rows: &DeviceRows<Self>, x: &CudaSlice<T>, c: &mut CudaSlice<T>, grads: &mut CudaSlice<T>) -> Result<(), String> {
+        let mut l = self.builder("evaluate_rows");
+        l.arg(c).arg(grads).arg(&rows.kind).arg(&rows.row_vertex).arg(&rows.row_data).arg(x).arg(&rows.count);
+        launch(l, grid(rows.count), "evaluate_rows")
+    }
+    fn dual_rhs(&self, c: &CudaSlice<T>, alpha_tilde: &CudaSlice<T>, lambda: &CudaSlice<T>, b: &mut CudaSlice<T>) -> Result<(), String> {
+        let n = c.len() as u32;
+        let mut l = self.builder("dual_rhs");
+        l.arg(b).arg(c).arg(alpha_tilde).arg(lambda).arg(&n);
+        launch(l, grid(n), "dual_rhs")
     }
 }

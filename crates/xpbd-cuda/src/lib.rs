@@ -5,8 +5,8 @@
 //! kernels can run there, and gives the reason in words when not. [`GpuContext`] holds a device's context, stream
 //! and loaded modules; [`GpuPredict`] runs the prediction kernels (the first GPU path, with a parity test against
 //! [`reference`](mod@reference)). MGPBD's solve phase (issue 7): [`amg_ops::LinearOps`] and its drivers
-//! [`amg_device`], [`pcg_device`], [`primal_device`] and the plain-CG baseline [`dual_device`], on the GPU through
-//! [`CudaOps`].
+//! [`amg_device`], [`pcg_device`], [`primal_device`], the plain-CG baseline [`dual_device`] and the row evaluation
+//! [`rows_device`], on the GPU through [`CudaOps`].
 //!
 //! libcuda is opened at run time (cudarc's `dynamic-loading`), so this crate builds and its tests pass on machines
 //! with no CUDA at all; nothing here panics for lack of a driver or device. See `docs/cuda.md`.
@@ -27,6 +27,7 @@ mod predict;
 pub mod primal_device;
 mod probe;
 pub mod reference;
+pub mod rows_device;
 mod scalar;
 
 pub use backend::{CudaBackend, CudaOptions, Precision};

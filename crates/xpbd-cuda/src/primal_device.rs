@@ -100,11 +100,16 @@ impl<O: LinearOps> DevicePrimal<O> {
         })
     }
 
-    /// Writes the rows' gradients and refills K on the device.
+    /// Writes the rows' gradients from the host and refills K on the device.
     pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<(), String> {
         if !grads.is_empty() {
             ops.write(&flat_gradients(grads), &mut self.grads)?;
         }
+        self.refill(ops)
+    }
+
+    /// Refills K from [`Self::grads`] as it is on the device (written by `rows_device::DeviceRows::evaluate`).
+    pub fn refill(&mut self, ops: &O) -> Result<(), String> {
         ops.primal_fill(&self.pattern, &self.grads, &self.inv_alpha, &mut self.k.val)
     }
 

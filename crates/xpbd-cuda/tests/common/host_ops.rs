@@ -1,4 +1,4 @@
-//! [`LinearOps`] on the kernels of `kernels/amg_solve.cu`, `kernels/primal.cu` and `kernels/dual.cu` compiled as host C++
+//! [`LinearOps`] on the kernels of `kernels/amg_solve.cu`, `kernels/primal.cu`, `kernels/dual.cu` and `kernels/mgpbd_rows.cu` compiled as host C++
 //! (`host_library`): buffers are `Vec`s, each method calls the exported `<kernel>_f32/_f64` once on one thread.
 //! The drivers of `xpbd_cuda` (`amg_device`, `pcg_device`, `primal_device`) then run unchanged on the host.
 
@@ -7,6 +7,7 @@ use libloading::Library;
 use xpbd_cuda::amg_ops::{DeviceCsr, DeviceIncidence, DevicePlan, LinearOps};
 use xpbd_cuda::dual_device::DeviceDualPattern;
 use xpbd_cuda::primal_device::DevicePrimalPattern;
+use xpbd_cuda::rows_device::DeviceRows;
 use xpbd_cuda::KernelScalar;
 
 pub struct HostOps<T> {
@@ -43,6 +44,7 @@ type SumPartials<T> = unsafe extern "C" fn(*mut T, *const T, u32);
 type PrimalFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *const T, *const T, u32);
 type JacobianTranspose<T> = unsafe extern "C" fn(*mut T, U, U, U, *const T, *const T, *const T, *const T, u32);
 type JacobianRows<T> = unsafe extern "C" fn(*mut T, U, *const T, *const T, *const T, u32);
+type EvaluateRows<T> = unsafe extern "C" fn(*mut T, *mut T, U, U, *const T, *const T, u32);
 type DualFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *const T, *const T, u32);
 
 // SAFETY (every `unsafe` call below): the function is the kernel of that name with the C signature above; the
@@ -207,6 +209,15 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
                 a.nnz,
             )
         };
+        Ok(())
+    }
+    fn evaluate_rows(&self, rows: &DeviceRows<Self>, x: &Vec<T>, c: &mut Vec<T>, grads: &mut Vec<T>) -> Result<(), String> {
+        let f = self.f::<EvaluateRows<T>>("evaluate_rows");
+        unsafe { f(c.as_mut_ptr(), grads.as_mut_ptr(), rows.kind.as_ptr(), rows.row_vertex.as_ptr(), rows.row_data.as_ptr(), x.as_ptr(), rows.count) };
+        Ok(())
+    }
+    fn dual_rhs(&self, c: &Vec<T>, alpha_tilde: &Vec<T>, lambda: &Vec<T>, b: &mut Vec<T>) -> Result<(), String> {
+        unsafe { self.f::<ScaledDifference<T>>("dual_rhs")(b.as_mut_ptr(), c.as_ptr(), alpha_tilde.as_ptr(), lambda.as_ptr(), c.len() as u32) };
         Ok(())
     }
 }
