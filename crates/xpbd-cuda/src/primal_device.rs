@@ -1,8 +1,9 @@
 //! MGPBD's primal solve on a device (`xpbd_core::mgpbd::primal_solve::PrimalSolver::solve`, step for step): K
 //! refilled on the fixed pattern of [`PrimalPattern`] from the rows' gradients, `K y = Jᵀ α̃⁻¹ b` by PCG with one
 //! V-cycle of the uploaded smoothed-aggregation hierarchy, stopping on the dual residual `‖J W r_K‖`, keeping the
-//! iterate with the lowest one, and `Δλ = α̃⁻¹ (b − J y)`. Per outer iteration the host writes the rows'
-//! gradients and b (until the row evaluation runs on the device) and reads back scalars for control only.
+//! iterate with the lowest one, and `Δλ = α̃⁻¹ (b − J y)`. The rows' gradients and b are written by
+//! `rows_device::DeviceRows` on the device ([`DevicePrimal::refill`]) or from the host ([`DevicePrimal::fill`]);
+//! per PCG iteration the host reads back scalars for control only.
 
 use xpbd_core::amg::Hierarchy;
 use xpbd_core::linear::{Csr, SolveStats};
