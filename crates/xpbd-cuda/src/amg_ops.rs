@@ -165,10 +165,7 @@ impl<O: LinearOps> DeviceCsr<O> {
     /// Uploads pattern and values.
     pub fn upload(ops: &O, a: &Csr) -> Result<Self, String> {
         let (row_ptr, col) = csr_indices(a);
-        let mut val = to_t(a.data());
-        if val.is_empty() {
-            val.push(O::T::default());
-        }
+        let val = nonempty(&to_t(a.data()));
         Ok(DeviceCsr { rows: a.rows() as u32, row_ptr: ops.upload_indices(&row_ptr)?, col: ops.upload_indices(&nonempty(&col))?, val: ops.upload(&val)? })
     }
 
@@ -178,10 +175,10 @@ impl<O: LinearOps> DeviceCsr<O> {
     }
 }
 
-/// `a`, or `[0]` when empty (a device allocation cannot be empty).
-pub fn nonempty(a: &[u32]) -> Vec<u32> {
+/// `a`, or one default element when empty (a device allocation cannot be empty).
+pub fn nonempty<T: Copy + Default>(a: &[T]) -> Vec<T> {
     if a.is_empty() {
-        vec![0]
+        vec![T::default()]
     } else {
         a.to_vec()
     }

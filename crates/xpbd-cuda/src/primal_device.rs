@@ -47,16 +47,9 @@ impl<O: LinearOps> DevicePrimalPattern<O> {
             term_slots: ops.upload_indices(&nonempty(&p.terms.iter().map(|t| 4 * t.1 as u32 + t.2 as u32).collect::<Vec<u32>>()))?,
             incidence: DeviceIncidence::upload(ops, &p.vertex_start, &p.vertex_rows)?,
             row_free: ops.upload_indices(&nonempty(&vertices.iter().flat_map(|vs| vs.map(free)).collect::<Vec<u32>>()))?,
-            inv_mass_free: ops.upload(&to_t(&nonempty_f64(inv_mass_free)))?,
+            inv_mass_free: ops.upload(&to_t(&nonempty(&inv_mass_free)))?,
         })
     }
-}
-
-fn nonempty_f64(mut a: Vec<f64>) -> Vec<f64> {
-    if a.is_empty() {
-        a.push(0.0);
-    }
-    a
 }
 
 /// The primal solve's state on the device.
@@ -89,7 +82,7 @@ impl<O: LinearOps> DevicePrimal<O> {
             k: DeviceCsr::pattern(ops, pattern.matrix.rows(), &row_ptr, &col)?,
             hierarchy: None,
             pcg: DevicePcg::new(ops, n)?,
-            inv_alpha: ops.upload(&to_t(&nonempty_f64(inv_alpha.to_vec())))?,
+            inv_alpha: ops.upload(&to_t(&nonempty(inv_alpha)))?,
             grads: ops.zeros(12 * rows)?,
             b: ops.zeros(rows)?,
             dlambda: ops.zeros(rows)?,

@@ -7,7 +7,7 @@
 use xpbd_core::mgpbd::rows::{RowKind, Rows};
 use xpbd_core::model::Model;
 
-use crate::amg_ops::{to_t, LinearOps};
+use crate::amg_ops::{nonempty, to_t, LinearOps};
 
 /// The row kinds of `kernels/mgpbd_rows.cu` (`ROW_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,10 +74,10 @@ impl<O: LinearOps> DeviceRows<O> {
         }
         Ok(DeviceRows {
             count: n as u32,
-            kind: ops.upload_indices(&crate::amg_ops::nonempty(&kind))?,
-            row_vertex: ops.upload_indices(&crate::amg_ops::nonempty(&rows.vertices.iter().flatten().copied().collect::<Vec<_>>()))?,
+            kind: ops.upload_indices(&nonempty(&kind))?,
+            row_vertex: ops.upload_indices(&nonempty(&rows.vertices.iter().flatten().copied().collect::<Vec<_>>()))?,
             row_data: ops.upload(&to_t(&data))?,
-            alpha_tilde: ops.upload(&to_t(if alpha_tilde.is_empty() { &[0.0] } else { alpha_tilde }))?,
+            alpha_tilde: ops.upload(&to_t(&nonempty(alpha_tilde)))?,
         })
     }
 
