@@ -1,6 +1,7 @@
 // MGPBD's constraint rows on the GPU (issue 7; crates/xpbd-core/src/mgpbd/rows.rs, Rows::evaluate): C and the
-// node gradients of every row at positions x, and the dual right-hand side b = -(C + alpha_tilde lambda) whose
-// norm is the outer loop's residual (and its line search's). The row math is that of the XPBD kernels
+// node gradients of every row at positions x, the dual right-hand side b = -(C + alpha_tilde lambda) whose norm
+// is the outer loop's residual (and its line search's), and the inertia term q of the outer iteration
+// (crates/xpbd-cpu/src/mgpbd/mod.rs). The row math is that of the XPBD kernels
 // (tet_constraints.cuh, cloth_constraints.cuh); ARAP rows need a 3x3 SVD and have no GPU path yet.
 //
 // Per row r: kind[r] (ROW_* below), its 4 vertex slots row_vertex[4r + a] (NO_VERTEX if unused), and 10 scalars
@@ -67,6 +68,16 @@ __device__ __forceinline__ void dual_rhs_impl(T* __restrict__ b, const T* __rest
     for (size_t r = xpbd::global_thread_index(); r < rows; r += xpbd::grid_stride()) b[r] = -(c[r] + alpha_tilde[r] * lambda[r]);
 }
 
+// q_v = (x_v - x_tilde_v) - corr_v for free vertices, 0 for pinned ones, with corr = M^-1 J^T lambda: how far the
+// positions are from the multipliers' motion (Mgpbd::iterate_rows). 3 scalars per vertex, n vertices.
+template <typename T>
+__device__ __forceinline__ void inertia_term_impl(T* __restrict__ q, const T* __restrict__ x, const T* __restrict__ x_tilde,
+                                                  const T* __restrict__ corr, const T* __restrict__ inv_mass, unsigned int n) {
+    for (size_t v = xpbd::global_thread_index(); v < n; v += xpbd::grid_stride())
+        for (int k = 0; k < 3; ++k)
+            q[3 * v + k] = xpbd::is_free(inv_mass[v]) ? x[3 * v + k] - x_tilde[3 * v + k] - corr[3 * v + k] : T(0);
+}
+
 XPBD_EXPORT_F32_F64(evaluate_rows,
                     (T* __restrict__ c, T* __restrict__ grads, const unsigned int* __restrict__ kind,
                      const unsigned int* __restrict__ row_vertex, const T* __restrict__ row_data,
@@ -76,3 +87,7 @@ XPBD_EXPORT_F32_F64(dual_rhs,
                     (T* __restrict__ b, const T* __restrict__ c, const T* __restrict__ alpha_tilde,
                      const T* __restrict__ lambda, unsigned int rows),
                     (b, c, alpha_tilde, lambda, rows))
+XPBD_EXPORT_F32_F64(inertia_term,
+                    (T* __restrict__ q, const T* __restrict__ x, const T* __restrict__ x_tilde, const T* __restrict__ corr,
+                     const T* __restrict__ inv_mass, unsigned int n),
+                    (q, x, x_tilde, corr, inv_mass, n))

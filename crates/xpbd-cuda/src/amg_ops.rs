@@ -98,10 +98,12 @@ pub trait LinearOps {
         w: &Self::Vector,
         out: &mut Self::Vector,
     ) -> Result<(), String>;
-    /// `out_r = Σ_a scale_u ∇_a C_r · y_u` per row.
+    /// `out_r = Σ_a scale_u ∇_a C_r · y_u` per row, u = `row_index[4 r + a]` (a free index or a vertex; slots
+    /// with `u32::MAX` skipped).
     fn jacobian_rows(
         &self,
-        k: &crate::primal_device::DevicePrimalPattern<Self>,
+        row_index: &Self::Indices,
+        rows: u32,
         grads: &Self::Vector,
         scale: &Self::Vector,
         y: &Self::Vector,
@@ -115,6 +117,8 @@ pub trait LinearOps {
         c: &mut Self::Vector,
         grads: &mut Self::Vector,
     ) -> Result<(), String>;
+    /// `q_v = x_v − x̃_v − corr_v` at free vertices, 0 at pinned ones (`inv_mass` per vertex).
+    fn inertia_term(&self, x: &Self::Vector, x_tilde: &Self::Vector, corr: &Self::Vector, inv_mass: &Self::Vector, q: &mut Self::Vector) -> Result<(), String>;
     /// `b = −(c + α̃ λ)`.
     fn dual_rhs(&self, c: &Self::Vector, alpha_tilde: &Self::Vector, lambda: &Self::Vector, b: &mut Self::Vector) -> Result<(), String>;
     /// The values of the dual matrix A on the device pattern (`kernels/dual.cu`).

@@ -42,6 +42,7 @@ pub const SOLVE_KERNELS: &[(&str, &str)] = &[
     ("dual", "dual_fill"),
     ("mgpbd_rows", "evaluate_rows"),
     ("mgpbd_rows", "dual_rhs"),
+    ("mgpbd_rows", "inertia_term"),
 ];
 
 /// The solve phase's kernels of one precision on a [`GpuContext`].
@@ -257,15 +258,16 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
     }
     fn jacobian_rows(
         &self,
-        k: &DevicePrimalPattern<Self>,
+        row_index: &CudaSlice<u32>,
+        rows: u32,
         grads: &CudaSlice<T>,
         scale: &CudaSlice<T>,
         y: &CudaSlice<T>,
         out: &mut CudaSlice<T>,
     ) -> Result<(), String> {
         let mut l = self.builder("jacobian_rows");
-        l.arg(out).arg(&k.row_free).arg(grads).arg(scale).arg(y).arg(&k.rows);
-        launch(l, grid(k.rows), "jacobian_rows")
+        l.arg(out).arg(row_index).arg(grads).arg(scale).arg(y).arg(&rows);
+        launch(l, grid(rows), "jacobian_rows")
     }
     fn dual_fill(&self, a: &DeviceDualPattern<Self>, grads: &CudaSlice<T>, alpha_tilde: &CudaSlice<T>, values: &mut CudaSlice<T>) -> Result<(), String> {
         let mut l = self.builder("dual_fill");
@@ -291,5 +293,11 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
         let mut l = self.builder("dual_rhs");
         l.arg(b).arg(c).arg(alpha_tilde).arg(lambda).arg(&n);
         launch(l, grid(n), "dual_rhs")
+    }
+    fn inertia_term(&self, x: &CudaSlice<T>, x_tilde: &CudaSlice<T>, corr: &CudaSlice<T>, inv_mass: &CudaSlice<T>, q: &mut CudaSlice<T>) -> Result<(), String> {
+        let n = inv_mass.len() as u32;
+        let mut l = self.builder("inertia_term");
+        l.arg(q).arg(x).arg(x_tilde).arg(corr).arg(inv_mass).arg(&n);
+        launch(l, grid(n), "inertia_term")
     }
 }

@@ -142,7 +142,7 @@ impl<O: LinearOps> DevicePrimal<O> {
             let h = hierarchy.as_mut().ok_or("the primal solve ran before its first full setup")?;
             ops.jacobian_transpose(&pattern.incidence, grads, inv_alpha, b, ones_free, rhs)?;
             (iterations, _) = pcg.iterate(ops, k, h, rhs, y, max_iter, |ops, r, y| {
-                ops.jacobian_rows(pattern, grads, &pattern.inv_mass_free, r, row_values)?;
+                ops.jacobian_rows(&pattern.row_free, pattern.rows, grads, &pattern.inv_mass_free, r, row_values)?;
                 let dual = ops.dot(row_values, row_values)?.sqrt();
                 if dual < lowest {
                     lowest = dual;
@@ -157,7 +157,7 @@ impl<O: LinearOps> DevicePrimal<O> {
             ops.set_zero(dlambda)?;
             return Ok(SolveStats { iterations, relative_residual: 1.0, converged: false });
         }
-        ops.jacobian_rows(pattern, grads, ones_free, best, row_values)?;
+        ops.jacobian_rows(&pattern.row_free, pattern.rows, grads, ones_free, best, row_values)?;
         ops.scaled_difference(dlambda, inv_alpha, b, row_values)?;
         let relative_residual = lowest / b_norm;
         Ok(SolveStats { iterations, relative_residual, converged: relative_residual <= tol })

@@ -2,7 +2,9 @@
 //! primal system: in double precision the primal solve's PCG iteration counts within ±1 of `PrimalSolver`'s and
 //! the final dual residuals within 1e-6 relative, for each smoother, after a full setup and after a refill with
 //! a device-side refresh; the baseline, plain CG on the dual matrix refilled on the device; and the row
-//! evaluation (C, ∇C and ‖C + α̃λ‖ of neo-Hookean and cloth rows) within 1e-12 relative. Without a usable GPU each test prints `skipped: <reason>` and passes; the same drivers
+//! evaluation (C, ∇C and ‖C + α̃λ‖ of neo-Hookean and cloth rows) within 1e-12 relative; and five outer
+//! iterations of the neo-Hookean beam (`DeviceOuter` against `xpbd_cpu::mgpbd::Mgpbd`): the solve's iterations
+//! within ±1 and the residuals within 1e-6 relative. Without a usable GPU each test prints `skipped: <reason>` and passes; the same drivers
 //! are checked on the host-compiled kernels in `tests/host_amg.rs`.
 
 mod common;
@@ -111,5 +113,36 @@ fn rows_f64_match_cpu() {
         let want_r = xpbd_core::linear::norm(&s.b);
         println!("{file}: grad C {dg:e}, b {db:e}, residual gpu {residual:e} cpu {want_r:e}");
         assert!(dg <= 1e-12 && db <= 1e-12 && (residual - want_r).abs() <= 1e-12 * want_r, "{file}");
+    }
+}
+
+#[test]
+fn outer_iterations_f64_match_cpu() {
+    let Some(gpu) = gpu() else { return };
+    let mut ops = CudaOps::<f64>::new(gpu).unwrap();
+    let mut model = common::load("mgpbd_beam_nh.toml", |_| {});
+    model.solver.mgpbd.as_mut().unwrap().max_coarse = 100;
+    let h = model.h();
+    let mut x: Vec<xpbd_core::mesh::Vec3> =
+        model.rest.iter().zip(&model.inv_mass).map(|(p, &w)| if w > 0.0 { p + model.gravity * h * h } else { *p }).collect();
+    let mut lambda = vec![0.0; model.rows];
+    let mut dev = xpbd_cuda::outer_device::DeviceOuter::new(&ops, &model).unwrap();
+    let mut dx = ops.upload(&x.iter().flat_map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>()).unwrap();
+    let mut dl = ops.zeros(model.rows).unwrap();
+    dev.begin_frame(0);
+    dev.reset(&ops, &mut dl).unwrap();
+    let mut cpu = xpbd_cpu::mgpbd::Mgpbd::new(&model);
+    cpu.begin_frame(0);
+    cpu.reset(&mut lambda);
+    for it in 0..5 {
+        cpu.iterate(&model, &mut x, &mut lambda, h);
+        dev.iterate(&mut ops, &mut dx, &mut dl).unwrap();
+        let (cs, ds) = (cpu.take_stats(), std::mem::take(&mut dev.stats));
+        println!(
+            "iteration {it}: residual cpu {:e} gpu {:e}; linear iterations {} / {}",
+            cpu.residual, dev.residual, cs.linear_iterations, ds.linear_iterations
+        );
+        assert!(cs.linear_iterations.abs_diff(ds.linear_iterations) <= 1, "iteration {it}");
+        assert!((dev.residual - cpu.residual).abs() <= 1e-6 * cpu.residual, "iteration {it}");
     }
 }

@@ -45,6 +45,7 @@ type PrimalFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *cons
 type JacobianTranspose<T> = unsafe extern "C" fn(*mut T, U, U, U, *const T, *const T, *const T, *const T, u32);
 type JacobianRows<T> = unsafe extern "C" fn(*mut T, U, *const T, *const T, *const T, u32);
 type EvaluateRows<T> = unsafe extern "C" fn(*mut T, *mut T, U, U, *const T, *const T, u32);
+type InertiaTerm<T> = unsafe extern "C" fn(*mut T, *const T, *const T, *const T, *const T, u32);
 type DualFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *const T, *const T, u32);
 
 // SAFETY (every `unsafe` call below): the function is the kernel of that name with the C signature above; the
@@ -189,8 +190,8 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
         };
         Ok(())
     }
-    fn jacobian_rows(&self, k: &DevicePrimalPattern<Self>, grads: &Vec<T>, scale: &Vec<T>, y: &Vec<T>, out: &mut Vec<T>) -> Result<(), String> {
-        unsafe { self.f::<JacobianRows<T>>("jacobian_rows")(out.as_mut_ptr(), k.row_free.as_ptr(), grads.as_ptr(), scale.as_ptr(), y.as_ptr(), k.rows) };
+    fn jacobian_rows(&self, row_index: &Vec<u32>, rows: u32, grads: &Vec<T>, scale: &Vec<T>, y: &Vec<T>, out: &mut Vec<T>) -> Result<(), String> {
+        unsafe { self.f::<JacobianRows<T>>("jacobian_rows")(out.as_mut_ptr(), row_index.as_ptr(), grads.as_ptr(), scale.as_ptr(), y.as_ptr(), rows) };
         Ok(())
     }
     fn dual_fill(&self, a: &DeviceDualPattern<Self>, grads: &Vec<T>, alpha_tilde: &Vec<T>, values: &mut Vec<T>) -> Result<(), String> {
@@ -218,6 +219,11 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
     }
     fn dual_rhs(&self, c: &Vec<T>, alpha_tilde: &Vec<T>, lambda: &Vec<T>, b: &mut Vec<T>) -> Result<(), String> {
         unsafe { self.f::<ScaledDifference<T>>("dual_rhs")(b.as_mut_ptr(), c.as_ptr(), alpha_tilde.as_ptr(), lambda.as_ptr(), c.len() as u32) };
+        Ok(())
+    }
+    fn inertia_term(&self, x: &Vec<T>, x_tilde: &Vec<T>, corr: &Vec<T>, inv_mass: &Vec<T>, q: &mut Vec<T>) -> Result<(), String> {
+        let f = self.f::<InertiaTerm<T>>("inertia_term");
+        unsafe { f(q.as_mut_ptr(), x.as_ptr(), x_tilde.as_ptr(), corr.as_ptr(), inv_mass.as_ptr(), inv_mass.len() as u32) };
         Ok(())
     }
 }
