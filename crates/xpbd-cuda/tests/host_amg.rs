@@ -298,3 +298,17 @@ fn primal_solve_f32_converges_near_the_f64_cpu() {
     assert!(dev.converged && dev.iterations.abs_diff(cpu.iterations) <= 1, "{dev:?} vs {cpu:?}");
     check("f32 delta lambda", &d.dlambda.iter().map(|&v| v as f64).collect::<Vec<_>>(), &want, 1e-5);
 }
+
+/// A coarsest level the CPU factors sparsely (above 500 rows: here the beam's whole K, with `max_coarse` above
+/// its 1200 rows) has no device solve: the hand-off says so instead of running.
+#[test]
+fn sparse_coarsest_level_is_refused_with_the_reason() {
+    let Some(lib) = library_or_skip() else { return };
+    let s = beam_system(Smoother::Jacobi, 2000, 0.02);
+    let h = s.hierarchy();
+    assert_eq!(h.level_count(), 1);
+    let mut ops = Ops::new(lib);
+    let d = device_primal(&mut ops, &s);
+    let reason = DeviceHierarchy::upload(&mut ops, &s.solver.k, &h, &d.k).err().expect("refused");
+    assert!(reason.contains("1200 rows") && reason.contains("max_coarse"), "{reason}");
+}

@@ -65,3 +65,18 @@ fn outer_iterations_match_the_cpu() {
     }
     assert!(dev.residual < 1e-2 * first, "the outer iterations converge: {first:e} to {:e}", dev.residual);
 }
+
+/// What the device outer iteration does not run is refused with the reason: ARAP component rows, and a dual
+/// linear solver.
+#[test]
+fn unsupported_models_are_refused_with_the_reason() {
+    let Some(lib) = library_or_skip() else { return };
+    let ops = HostOps::<f64>::new(lib);
+    let arap = common::load("mgpbd_beam_stiff_primal.toml", |_| {});
+    let reason = DeviceOuter::new(&ops, &arap).err().expect("ARAP components refused");
+    assert!(reason.contains("ARAP component"), "{reason}");
+    let mut cg = common::load("mgpbd_beam_nh.toml", |_| {});
+    cg.solver.mgpbd.as_mut().unwrap().linear_solver = "cg".into();
+    let reason = DeviceOuter::new(&ops, &cg).err().expect("cg refused");
+    assert!(reason.contains("\"cg\"") && reason.contains("primal-amg"), "{reason}");
+}
