@@ -46,6 +46,23 @@ __device__ __forceinline__ bool is_free(T inv_mass) {
     return inv_mass > T(0);
 }
 
+// Threads per block of every launch whose kernel reduces over its block (block_sum).
+constexpr unsigned int REDUCE_BLOCK = 256;
+
+// Block sum of one value per thread into out[blockIdx.x]; the tree's order is fixed by the block size, so the
+// sum is the same on every run (no atomics). Launch with blocks of REDUCE_BLOCK threads.
+template <typename T>
+__device__ __forceinline__ void block_sum(T acc, T* __restrict__ out) {
+    __shared__ T sums[REDUCE_BLOCK];
+    sums[threadIdx.x] = acc;
+    __syncthreads();
+    for (unsigned int half = REDUCE_BLOCK / 2; half > 0; half /= 2) {
+        if (threadIdx.x < half) sums[threadIdx.x] += sums[threadIdx.x + half];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[blockIdx.x] = sums[0];
+}
+
 }  // namespace xpbd
 
 // Writes `extern "C" __global__ void NAME_f32(PARAMS with T = float)` and the same for NAME_f64 (T = double),

@@ -72,15 +72,12 @@ __device__ __forceinline__ void jacobi(const T* __restrict__ x, const T* __restr
     }
 }
 
-// Block size of residual_sq launches (the host launches blocks of this many threads).
-constexpr unsigned int RESIDUAL_BLOCK = 256;
 
 template <typename Elem, typename T>
 __device__ __forceinline__ void residual_sq(const T* __restrict__ x, const unsigned int* __restrict__ idx,
                                             const T* __restrict__ data0, const T* __restrict__ data1,
                                             const T* __restrict__ lambda, unsigned int count, T c0, T c1, T h,
                                             T* __restrict__ partial) {
-    __shared__ T sums[RESIDUAL_BLOCK];
     const ElementParams<T> m{c0, c1, h, T(0)};
     T acc = T(0);
     for (size_t e = global_thread_index(); e < count; e += grid_stride()) {
@@ -92,13 +89,7 @@ __device__ __forceinline__ void residual_sq(const T* __restrict__ x, const unsig
         Elem::residual(m, e, data0, data1, p, lambda + Elem::ROWS * e, r);
         for (int k = 0; k < Elem::ROWS; ++k) acc += r[k] * r[k];
     }
-    sums[threadIdx.x] = acc;
-    __syncthreads();
-    for (unsigned int half = RESIDUAL_BLOCK / 2; half > 0; half /= 2) {
-        if (threadIdx.x < half) sums[threadIdx.x] += sums[threadIdx.x + half];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0) partial[blockIdx.x] = sums[0];
+    block_sum(acc, partial);
 }
 
 }  // namespace xpbd

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DriverError};
 use xpbd_core::model::Model;
 
+use crate::amg_ops::nonempty;
 use crate::layout::{collider_table, Family, Layout};
 use crate::{GpuContext, KernelScalar};
 
@@ -118,17 +119,16 @@ impl<T: KernelScalar> DeviceModel<T> {
             }
             a
         };
-        let nonempty_u = |a: &[u32]| if a.is_empty() { vec![0] } else { a.to_vec() };
         let n = model.vertex_count();
         let mut families = Vec::with_capacity(layout.families.len());
         for f in &layout.families {
             let suffix = f.kind.kernel_suffix().expect("check_supported accepted the model");
             families.push(DeviceFamily {
                 count: f.elements() as u32,
-                idx: up_u(&nonempty_u(&f.idx))?,
+                idx: up_u(&nonempty(&f.idx))?,
                 data0: up_t(nonempty_t(to_t(f.data0.iter().copied())))?,
                 data1: up_t(nonempty_t(to_t(f.data1.iter().copied())))?,
-                item_start: up_u(&nonempty_u(&f.item_start))?,
+                item_start: up_u(&nonempty(&f.item_start))?,
                 c0: T::from_f64(f.c0),
                 c1: T::from_f64(f.c1),
                 project_items: gpu.function::<T>("sweeps", &format!("project_items_{suffix}"))?,
@@ -144,7 +144,7 @@ impl<T: KernelScalar> DeviceModel<T> {
                 slots: s.alloc_zeros(3 * j.adj.len().max(1)).map_err(&e)?,
                 family_start: j.family_start.clone(),
                 start: up_u(&j.start)?,
-                adj: up_u(&nonempty_u(&j.adj))?,
+                adj: up_u(&nonempty(&j.adj))?,
                 omega: T::from_f64(model.solver.relaxation),
                 gather: gpu.function::<T>("sweeps", "jacobi_gather")?,
             }),

@@ -4,25 +4,36 @@
 //! text; [`ptx_modules`] lists it. At run time [`probe`] says whether a CUDA driver and device answer and the
 //! kernels can run there, and gives the reason in words when not. [`GpuContext`] holds a device's context, stream
 //! and loaded modules; [`GpuPredict`] runs the prediction kernels (the first GPU path, with a parity test against
-//! [`reference`](mod@reference)).
+//! [`reference`](mod@reference)). MGPBD's solve phase (issue 7): [`amg_ops::LinearOps`] and its drivers
+//! [`amg_device`], [`pcg_device`], [`primal_device`], the plain-CG baseline [`dual_device`] and the row evaluation
+//! [`rows_device`], and one outer iteration [`outer_device`], on the GPU through [`CudaOps`].
 //!
 //! libcuda is opened at run time (cudarc's `dynamic-loading`), so this crate builds and its tests pass on machines
 //! with no CUDA at all; nothing here panics for lack of a driver or device. See `docs/cuda.md`.
 
+pub mod amg_device;
+pub mod amg_ops;
 mod backend;
 mod context;
+mod cuda_ops;
 mod device_model;
+pub mod dual_device;
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
 pub mod layout;
+pub mod outer_device;
+pub mod pcg_device;
 mod predict;
+pub mod primal_device;
 mod probe;
 pub mod reference;
+pub mod rows_device;
 mod scalar;
 
 pub use backend::{CudaBackend, CudaOptions, Precision};
 pub use context::GpuContext;
+pub use cuda_ops::{CudaOps, SOLVE_KERNELS};
 pub use predict::GpuPredict;
 pub use probe::{devices, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY};
 pub use scalar::KernelScalar;

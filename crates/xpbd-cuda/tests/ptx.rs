@@ -36,3 +36,17 @@ fn every_module_is_ptx_for_compute_75_with_f32_f64_pairs() {
         }
     }
 }
+
+#[test]
+fn solve_phase_modules_have_every_kernel_cuda_ops_launches() {
+    if !xpbd_cuda::built_with_kernels() {
+        println!("skipped: {}", xpbd_cuda::no_kernels_reason().unwrap());
+        return;
+    }
+    for (module, kernel) in xpbd_cuda::SOLVE_KERNELS {
+        let ptx = xpbd_cuda::ptx_module(module).unwrap_or_else(|| panic!("kernels/{module}.cu was compiled"));
+        for suffix in ["f32", "f64"] {
+            assert!(ptx.contains(&format!(".visible .entry {kernel}_{suffix}(")), "PTX of {module} lacks {kernel}_{suffix}");
+        }
+    }
+}

@@ -14,10 +14,10 @@ use crate::linear::{spmv, Csr};
 
 /// Lanczos steps of the spectral radius estimate.
 const LANCZOS_STEPS: usize = 20;
-/// Chebyshev degree and interval [ρ / LOWER, UPPER ρ].
-const CHEBYSHEV_DEGREE: usize = 3;
-const CHEBYSHEV_LOWER: f64 = 30.0;
-const CHEBYSHEV_UPPER: f64 = 1.1;
+/// Chebyshev degree and interval [ρ / LOWER, UPPER ρ] (public for the GPU's copy of the recurrence).
+pub const CHEBYSHEV_DEGREE: usize = 3;
+pub const CHEBYSHEV_LOWER: f64 = 30.0;
+pub const CHEBYSHEV_UPPER: f64 = 1.1;
 
 /// One level's relaxation with its parameters.
 pub struct Relaxation {
@@ -41,6 +41,16 @@ impl Relaxation {
             s.colors = Some(greedy(&matrix_graph(a), &(0..n as u32).collect::<Vec<_>>()));
         }
         s
+    }
+
+    /// Which relaxation this is (read by the GPU hand-off, `xpbd-cuda`).
+    pub fn kind(&self) -> Smoother {
+        self.kind
+    }
+
+    /// The Gauss-Seidel colouring of the last full setup (`None` for Jacobi and Chebyshev).
+    pub fn colors(&self) -> Option<&Coloring> {
+        self.colors.as_ref()
     }
 
     /// Lazy refresh: new diagonal, same ρ and colouring.

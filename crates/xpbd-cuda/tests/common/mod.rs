@@ -2,6 +2,10 @@
 //! shortened to one frame of 20 substeps, with every boundary feature the kernels implement.
 #![allow(dead_code)]
 
+pub mod host_library;
+pub mod host_ops;
+pub mod primal_system;
+
 use std::path::{Path, PathBuf};
 use xpbd_core::collider::{Collider, Shape};
 use xpbd_core::mesh::Vec3;

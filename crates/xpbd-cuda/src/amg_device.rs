@@ -1,0 +1,240 @@
+//! The AMG hierarchy on a device: the hand-off of a CPU [`Hierarchy`] (issue 7, deliverable 2), the Galerkin
+//! refresh after each refill of the finest matrix, and the V-cycle (mgpbd.md §4.2, Alg. 3;
+//! `xpbd_core::amg::vcycle`).
+//!
+//! What the CPU builds at each full setup and uploads here: per level P, Pᵀ, the relaxation's kind, ρ(D⁻¹A) and
+//! Gauss-Seidel colouring, and the plans of the products A P and Pᵀ (A P) ([`ProductPlan`]) with the coarse
+//! patterns. Everything that depends on the finest values (the coarse values, the diagonals, the coarsest
+//! Cholesky factor) is recomputed on the device by [`DeviceHierarchy::refresh`]; nothing crosses the bus for it.
+
+use xpbd_core::amg::hierarchy::{CoarseSolve, Hierarchy};
+use xpbd_core::amg::smoothers::{Relaxation, CHEBYSHEV_DEGREE, CHEBYSHEV_LOWER, CHEBYSHEV_UPPER};
+use xpbd_core::amg::Smoother;
+use xpbd_core::linear::Csr;
+
+use crate::amg_ops::{DeviceCsr, DevicePlan, LinearOps, ProductPlan};
+use crate::KernelScalar;
+
+/// One level's relaxation on the device, with the scalars of its polynomial computed on the host once.
+pub enum DeviceRelaxation<O: LinearOps> {
+    /// x += ω D⁻¹(b − A x), ω = 4 / (3 ρ).
+    Jacobi { omega: O::T },
+    /// The (c_d, c_r) of each of the `CHEBYSHEV_DEGREE` steps ([`chebyshev_coefficients`]) and the direction d.
+    Chebyshev { steps: Vec<(O::T, O::T)>, d: O::Vector },
+    /// Colour classes concatenated in `rows`; colour c is `rows[first[c]..first[c] + count[c]]`. The rows of a
+    /// colour run in parallel. The CPU colours the graph of the entries nonzero at the full setup
+    /// (`smoothers::matrix_graph`): entries zero then (K's cross-component entries with ARAP component rows, whose
+    /// gradients are axis-aligned) may couple rows of one colour, harmlessly while they stay zero; one that a
+    /// refill made nonzero would make the device's sweep differ from the CPU's sequential one within a colour.
+    GaussSeidel { rows: O::Indices, classes: Vec<(u32, u32)> },
+}
+
+/// One level above the coarsest: its matrix's diagonal and relaxation, P and Pᵀ, the coarse matrix and the plans
+/// that refresh it, and the V-cycle's vectors.
+pub struct DeviceLevel<O: LinearOps> {
+    pub rows: usize,
+    pub inv_diag: O::Vector,
+    pub relax: DeviceRelaxation<O>,
+    pub p: DeviceCsr<O>,
+    pub pt: DeviceCsr<O>,
+    /// Values of A P on the plan's pattern.
+    pub ap: O::Vector,
+    pub ap_plan: DevicePlan<O>,
+    pub coarse_plan: DevicePlan<O>,
+    /// The next coarser matrix Pᵀ A P.
+    pub coarse: DeviceCsr<O>,
+    /// A x (and the residual b − A x).
+    pub work: O::Vector,
+    pub coarse_b: O::Vector,
+    pub coarse_x: O::Vector,
+}
+
+/// The coarsest level: its dense Cholesky factor, refactored on the device.
+pub struct DeviceCoarsest<O: LinearOps> {
+    pub n: u32,
+    pub factor: O::Vector,
+    pub status: O::Indices,
+}
+
+pub struct DeviceHierarchy<O: LinearOps> {
+    pub levels: Vec<DeviceLevel<O>>,
+    pub coarsest: DeviceCoarsest<O>,
+    pub pre_sweeps: usize,
+    pub post_sweeps: usize,
+}
+
+/// (c_d, c_r) of each Chebyshev step for ρ(D⁻¹A) = `rho` (Relaxation::chebyshev in `amg/smoothers.rs`).
+pub fn chebyshev_coefficients(rho: f64) -> Vec<(f64, f64)> {
+    let (lo, hi) = (rho / CHEBYSHEV_LOWER, CHEBYSHEV_UPPER * rho);
+    let (theta, delta) = ((hi + lo) / 2.0, (hi - lo) / 2.0);
+    let sigma = theta / delta;
+    let mut rho_k = 1.0 / sigma;
+    let mut steps = vec![(0.0, 1.0 / theta)];
+    for _ in 1..CHEBYSHEV_DEGREE {
+        let rho_next = 1.0 / (2.0 * sigma - rho_k);
+        steps.push((rho_next * rho_k, 2.0 * rho_next / delta));
+        rho_k = rho_next;
+    }
+    steps
+}
+
+/// The relaxation of the level whose matrix is `a`.
+fn upload_relaxation<O: LinearOps>(ops: &O, relax: &Relaxation, a: &Csr) -> Result<DeviceRelaxation<O>, String> {
+    let rows = a.rows();
+    let t = <O::T as KernelScalar>::from_f64;
+    Ok(match relax.kind() {
+        Smoother::Jacobi => DeviceRelaxation::Jacobi { omega: t(4.0 / (3.0 * relax.rho)) },
+        Smoother::Chebyshev => {
+            DeviceRelaxation::Chebyshev { steps: chebyshev_coefficients(relax.rho).into_iter().map(|(a, b)| (t(a), t(b))).collect(), d: ops.zeros(rows)? }
+        }
+        Smoother::Gs => {
+            let colors = relax.colors().ok_or("a Gauss-Seidel relaxation without a colouring")?;
+            let (mut all, mut classes) = (Vec::with_capacity(rows), Vec::new());
+            for c in 0..colors.colors() {
+                classes.push((all.len() as u32, colors.class(c).len() as u32));
+                all.extend_from_slice(colors.class(c));
+            }
+            DeviceRelaxation::GaussSeidel { rows: ops.upload_indices(&all)?, classes }
+        }
+    })
+}
+
+impl<O: LinearOps> DeviceHierarchy<O> {
+    /// The hand-off: uploads the setup of `h`, built for the finest matrix `a` (whose pattern the device's finest
+    /// matrix shares), and computes the coarse values on the device from `fine` (the device's finest matrix).
+    pub fn upload(ops: &mut O, a: &Csr, h: &Hierarchy, fine: &DeviceCsr<O>) -> Result<Self, String> {
+        let last = h.levels.last().map_or(a, |l| &l.galerkin.coarse);
+        if !matches!(h.coarsest, CoarseSolve::Cholesky(_)) {
+            return Err(format!(
+                "the coarsest AMG level ({} rows) is not dense Cholesky on the CPU (sparse above 500 rows, LU when semi-definite): \
+                 the device solves only a dense coarsest level (lower solver.max_coarse)",
+                last.rows()
+            ));
+        }
+        let mut levels = Vec::with_capacity(h.levels.len());
+        let mut cur = a;
+        for level in &h.levels {
+            let rows = cur.rows();
+            let pt = level.p.transpose_view().to_csr();
+            let ap = ProductPlan::new(cur, &level.p)?;
+            let ap_csr = Csr::new(
+                (rows, level.p.cols()),
+                ap.row_ptr.iter().map(|&p| p as usize).collect(),
+                ap.col.iter().map(|&c| c as usize).collect(),
+                vec![0.0; ap.nnz()],
+            );
+            let coarse = ProductPlan::new(&pt, &ap_csr)?;
+            let nc = level.p.cols();
+            levels.push(DeviceLevel {
+                rows,
+                inv_diag: ops.zeros(rows)?,
+                relax: upload_relaxation(ops, &level.relax, cur)?,
+                p: DeviceCsr::upload(ops, &level.p)?,
+                pt: DeviceCsr::upload(ops, &pt)?,
+                ap: ops.zeros(ap.nnz().max(1))?,
+                ap_plan: DevicePlan::upload(ops, &ap)?,
+                coarse_plan: DevicePlan::upload(ops, &coarse)?,
+                coarse: DeviceCsr::pattern(ops, nc, &coarse.row_ptr, &coarse.col)?,
+                work: ops.zeros(rows)?,
+                coarse_b: ops.zeros(nc)?,
+                coarse_x: ops.zeros(nc)?,
+            });
+            cur = &level.galerkin.coarse;
+        }
+        let n = last.rows();
+        let coarsest = DeviceCoarsest { n: n as u32, factor: ops.zeros((n * n).max(1))?, status: ops.upload_indices(&[0])? };
+        let mut d = DeviceHierarchy { levels, coarsest, pre_sweeps: h.options.pre_sweeps, post_sweeps: h.options.post_sweeps };
+        d.refresh(ops, fine)?;
+        Ok(d)
+    }
+
+    /// The lazy setup on the device (Hierarchy::refresh) for new values of `fine` on the same pattern: per level
+    /// the inverse diagonal and Pᵀ A P from the plans, then the coarsest Cholesky factor.
+    pub fn refresh(&mut self, ops: &mut O, fine: &DeviceCsr<O>) -> Result<(), String> {
+        for l in 0..self.levels.len() {
+            let (done, rest) = self.levels.split_at_mut(l);
+            let cur = done.last().map_or(fine, |d| &d.coarse);
+            let level = &mut rest[0];
+            ops.inverse_diagonal(cur, &mut level.inv_diag)?;
+            ops.sparse_product(&level.ap_plan, &cur.val, &level.p.val, &mut level.ap)?;
+            ops.sparse_product(&level.coarse_plan, &level.pt.val, &level.ap, &mut level.coarse.val)?;
+        }
+        let last = self.levels.last().map_or(fine, |l| &l.coarse);
+        let c = &mut self.coarsest;
+        ops.dense_scatter(last, &mut c.factor)?;
+        if !ops.dense_cholesky(&mut c.factor, c.n, &mut c.status)? {
+            return Err(format!("the coarsest AMG matrix ({} rows) is not positive definite on the device", c.n));
+        }
+        Ok(())
+    }
+
+    /// One V-cycle on `fine x = b`, improving `x` in place (Hierarchy::vcycle).
+    pub fn vcycle(&mut self, ops: &mut O, fine: &DeviceCsr<O>, b: &O::Vector, x: &mut O::Vector) -> Result<(), String> {
+        let depth = self.levels.len();
+        // Down: level l's system is fine (l = 0) or level l−1's coarse matrix, b and x.
+        for l in 0..depth {
+            let (done, rest) = self.levels.split_at_mut(l);
+            let level = &mut rest[0];
+            let (a, b, x) = match done.last_mut() {
+                None => (fine, b, &mut *x),
+                Some(up) => (&up.coarse, &up.coarse_b, &mut up.coarse_x),
+            };
+            relax(ops, level, a, b, x, self.pre_sweeps, true)?;
+            ops.residual(a, b, x, &mut level.work)?;
+            ops.spmv(&level.pt, &level.work, &mut level.coarse_b)?;
+            ops.set_zero(&mut level.coarse_x)?;
+        }
+        let c = &self.coarsest;
+        match self.levels.last_mut() {
+            None => ops.cholesky_solve(&c.factor, c.n, b, x)?,
+            Some(l) => ops.cholesky_solve(&c.factor, c.n, &l.coarse_b, &mut l.coarse_x)?,
+        }
+        // Up: prolongate the correction, post-smooth.
+        for l in (0..depth).rev() {
+            let (done, rest) = self.levels.split_at_mut(l);
+            let level = &mut rest[0];
+            let (a, b, x) = match done.last_mut() {
+                None => (fine, b, &mut *x),
+                Some(up) => (&up.coarse, &up.coarse_b, &mut up.coarse_x),
+            };
+            ops.spmv_add(&level.p, &level.coarse_x, x)?;
+            relax(ops, level, a, b, x, self.post_sweeps, false)?;
+        }
+        Ok(())
+    }
+}
+
+/// `sweeps` relaxations of `a x = b` on `level` (Relaxation::pre / post; `forward` orders the colours).
+pub fn relax<O: LinearOps>(
+    ops: &mut O,
+    level: &mut DeviceLevel<O>,
+    a: &DeviceCsr<O>,
+    b: &O::Vector,
+    x: &mut O::Vector,
+    sweeps: usize,
+    forward: bool,
+) -> Result<(), String> {
+    let DeviceLevel { inv_diag, relax, work, .. } = level;
+    for _ in 0..sweeps {
+        match relax {
+            DeviceRelaxation::Jacobi { omega } => {
+                ops.spmv(a, x, work)?;
+                ops.jacobi_sweep(x, work, b, inv_diag, *omega)?;
+            }
+            DeviceRelaxation::Chebyshev { steps, d } => {
+                for &(c_d, c_r) in steps.iter() {
+                    ops.spmv(a, x, work)?;
+                    ops.chebyshev_step(x, d, work, b, inv_diag, c_d, c_r)?;
+                }
+            }
+            DeviceRelaxation::GaussSeidel { rows, classes } => {
+                let n = classes.len();
+                for c in 0..n {
+                    let (first, count) = classes[if forward { c } else { n - 1 - c }];
+                    ops.gauss_seidel_color(a, b, inv_diag, rows, first, count, x)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! The baseline of MGPBD's solve phase on a device: the dual system `A Δλ = b`, `A = J M⁻¹ Jᵀ + α̃`, refilled on
+//! the fixed pattern of [`Pattern`] (one thread per nonzero, `kernels/dual.cu`) and solved by plain CG from
+//! Δλ = 0 (`xpbd_core::linear::cg`, `LinearSolver::solve`: stop on ‖b − A Δλ‖ ≤ tol ‖b‖), and the position
+//! correction `M⁻¹ Jᵀ Δλ` per vertex (`Pattern::correction`).
+
+use xpbd_core::linear::SolveStats;
+use xpbd_core::mesh::Vec3;
+use xpbd_core::mgpbd::assembly::Pattern;
+
+use crate::amg_ops::{csr_indices, flat_gradients, nonempty, to_t, DeviceCsr, DeviceIncidence, LinearOps};
+use crate::pcg_device::{DevicePcg, Identity};
+
+/// [`Pattern`]'s arrays on the device, with the rows' vertices (4 per row) and every vertex's inverse mass.
+pub struct DeviceDualPattern<O: LinearOps + ?Sized> {
+    pub nnz: u32,
+    pub nz_row: O::Indices,
+    /// A's column indices (the same array as the matrix's).
+    pub col: O::Indices,
+    pub pair_start: O::Indices,
+    /// s · 4 + t per pair.
+    pub pair_slots: O::Indices,
+    pub row_vertex: O::Indices,
+    pub inv_mass: O::Vector,
+    /// The rows at each vertex (all vertices; pinned ones have none).
+    pub incidence: DeviceIncidence<O>,
+}
+
+/// The dual system's state on the device.
+pub struct DeviceDual<O: LinearOps> {
+    pub pattern: DeviceDualPattern<O>,
+    pub a: DeviceCsr<O>,
+    pub alpha_tilde: O::Vector,
+    /// ∇C per row, 12 scalars.
+    pub grads: O::Vector,
+    pub b: O::Vector,
+    pub dlambda: O::Vector,
+    /// M⁻¹ Jᵀ Δλ, 3 per vertex.
+    pub dx: O::Vector,
+    pcg: DevicePcg<O>,
+    ones_rows: O::Vector,
+}
+
+impl<O: LinearOps> DeviceDual<O> {
+    /// For the CPU's full pattern (`Pattern::new`, not `incidence_only`), the rows' vertices, inverse masses and α̃.
+    pub fn new(ops: &O, pattern: &Pattern, vertices: &[[u32; 4]], inv_mass: &[f64], alpha_tilde: &[f64]) -> Result<Self, String> {
+        let rows = vertices.len();
+        if pattern.matrix.rows() != rows || pattern.nonzeros() < rows {
+            return Err(format!(
+                "the dual pattern has {} rows and {} nonzeros for {rows} rows: it needs Pattern::new",
+                pattern.matrix.rows(),
+                pattern.nonzeros()
+            ));
+        }
+        let (row_ptr, col) = csr_indices(&pattern.matrix);
+        let u32s = |a: &[usize]| a.iter().map(|&v| v as u32).collect::<Vec<_>>();
+        let d = DeviceDualPattern {
+            nnz: pattern.nonzeros() as u32,
+            nz_row: ops.upload_indices(&pattern.nz_row)?,
+            col: ops.upload_indices(&col)?,
+            pair_start: ops.upload_indices(&u32s(&pattern.pair_start))?,
+            pair_slots: ops.upload_indices(&nonempty(&pattern.pairs.iter().map(|p| 4 * p[0] as u32 + p[1] as u32).collect::<Vec<_>>()))?,
+            row_vertex: ops.upload_indices(&vertices.iter().flatten().copied().collect::<Vec<_>>())?,
+            inv_mass: ops.upload(&to_t(inv_mass))?,
+            incidence: DeviceIncidence::upload(ops, &pattern.vertex_start, &pattern.vertex_rows)?,
+        };
+        Ok(DeviceDual {
+            pattern: d,
+            a: DeviceCsr::pattern(ops, rows, &row_ptr, &col)?,
+            alpha_tilde: ops.upload(&to_t(alpha_tilde))?,
+            grads: ops.zeros(12 * rows)?,
+            b: ops.zeros(rows)?,
+            dlambda: ops.zeros(rows)?,
+            dx: ops.zeros(3 * inv_mass.len())?,
+            pcg: DevicePcg::new(ops, rows)?,
+            ones_rows: ops.upload(&to_t(&vec![1.0; rows]))?,
+        })
+    }
+
+    /// Writes the rows' gradients and refills A on the device.
+    pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<(), String> {
+        ops.write(&flat_gradients(grads), &mut self.grads)?;
+        ops.dual_fill(&self.pattern, &self.grads, &self.alpha_tilde, &mut self.a.val)
+    }
+
+    /// Plain CG on `A Δλ = b` (b in [`Self::b`]) from Δλ = 0 into [`Self::dlambda`].
+    pub fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats, String> {
+        let DeviceDual { a, b, dlambda, pcg, .. } = self;
+        ops.set_zero(dlambda)?;
+        let b_norm = ops.dot(b, b)?.sqrt();
+        if b_norm == 0.0 {
+            return Ok(SolveStats { iterations: 0, relative_residual: 0.0, converged: true });
+        }
+        let mut r_norm = 0.0;
+        let (iterations, _) = pcg.iterate(ops, a, &mut Identity, b, dlambda, max_iter, |ops, r, _| {
+            r_norm = ops.dot(r, r)?.sqrt();
+            Ok(r_norm <= tol * b_norm)
+        })?;
+        let relative_residual = r_norm / b_norm;
+        Ok(SolveStats { iterations, relative_residual, converged: relative_residual <= tol })
+    }
+
+    /// [`Self::dx`] = M⁻¹ Jᵀ Δλ per vertex (zero at pinned vertices).
+    pub fn correction(&mut self, ops: &O) -> Result<(), String> {
+        let d = &self.pattern;
+        ops.jacobian_transpose(&d.incidence, &self.grads, &self.ones_rows, &self.dlambda, &d.inv_mass, &mut self.dx)
+    }
+}

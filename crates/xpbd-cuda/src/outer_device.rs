@@ -1,0 +1,183 @@
+//! One MGPBD outer iteration on a device with the primal solve (MGPBD paper Algorithm 1;
+//! `xpbd_cpu::mgpbd::Mgpbd::iterate`, step for step): rows and gradients at x, the inertia term
+//! q = x − x̃ − M⁻¹Jᵀλ, b = Jq − (C + α̃λ), K's refill, the AMG set up (full: by the CPU from K read back,
+//! every `setup_interval` frames; else refreshed on the device), the primal solve, Δx = M⁻¹JᵀΔλ − q, and the
+//! backtracking line search on ‖C + α̃λ‖. Positions and multipliers stay on the device; the host reads back the
+//! residuals and the solve's scalars, and K and x at a full setup. Not used by any backend yet: the substep
+//! loop around it (prediction, velocities, ARAP component multipliers) is the next step.
+
+use xpbd_core::amg::blocks::rigid_body_modes;
+use xpbd_core::amg::{AmgOptions, Hierarchy};
+use xpbd_core::linear::{Csr, PRIMAL_SOLVER};
+use xpbd_core::mesh::Vec3;
+use xpbd_core::mgpbd::assembly::Pattern;
+use xpbd_core::mgpbd::primal::{inverse_alpha, PrimalPattern};
+use xpbd_core::mgpbd::rows::Rows;
+use xpbd_core::mgpbd::settings::MgpbdSettings;
+use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
+use xpbd_core::model::Model;
+use xpbd_cpu::mgpbd::MAX_HALVINGS;
+
+use crate::amg_ops::{to_t, DeviceIncidence, LinearOps};
+use crate::primal_device::DevicePrimal;
+use crate::rows_device::DeviceRows;
+use crate::KernelScalar;
+
+pub struct DeviceOuter<O: LinearOps> {
+    settings: MgpbdSettings,
+    options: AmgOptions,
+    /// K's pattern on the host: a full setup reads K's values back into it.
+    pattern: PrimalPattern,
+    k_host: Csr,
+    pub rows: DeviceRows<O>,
+    pub primal: DevicePrimal<O>,
+    /// The rows at every vertex (for M⁻¹Jᵀ over all vertices).
+    incidence: DeviceIncidence<O>,
+    inv_mass: O::Vector,
+    ones_rows: O::Vector,
+    ones_vertices: O::Vector,
+    c: O::Vector,
+    x_tilde: O::Vector,
+    q: O::Vector,
+    corr: O::Vector,
+    dx: O::Vector,
+    jq: O::Vector,
+    pub x_trial: O::Vector,
+    pub lambda_trial: O::Vector,
+    trial_grads: O::Vector,
+    trial_b: O::Vector,
+    r0: Option<f64>,
+    /// ‖C + α̃λ‖ after the last outer iteration.
+    pub residual: f64,
+    set_up: bool,
+    full_setup_due: bool,
+    pub stats: OuterStats,
+}
+
+impl<O: LinearOps> DeviceOuter<O> {
+    /// For an MGPBD model with `linear_solver = "primal-amg"` and rows the device evaluates; `Err` is why not.
+    pub fn new(ops: &O, model: &Model) -> Result<Self, String> {
+        let settings = model.solver.mgpbd.clone().ok_or("solver.kind is not mgpbd")?;
+        if settings.linear_solver != PRIMAL_SOLVER {
+            return Err(format!("solver.linear_solver = \"{}\": the device runs only \"{PRIMAL_SOLVER}\"", settings.linear_solver));
+        }
+        let rows = Rows::new(model).map_err(|e| e.to_string())?;
+        if rows.own_multipliers() {
+            return Err("ARAP component rows keep their own multipliers: not on the device".into());
+        }
+        let at = alpha_tilde(&rows, model.h());
+        let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);
+        let all = Pattern::incidence_only(&rows, &model.inv_mass);
+        let (n, nv) = (rows.len(), model.vertex_count());
+        let one = <O::T as KernelScalar>::from_f64(1.0);
+        Ok(DeviceOuter {
+            options: settings.amg_options(),
+            rows: DeviceRows::upload(ops, model, &rows, &at)?,
+            primal: DevicePrimal::new(ops, &pattern, &rows.vertices, &model.inv_mass, &inverse_alpha(&at))?,
+            incidence: DeviceIncidence::upload(ops, &all.vertex_start, &all.vertex_rows)?,
+            inv_mass: ops.upload(&to_t(&model.inv_mass))?,
+            ones_rows: ops.upload(&vec![one; n.max(1)])?,
+            ones_vertices: ops.upload(&vec![one; nv.max(1)])?,
+            c: ops.zeros(n)?,
+            x_tilde: ops.zeros(3 * nv)?,
+            q: ops.zeros(3 * nv)?,
+            corr: ops.zeros(3 * nv)?,
+            dx: ops.zeros(3 * nv)?,
+            jq: ops.zeros(n)?,
+            x_trial: ops.zeros(3 * nv)?,
+            lambda_trial: ops.zeros(n)?,
+            trial_grads: ops.zeros(12 * n)?,
+            trial_b: ops.zeros(n)?,
+            k_host: pattern.matrix.clone(),
+            pattern,
+            settings,
+            r0: None,
+            residual: 0.0,
+            set_up: false,
+            full_setup_due: true,
+            stats: OuterStats::default(),
+        })
+    }
+
+    /// Start of a frame: a full setup is due every `setup_interval` frames (Mgpbd::begin_frame).
+    pub fn begin_frame(&mut self, frame: usize) {
+        if frame % self.settings.setup_interval == 0 {
+            self.full_setup_due = true;
+        }
+    }
+
+    /// Start of a substep: multipliers to zero, tolerance reference forgotten (Mgpbd::reset).
+    pub fn reset(&mut self, ops: &O, lambda: &mut O::Vector) -> Result<(), String> {
+        self.r0 = None;
+        ops.set_zero(lambda)
+    }
+
+    /// One outer iteration on device positions `x` (3 per vertex) and multipliers `lambda`; whether the
+    /// stopping tolerance is met afterwards.
+    pub fn iterate(&mut self, ops: &mut O, x: &mut O::Vector, lambda: &mut O::Vector) -> Result<bool, String> {
+        let Self { rows, primal, incidence, inv_mass, ones_rows, ones_vertices, c, x_tilde, q, corr, jq, .. } = self;
+        rows.evaluate(ops, x, c, &mut primal.grads)?;
+        if self.r0.is_none() {
+            ops.copy(x, x_tilde)?;
+        }
+        ops.jacobian_transpose(incidence, &primal.grads, ones_rows, lambda, inv_mass, corr)?;
+        ops.inertia_term(x, x_tilde, corr, inv_mass, q)?;
+        let r_start = rows.rhs(ops, c, lambda, &mut primal.b)?;
+        let r0 = *self.r0.get_or_insert(r_start);
+        ops.jacobian_rows(&rows.row_vertex, rows.count, &primal.grads, ones_vertices, q, jq)?;
+        ops.axpy(&mut primal.b, <O::T as KernelScalar>::from_f64(1.0), jq)?;
+        primal.refill(ops)?;
+
+        if self.full_setup_due || !self.set_up {
+            self.full_setup(ops, x)?;
+            self.stats.full_setups += 1;
+        } else {
+            self.primal.refresh(ops)?;
+        }
+        (self.set_up, self.full_setup_due) = (true, false);
+
+        let solve = self.primal.solve(ops, self.settings.pcg_tol, self.settings.pcg_max_iter)?;
+        self.stats.linear_iterations += solve.iterations;
+
+        let Self { primal, incidence, inv_mass, ones_rows, q, dx, .. } = self;
+        ops.jacobian_transpose(incidence, &primal.grads, ones_rows, &primal.dlambda, inv_mass, dx)?;
+        ops.axpy(dx, <O::T as KernelScalar>::from_f64(-1.0), q)?;
+        let mut step = if self.settings.line_search { 1.0 } else { self.settings.relaxation };
+        for halving in 0..=MAX_HALVINGS {
+            self.residual = self.trial(ops, x, lambda, step)?;
+            if !self.settings.line_search || self.residual < r_start || halving == MAX_HALVINGS {
+                break;
+            }
+            step *= 0.5;
+        }
+        ops.copy(&self.x_trial, x)?;
+        ops.copy(&self.lambda_trial, lambda)?;
+        self.stats.outer_iterations += 1;
+        Ok(self.residual <= self.settings.tolerance * r0 || self.residual <= self.settings.abs_tolerance)
+    }
+
+    /// The CPU builds the hierarchy for K as it is on the device, with the rigid-body modes at `x`
+    /// (PrimalSolver::setup), and hands it over.
+    fn full_setup(&mut self, ops: &mut O, x: &O::Vector) -> Result<(), String> {
+        let k: Vec<f64> = ops.download(&self.primal.k.val)?.into_iter().map(KernelScalar::to_f64).collect();
+        let n = self.k_host.nnz();
+        self.k_host.data_mut().copy_from_slice(&k[..n]);
+        let xs: Vec<f64> = ops.download(x)?.into_iter().map(KernelScalar::to_f64).collect();
+        let positions: Vec<Vec3> = xs.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])).collect();
+        let nf = self.pattern.free_count();
+        let b = rigid_body_modes(&self.pattern.free_positions(&positions));
+        let h = Hierarchy::smoothed_aggregation(&self.k_host, &self.options, (0..=nf).map(|u| 3 * u).collect(), b, 6);
+        self.primal.setup(ops, &self.k_host, &h)
+    }
+
+    /// The trial state x + tΔx, λ + tΔλ and its residual ‖C + α̃λ‖ (Mgpbd::trial).
+    fn trial(&mut self, ops: &mut O, x: &O::Vector, lambda: &O::Vector, t: f64) -> Result<f64, String> {
+        let t = <O::T as KernelScalar>::from_f64(t);
+        ops.copy(x, &mut self.x_trial)?;
+        ops.axpy(&mut self.x_trial, t, &self.dx)?;
+        ops.copy(lambda, &mut self.lambda_trial)?;
+        ops.axpy(&mut self.lambda_trial, t, &self.primal.dlambda)?;
+        self.rows.evaluate(ops, &self.x_trial, &mut self.c, &mut self.trial_grads)?;
+        self.rows.rhs(ops, &self.c, &self.lambda_trial, &mut self.trial_b)
+    }
+}

@@ -1,0 +1,94 @@
+//! MGPBD's constraint rows on a device (`kernels/mgpbd_rows.cu`): C and ∇C of every row at device positions,
+//! written straight into the buffers the primal (or dual) refill reads, and the dual right-hand side
+//! b = −(C + α̃λ) with its norm, the outer loop's residual. With these the per-iteration gradients and b need not
+//! cross the bus. Neo-Hookean (hydrostatic, deviatoric), edge and hinge rows; ARAP rows (cone or components)
+//! need a 3×3 SVD per element and are refused with that reason.
+
+use xpbd_core::mgpbd::rows::{RowKind, Rows};
+use xpbd_core::model::Model;
+
+use crate::amg_ops::{nonempty, to_t, LinearOps};
+
+/// The row kinds of `kernels/mgpbd_rows.cu` (`ROW_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum RowCode {
+    Hydrostatic = 0,
+    Deviatoric = 1,
+    Edge = 2,
+    Hinge = 3,
+}
+
+/// Scalars of per-row data: D_m⁻¹ (9, row-major) and γ for tets; the rest length or angle first for cloth.
+pub const ROW_DATA: usize = 10;
+
+pub struct DeviceRows<O: LinearOps + ?Sized> {
+    pub count: u32,
+    pub kind: O::Indices,
+    pub row_vertex: O::Indices,
+    pub row_data: O::Vector,
+    pub alpha_tilde: O::Vector,
+}
+
+impl<O: LinearOps> DeviceRows<O> {
+    /// Uploads the rows of `model` with α̃ (per row); `Err` names the first body whose rows have no GPU path.
+    pub fn upload(ops: &O, model: &Model, rows: &Rows, alpha_tilde: &[f64]) -> Result<Self, String> {
+        let n = rows.len();
+        let (mut kind, mut data) = (Vec::with_capacity(n), vec![0.0; ROW_DATA * n.max(1)]);
+        for i in 0..n {
+            let (g, e) = (rows.group[i] as usize, rows.element[i] as usize);
+            let d = &mut data[ROW_DATA * i..ROW_DATA * (i + 1)];
+            let code = match rows.kind[i] {
+                RowKind::Edge => {
+                    d[0] = model.cloth_groups[g].rest_length[e];
+                    RowCode::Edge
+                }
+                RowKind::Hinge => {
+                    d[0] = model.cloth_groups[g].rest_angle[e];
+                    RowCode::Hinge
+                }
+                RowKind::Hydrostatic | RowKind::Deviatoric => {
+                    let t = &model.tet_groups[g];
+                    let m = &t.rest[e].dm_inv;
+                    for r in 0..3 {
+                        for c in 0..3 {
+                            d[3 * r + c] = m[(r, c)];
+                        }
+                    }
+                    d[9] = xpbd_core::constraint::neohookean::gamma(&t.lame);
+                    if rows.kind[i] == RowKind::Hydrostatic {
+                        RowCode::Hydrostatic
+                    } else {
+                        RowCode::Deviatoric
+                    }
+                }
+                other => {
+                    return Err(format!(
+                        "body '{}': MGPBD {} rows have no GPU path (they need a 3x3 SVD per element)",
+                        model.bodies[model.tet_groups[g].body].name,
+                        other.name()
+                    ))
+                }
+            };
+            kind.push(code as u32);
+        }
+        Ok(DeviceRows {
+            count: n as u32,
+            kind: ops.upload_indices(&nonempty(&kind))?,
+            row_vertex: ops.upload_indices(&nonempty(&rows.vertices.iter().flatten().copied().collect::<Vec<_>>()))?,
+            row_data: ops.upload(&to_t(&data))?,
+            alpha_tilde: ops.upload(&to_t(&nonempty(alpha_tilde)))?,
+        })
+    }
+
+    /// C (per row) and ∇C (12 per row) at positions `x` (3 per vertex).
+    pub fn evaluate(&self, ops: &O, x: &O::Vector, c: &mut O::Vector, grads: &mut O::Vector) -> Result<(), String> {
+        ops.evaluate_rows(self, x, c, grads)
+    }
+
+    /// b = −(C + α̃λ); returns ‖C + α̃λ‖ = ‖b‖, the outer loop's (and its line search's) residual.
+    pub fn rhs(&self, ops: &mut O, c: &O::Vector, lambda: &O::Vector, b: &mut O::Vector) -> Result<f64, String> {
+        ops.dual_rhs(c, &self.alpha_tilde, lambda, b)?;
+        Ok(ops.dot(b, b)?.sqrt())
+    }
+}

@@ -1,0 +1,266 @@
+// The linear algebra of MGPBD's solve phase on the GPU (issue 7): CSR products, the V-cycle's relaxations and
+// transfers, the Galerkin refresh from a product plan, the coarsest level's dense Cholesky, and the PCG vector
+// operations with deterministic two-pass reductions. The driver is crates/xpbd-cuda/src/amg_device.rs and
+// pcg_device.rs; each kernel mirrors a CPU function named below, in the same order of operations.
+//
+// Matrices are CSR (row_ptr, col, val; n rows), the arrays of xpbd_core::linear::Csr. Every product is one thread
+// per row (a row of K has 3 x 27 to 3 x 40 nonzeros; a warp per row would idle most lanes of the coarse levels).
+// Single-block kernels (sum_partials, dense_cholesky, cholesky_solve) and dot_partial must be launched with blocks
+// of REDUCE_BLOCK (common.cuh) threads; the others take any grid (grid-stride loops).
+#include "common.cuh"
+
+namespace xpbd {
+
+// (A x)_i, the row's products in stored order (xpbd_core::linear::spmv).
+template <typename T>
+__device__ __forceinline__ T row_times(const unsigned int* __restrict__ row_ptr, const unsigned int* __restrict__ col,
+                                       const T* __restrict__ val, const T* __restrict__ x, size_t i) {
+    T s = T(0);
+    for (size_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) s += val[k] * x[col[k]];
+    return s;
+}
+
+}  // namespace xpbd
+
+// y = A x.
+template <typename T>
+__device__ __forceinline__ void csr_spmv_impl(T* __restrict__ y, const unsigned int* __restrict__ row_ptr,
+                                              const unsigned int* __restrict__ col, const T* __restrict__ val,
+                                              const T* __restrict__ x, unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) y[i] = xpbd::row_times(row_ptr, col, val, x, i);
+}
+
+// r = b - A x (the V-cycle's residual, crates/xpbd-core/src/amg/vcycle.rs).
+template <typename T>
+__device__ __forceinline__ void csr_residual_impl(T* __restrict__ r, const T* __restrict__ b,
+                                                  const unsigned int* __restrict__ row_ptr,
+                                                  const unsigned int* __restrict__ col, const T* __restrict__ val,
+                                                  const T* __restrict__ x, unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) r[i] = b[i] - xpbd::row_times(row_ptr, col, val, x, i);
+}
+
+// y += A x: the prolongation-add x += P e with A = P. (Restriction P^T r is csr_spmv with the stored P^T.)
+template <typename T>
+__device__ __forceinline__ void csr_spmv_add_impl(T* __restrict__ y, const unsigned int* __restrict__ row_ptr,
+                                                  const unsigned int* __restrict__ col, const T* __restrict__ val,
+                                                  const T* __restrict__ x, unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) y[i] += xpbd::row_times(row_ptr, col, val, x, i);
+}
+
+// inv_diag_i = 1 / a_ii, 0 where a_ii = 0 or absent (Relaxation::refresh, amg/smoothers.rs).
+template <typename T>
+__device__ __forceinline__ void inverse_diagonal_impl(T* __restrict__ inv_diag, const unsigned int* __restrict__ row_ptr,
+                                                      const unsigned int* __restrict__ col, const T* __restrict__ val,
+                                                      unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) {
+        T d = T(0);
+        for (size_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+            if (col[k] == i) d += val[k];
+        inv_diag[i] = d != T(0) ? T(1) / d : T(0);
+    }
+}
+
+// Weighted Jacobi after r = A x: x += omega D^-1 (b - r), omega = 4 / (3 rho(D^-1 A)) (mgpbd.md section 4.2).
+template <typename T>
+__device__ __forceinline__ void jacobi_sweep_impl(T* __restrict__ x, const T* __restrict__ r, const T* __restrict__ b,
+                                                  const T* __restrict__ inv_diag, T omega, unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) x[i] += omega * inv_diag[i] * (b[i] - r[i]);
+}
+
+// One step of Jacobi-preconditioned Chebyshev (Saad, Alg. 12.1; Relaxation::chebyshev) after r = A x:
+//   d = c_d d + c_r D^-1 (b - r);  x += d.
+// The host passes c_d = 0, c_r = 1/theta for the first step (d is not read then) and c_d = rho_{k+1} rho_k,
+// c_r = 2 rho_{k+1} / delta after it.
+template <typename T>
+__device__ __forceinline__ void chebyshev_step_impl(T* __restrict__ x, T* __restrict__ d, const T* __restrict__ r,
+                                                    const T* __restrict__ b, const T* __restrict__ inv_diag, T c_d,
+                                                    T c_r, unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) {
+        const T step = c_r * inv_diag[i] * (b[i] - r[i]);
+        const T di = c_d == T(0) ? step : c_d * d[i] + step;
+        d[i] = di;
+        x[i] += di;
+    }
+}
+
+// Gauss-Seidel on the rows of one colour, rows[first .. first + count] (Relaxation::gauss_seidel): no two rows of
+// a colour are coupled, so the updates are independent.
+template <typename T>
+__device__ __forceinline__ void gauss_seidel_color_impl(T* __restrict__ x, const T* __restrict__ b,
+                                                        const T* __restrict__ inv_diag,
+                                                        const unsigned int* __restrict__ row_ptr,
+                                                        const unsigned int* __restrict__ col, const T* __restrict__ val,
+                                                        const unsigned int* __restrict__ rows, unsigned int first,
+                                                        unsigned int count) {
+    for (size_t t = xpbd::global_thread_index(); t < count; t += xpbd::grid_stride()) {
+        const size_t i = rows[first + t];
+        T s = b[i];
+        for (size_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+            if (col[k] != i) s -= val[k] * x[col[k]];
+        x[i] = s * inv_diag[i];
+    }
+}
+
+// Numeric sparse product on a fixed pattern from a plan built once per full setup (src/amg_ops.rs, ProductPlan):
+// out_o = sum over k in start[o] .. start[o+1] of left[left_idx[k]] * right[right_idx[k]], the terms in the order
+// of the CPU's sparse product. Run twice per level, A P then P^T (A P), it is the Galerkin refresh.
+template <typename T>
+__device__ __forceinline__ void sparse_product_impl(T* __restrict__ out, const unsigned int* __restrict__ start,
+                                                    const unsigned int* __restrict__ left_idx,
+                                                    const unsigned int* __restrict__ right_idx,
+                                                    const T* __restrict__ left, const T* __restrict__ right,
+                                                    unsigned int count) {
+    for (size_t o = xpbd::global_thread_index(); o < count; o += xpbd::grid_stride()) {
+        T s = T(0);
+        for (size_t k = start[o]; k < start[o + 1]; ++k) s += left[left_idx[k]] * right[right_idx[k]];
+        out[o] = s;
+    }
+}
+
+// The coarsest matrix, n x n row-major, from its CSR (duplicates added, as CoarseSolve::new).
+template <typename T>
+__device__ __forceinline__ void dense_scatter_impl(T* __restrict__ dense, const unsigned int* __restrict__ row_ptr,
+                                                   const unsigned int* __restrict__ col, const T* __restrict__ val,
+                                                   unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) {
+        for (size_t j = 0; j < n; ++j) dense[i * n + j] = T(0);
+        for (size_t k = row_ptr[i]; k < row_ptr[i + 1]; ++k) dense[i * n + col[k]] += val[k];
+    }
+}
+
+// In-place Cholesky A = L L^T of the dense n x n row-major matrix (lower triangle; one block, right-looking).
+// status[0] = 1 if a pivot is not positive (the CPU falls back to LU there; the driver reports it instead).
+template <typename T>
+__device__ __forceinline__ void dense_cholesky_impl(T* __restrict__ a, unsigned int n, unsigned int* __restrict__ status) {
+    if (threadIdx.x == 0) status[0] = 0;
+    for (size_t k = 0; k < n; ++k) {
+        if (threadIdx.x == 0) {
+            const T d = a[k * n + k];
+            if (!(d > T(0))) status[0] = 1;
+            a[k * n + k] = sqrt(d);
+        }
+        __syncthreads();
+        const T lkk = a[k * n + k];
+        for (size_t i = k + 1 + threadIdx.x; i < n; i += blockDim.x) a[i * n + k] /= lkk;
+        __syncthreads();
+        for (size_t i = k + 1 + threadIdx.x; i < n; i += blockDim.x) {
+            const T lik = a[i * n + k];
+            for (size_t j = k + 1; j <= i; ++j) a[i * n + j] -= lik * a[j * n + k];
+        }
+        __syncthreads();
+    }
+}
+
+// x = (L L^T)^-1 b with the factor of dense_cholesky (one block): forward, then backward substitution.
+template <typename T>
+__device__ __forceinline__ void cholesky_solve_impl(const T* __restrict__ l, const T* __restrict__ b, T* __restrict__ x,
+                                                    unsigned int n) {
+    for (size_t i = threadIdx.x; i < n; i += blockDim.x) x[i] = b[i];
+    __syncthreads();
+    for (size_t j = 0; j < n; ++j) {
+        if (threadIdx.x == 0) x[j] /= l[j * n + j];
+        __syncthreads();
+        for (size_t i = j + 1 + threadIdx.x; i < n; i += blockDim.x) x[i] -= l[i * n + j] * x[j];
+        __syncthreads();
+    }
+    for (size_t j = n; j-- > 0;) {
+        if (threadIdx.x == 0) x[j] /= l[j * n + j];
+        __syncthreads();
+        for (size_t i = threadIdx.x; i < j; i += blockDim.x) x[i] -= l[j * n + i] * x[j];
+        __syncthreads();
+    }
+}
+
+// y += a x.
+template <typename T>
+__device__ __forceinline__ void axpy_impl(T* __restrict__ y, T a, const T* __restrict__ x, unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) y[i] += a * x[i];
+}
+
+// y = x + beta y (the PCG search direction p = z + beta p).
+template <typename T>
+__device__ __forceinline__ void xpay_impl(T* __restrict__ y, const T* __restrict__ x, T beta, unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) y[i] = x[i] + beta * y[i];
+}
+
+// x += alpha p; r -= alpha ap (one PCG step, crates/xpbd-core/src/linear/pcg.rs).
+template <typename T>
+__device__ __forceinline__ void cg_step_impl(T* __restrict__ x, T* __restrict__ r, const T* __restrict__ p,
+                                             const T* __restrict__ ap, T alpha, unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) {
+        x[i] += alpha * p[i];
+        r[i] -= alpha * ap[i];
+    }
+}
+
+// out = s (b - v), elementwise (Delta lambda = inv_alpha (b - J y)).
+template <typename T>
+__device__ __forceinline__ void scaled_difference_impl(T* __restrict__ out, const T* __restrict__ s,
+                                                       const T* __restrict__ b, const T* __restrict__ v,
+                                                       unsigned int n) {
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) out[i] = s[i] * (b[i] - v[i]);
+}
+
+// First pass of a dot product: partial[block] = the block's share of sum a_i b_i.
+template <typename T>
+__device__ __forceinline__ void dot_partial_impl(T* __restrict__ partial, const T* __restrict__ a, const T* __restrict__ b,
+                                                 unsigned int n) {
+    T acc = T(0);
+    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) acc += a[i] * b[i];
+    xpbd::block_sum(acc, partial);
+}
+
+// Second pass (one block): out[0] = sum of partial[0 .. count].
+template <typename T>
+__device__ __forceinline__ void sum_partials_impl(T* __restrict__ out, const T* __restrict__ partial, unsigned int count) {
+    T acc = T(0);
+    for (size_t i = threadIdx.x; i < count; i += blockDim.x) acc += partial[i];
+    xpbd::block_sum(acc, out);
+}
+
+#define XPBD_CSR_PARAMS const unsigned int *__restrict__ row_ptr, const unsigned int *__restrict__ col, const T *__restrict__ val
+
+XPBD_EXPORT_F32_F64(csr_spmv, (T* __restrict__ y, XPBD_CSR_PARAMS, const T* __restrict__ x, unsigned int n),
+                    (y, row_ptr, col, val, x, n))
+XPBD_EXPORT_F32_F64(csr_residual,
+                    (T* __restrict__ r, const T* __restrict__ b, XPBD_CSR_PARAMS, const T* __restrict__ x, unsigned int n),
+                    (r, b, row_ptr, col, val, x, n))
+XPBD_EXPORT_F32_F64(csr_spmv_add, (T* __restrict__ y, XPBD_CSR_PARAMS, const T* __restrict__ x, unsigned int n),
+                    (y, row_ptr, col, val, x, n))
+XPBD_EXPORT_F32_F64(inverse_diagonal, (T* __restrict__ inv_diag, XPBD_CSR_PARAMS, unsigned int n),
+                    (inv_diag, row_ptr, col, val, n))
+XPBD_EXPORT_F32_F64(jacobi_sweep,
+                    (T* __restrict__ x, const T* __restrict__ r, const T* __restrict__ b, const T* __restrict__ inv_diag,
+                     T omega, unsigned int n),
+                    (x, r, b, inv_diag, omega, n))
+XPBD_EXPORT_F32_F64(chebyshev_step,
+                    (T* __restrict__ x, T* __restrict__ d, const T* __restrict__ r, const T* __restrict__ b,
+                     const T* __restrict__ inv_diag, T c_d, T c_r, unsigned int n),
+                    (x, d, r, b, inv_diag, c_d, c_r, n))
+XPBD_EXPORT_F32_F64(gauss_seidel_color,
+                    (T* __restrict__ x, const T* __restrict__ b, const T* __restrict__ inv_diag, XPBD_CSR_PARAMS,
+                     const unsigned int* __restrict__ rows, unsigned int first, unsigned int count),
+                    (x, b, inv_diag, row_ptr, col, val, rows, first, count))
+XPBD_EXPORT_F32_F64(sparse_product,
+                    (T* __restrict__ out, const unsigned int* __restrict__ start, const unsigned int* __restrict__ left_idx,
+                     const unsigned int* __restrict__ right_idx, const T* __restrict__ left, const T* __restrict__ right,
+                     unsigned int count),
+                    (out, start, left_idx, right_idx, left, right, count))
+XPBD_EXPORT_F32_F64(dense_scatter, (T* __restrict__ dense, XPBD_CSR_PARAMS, unsigned int n), (dense, row_ptr, col, val, n))
+XPBD_EXPORT_F32_F64(dense_cholesky, (T* __restrict__ a, unsigned int n, unsigned int* __restrict__ status), (a, n, status))
+XPBD_EXPORT_F32_F64(cholesky_solve, (const T* __restrict__ l, const T* __restrict__ b, T* __restrict__ x, unsigned int n),
+                    (l, b, x, n))
+XPBD_EXPORT_F32_F64(axpy, (T* __restrict__ y, T a, const T* __restrict__ x, unsigned int n), (y, a, x, n))
+XPBD_EXPORT_F32_F64(xpay, (T* __restrict__ y, const T* __restrict__ x, T beta, unsigned int n), (y, x, beta, n))
+XPBD_EXPORT_F32_F64(cg_step,
+                    (T* __restrict__ x, T* __restrict__ r, const T* __restrict__ p, const T* __restrict__ ap, T alpha,
+                     unsigned int n),
+                    (x, r, p, ap, alpha, n))
+XPBD_EXPORT_F32_F64(scaled_difference,
+                    (T* __restrict__ out, const T* __restrict__ s, const T* __restrict__ b, const T* __restrict__ v,
+                     unsigned int n),
+                    (out, s, b, v, n))
+XPBD_EXPORT_F32_F64(dot_partial, (T* __restrict__ partial, const T* __restrict__ a, const T* __restrict__ b, unsigned int n),
+                    (partial, a, b, n))
+XPBD_EXPORT_F32_F64(sum_partials, (T* __restrict__ out, const T* __restrict__ partial, unsigned int count),
+                    (out, partial, count))
