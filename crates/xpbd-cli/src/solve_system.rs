@@ -303,12 +303,11 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
     } else {
         println!("method               {}", report.method);
-        match (&dual, report.nnz) {
-            (Dual::Jacobian(op), _) => {
-                println!("rows, nnz            {}, matrix-free (A = J W Jᵀ + α̃, J has {} nonzeros)", report.rows, op.jacobian_nonzeros())
-            }
-            (_, nnz) => println!("rows, nnz            {}, {}", report.rows, nnz.unwrap_or_default()),
-        }
+        let nnz = match &dual {
+            Dual::Matrix(a) => a.nnz().to_string(),
+            Dual::Jacobian(op) => format!("matrix-free (A = J W Jᵀ + α̃, J has {} nonzeros)", op.jacobian_nonzeros()),
+        };
+        println!("rows, nnz            {}, {nnz}", report.rows);
         println!("iterations           {}", report.iterations);
         println!("relative_residual    {:.3e} ({})", report.relative_residual, if report.converged { "converged" } else { "not converged" });
         println!("convergence_factor   {:.4}", report.convergence_factor);
