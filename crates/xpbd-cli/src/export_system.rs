@@ -2,7 +2,8 @@
 //! Matrix Market `A.mtx` (general, coordinate), `b.mtx` (an n×1 coordinate matrix listing every
 //! entry) and `system.json`; and for the primal solve (`xpbd solve-system --method primal-amg`)
 //! `J.mtx` (rows × 3·vertices), `inv_mass.mtx`, `alpha_tilde.mtx` and `x.mtx` (x̃, 3·vertices) as
-//! array vectors.
+//! array vectors. `--no-matrix` leaves A out (with ARAP component rows it has ~540 nonzeros per row,
+//! gigabytes of text at 200k rows); `solve-system --matrix-free` applies it from J.
 
 use clap::Args;
 use std::path::PathBuf;
@@ -23,15 +24,19 @@ pub struct ExportSystemArgs {
     /// Output folder, created when missing.
     #[arg(long)]
     out: PathBuf,
+    /// Neither assemble nor write A.mtx (`system.json`'s `nonzeros` is then null); the other files
+    /// are written, and `xpbd solve-system --matrix-free` applies A as J W Jᵀ + α̃ from them.
+    #[arg(long)]
+    no_matrix: bool,
 }
 
 pub fn export_system(a: ExportSystemArgs) -> Result<()> {
-    let sys = dual_system(&a.scene, a.frame)?;
+    let sys = dual_system(&a.scene, a.frame, !a.no_matrix)?;
     let info = sys.info;
     std::fs::create_dir_all(&a.out).map_err(|e| Error::io(&a.out, e))?;
     let n = sys.b.len();
     let b_col = Csr::new_csc((n, 1), vec![0, n], (0..n).collect(), sys.b).to_csr();
-    for (name, mat) in [("A.mtx", &sys.a), ("b.mtx", &b_col), ("J.mtx", &sys.jacobian)] {
+    for (name, mat) in [("A.mtx", sys.a.as_ref()), ("b.mtx", Some(&b_col)), ("J.mtx", Some(&sys.jacobian))].into_iter().filter_map(|(n, m)| Some((n, m?))) {
         let path = a.out.join(name);
         sprs::io::write_matrix_market(&path, mat).map_err(|e| Error::io(&path, e))?;
     }
@@ -40,12 +45,15 @@ pub fn export_system(a: ExportSystemArgs) -> Result<()> {
     }
     let json = serde_json::to_string_pretty(&info).map_err(|e| Error::invalid(format!("system.json: {e}")))?;
     write_atomic(&a.out.join("system.json"), json.as_bytes())?;
+    let (nonzeros, a_file) = match info.nonzeros {
+        Some(nnz) => (format!("{nnz} nonzeros"), "A.mtx, "),
+        None => ("A not assembled (--no-matrix)".into(), ""),
+    };
     println!(
-        "{}: frame {}, {} rows, {} nonzeros, ‖b‖ = {:.3e}; A.mtx, b.mtx, J.mtx, inv_mass.mtx, alpha_tilde.mtx, x.mtx, system.json in {}",
+        "{}: frame {}, {} rows, {nonzeros}, ‖b‖ = {:.3e}; {a_file}b.mtx, J.mtx, inv_mass.mtx, alpha_tilde.mtx, x.mtx, system.json in {}",
         info.scene,
         a.frame,
         info.rows,
-        info.nonzeros,
         info.rhs_norm,
         a.out.display()
     );

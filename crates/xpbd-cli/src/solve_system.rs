@@ -2,16 +2,20 @@
 //! with one of the linear solvers (AMG-PCG by default, as MGPBD's global step uses it) and
 //! reports iterations, the true residual ‖b − A x‖/‖b‖, setup and solve times and the AMG
 //! hierarchy (docs/amg.md). `--method primal-amg` solves through the primal matrix and reads J,
-//! the inverse masses, α̃ and x̃ that `xpbd export-system` writes next to A.mtx. `--caps` solves
-//! again from zero for each iteration cap, for residual-against-time comparisons.
+//! the inverse masses, α̃ and x̃ that `xpbd export-system` writes next to A.mtx. `--matrix-free`
+//! applies A as `J W Jᵀ + α̃` from those files instead of reading A.mtx (for `cg` and `primal-amg`;
+//! the residual is then computed with that product too). `--caps` solves again from zero for each
+//! iteration cap, for residual-against-time comparisons.
 
 use clap::Args;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use xpbd_core::amg::{AmgOptions, NearKernel, Smoother};
+use xpbd_core::linear::cg::Cg;
+use xpbd_core::linear::dual_operator::DualOperator;
 use xpbd_core::linear::matrix_market::{read_matrix, read_vector, write_vector};
-use xpbd_core::linear::{norm, solver_by_name, spmv, Csr, LinearSolver, Setup, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
+use xpbd_core::linear::{norm, solver_by_name, spmv, Csr, LinearSolver, Setup, SetupInfo, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
@@ -19,7 +23,9 @@ use xpbd_core::{Error, Result};
 
 #[derive(Args)]
 pub struct SolveSystemArgs {
-    /// The matrix: real, square, symmetric, coordinate Matrix Market (general or symmetric).
+    /// The matrix: real, square, symmetric, coordinate Matrix Market (general or symmetric). Its
+    /// folder holds the J.mtx, inv_mass.mtx, alpha_tilde.mtx, x.mtx that primal-amg and
+    /// --matrix-free read; with --matrix-free it is not read and may be absent.
     a: PathBuf,
     /// The right-hand side: an n × 1 Matrix Market vector (array or coordinate).
     b: PathBuf,
@@ -56,13 +62,22 @@ pub struct SolveSystemArgs {
     /// Write the solution x as a Matrix Market array vector.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Apply A as J W Jᵀ + α̃ from the exported J.mtx, inv_mass.mtx, alpha_tilde.mtx in A's folder
+    /// instead of reading A.mtx (`export-system --no-matrix`); for --method cg or primal-amg.
+    #[arg(long)]
+    matrix_free: bool,
 }
+
+/// The methods that run without A stored.
+const MATRIX_FREE_METHODS: [&str; 2] = ["cg", PRIMAL_SOLVER];
 
 #[derive(Serialize)]
 struct Report {
     method: String,
     rows: usize,
-    nnz: usize,
+    /// Nonzeros of A; `None` with `--matrix-free`.
+    nnz: Option<usize>,
+    matrix_free: bool,
     iterations: usize,
     relative_residual: f64,
     converged: bool,
@@ -86,9 +101,33 @@ struct SweepPoint {
     relative_residual: f64,
 }
 
-/// A solver of the system: of A, or through K from the exported J.
+/// A: read from A.mtx, or applied from the exported J.
+enum Dual {
+    Matrix(Csr),
+    Jacobian(DualOperator),
+}
+
+impl Dual {
+    fn rows(&self) -> usize {
+        match self {
+            Dual::Matrix(a) => a.rows(),
+            Dual::Jacobian(op) => op.rows(),
+        }
+    }
+
+    /// `y = A v`.
+    fn apply(&mut self, v: &[f64], y: &mut [f64]) {
+        match self {
+            Dual::Matrix(a) => spmv(a, v, y),
+            Dual::Jacobian(op) => op.apply(v, y),
+        }
+    }
+}
+
+/// A solver of the system: of the stored A, plain CG on the matrix-free A, or through K from the exported J.
 enum Method {
     Matrix(Box<dyn LinearSolver>),
+    MatrixFreeCg(Cg),
     Primal(Box<PrimalSolver>, PrimalInputs),
 }
 
@@ -100,16 +139,32 @@ struct PrimalInputs {
     x: Vec<Vec3>,
 }
 
-/// Reads `J.mtx`, `inv_mass.mtx`, `alpha_tilde.mtx`, `x.mtx` from `dir` (as `xpbd export-system` writes them).
-fn read_primal(dir: &Path, rows: usize, options: AmgOptions) -> Result<Method> {
+/// What `xpbd export-system` writes next to A.mtx besides A and b: J, the inverse masses, α̃.
+struct Exported {
+    j: Csr,
+    inv_mass: Vec<f64>,
+    alpha_tilde: Vec<f64>,
+}
+
+/// Reads `J.mtx`, `inv_mass.mtx`, `alpha_tilde.mtx` from `dir`, checked against `rows` rows.
+fn read_exported(dir: &Path, rows: usize) -> Result<Exported> {
     let j = read_matrix(&dir.join("J.mtx"))?;
-    let (inv_mass, alpha_tilde, xs) = (read_vector(&dir.join("inv_mass.mtx"))?, read_vector(&dir.join("alpha_tilde.mtx"))?, read_vector(&dir.join("x.mtx"))?);
-    let nv = inv_mass.len();
-    if j.rows() != rows || alpha_tilde.len() != rows || j.cols() != 3 * nv || xs.len() != 3 * nv {
-        return Err(Error::invalid(format!("{}: J.mtx, alpha_tilde.mtx, inv_mass.mtx and x.mtx do not match A ({rows} rows)", dir.display())));
+    let (inv_mass, alpha_tilde) = (read_vector(&dir.join("inv_mass.mtx"))?, read_vector(&dir.join("alpha_tilde.mtx"))?);
+    if j.rows() != rows || alpha_tilde.len() != rows || j.cols() != 3 * inv_mass.len() {
+        return Err(Error::invalid(format!("{}: J.mtx, alpha_tilde.mtx and inv_mass.mtx do not match the system ({rows} rows)", dir.display())));
     }
-    if let Some(r) = alpha_tilde.iter().position(|&a| a.is_nan() || a <= 0.0) {
-        return Err(Error::invalid(format!("{}: alpha_tilde.mtx row {}: α̃ = {} has no primal form", dir.display(), r + 1, alpha_tilde[r])));
+    Ok(Exported { j, inv_mass, alpha_tilde })
+}
+
+/// The primal solver from the exported J, W, α̃ and `x.mtx` in `dir`.
+fn read_primal(dir: &Path, e: &Exported, options: AmgOptions) -> Result<Method> {
+    let (j, rows) = (&e.j, e.j.rows());
+    let xs = read_vector(&dir.join("x.mtx"))?;
+    if xs.len() != j.cols() {
+        return Err(Error::invalid(format!("{}: x.mtx has {} entries, J.mtx {} columns", dir.display(), xs.len(), j.cols())));
+    }
+    if let Some(r) = e.alpha_tilde.iter().position(|&a| a.is_nan() || a <= 0.0) {
+        return Err(Error::invalid(format!("{}: alpha_tilde.mtx row {}: α̃ = {} has no primal form", dir.display(), r + 1, e.alpha_tilde[r])));
     }
     let (mut vertices, mut grads) = (vec![[NO_VERTEX; 4]; rows], vec![[Vec3::zeros(); 4]; rows]);
     for (r, row) in j.outer_iterator().enumerate() {
@@ -123,18 +178,44 @@ fn read_primal(dir: &Path, rows: usize, options: AmgOptions) -> Result<Method> {
             grads[r][slot][c % 3] = v;
         }
     }
-    let mut solver = Box::new(PrimalSolver::new(&vertices, &inv_mass, options));
-    solver.set_alpha_tilde(&alpha_tilde);
+    let mut solver = Box::new(PrimalSolver::new(&vertices, &e.inv_mass, options));
+    solver.set_alpha_tilde(&e.alpha_tilde);
     let x = xs.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
-    Ok(Method::Primal(solver, PrimalInputs { vertices, grads, inv_mass, x }))
+    Ok(Method::Primal(solver, PrimalInputs { vertices, grads, inv_mass: e.inv_mass.clone(), x }))
+}
+
+/// A.mtx, checked symmetric; a missing A.mtx next to a J.mtx says how to solve without it.
+fn read_dual_matrix(path: &Path, dir: &Path) -> Result<Csr> {
+    if !path.exists() && dir.join("J.mtx").exists() {
+        return Err(Error::invalid(format!("{}: not found, but J.mtx is there (exported with --no-matrix?); --matrix-free applies A from J", path.display())));
+    }
+    let a = read_matrix(path)?;
+    check_symmetric(&a, path)?;
+    Ok(a)
 }
 
 pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
-    let a = read_matrix(&args.a)?;
-    check_symmetric(&a, &args.a)?;
+    if args.matrix_free && !MATRIX_FREE_METHODS.contains(&args.method.as_str()) {
+        return Err(Error::invalid(format!(
+            "--matrix-free: --method {} needs A stored; matrix-free methods are {}",
+            args.method,
+            MATRIX_FREE_METHODS.join(", ")
+        )));
+    }
+    let dir = args.a.parent().unwrap_or(Path::new("."));
     let b = read_vector(&args.b)?;
-    if b.len() != a.rows() {
-        return Err(Error::invalid(format!("{}: {} rows, but {} has {}", args.b.display(), b.len(), args.a.display(), a.rows())));
+    let mut exported = None;
+    let mut dual = if args.matrix_free {
+        let e = read_exported(dir, b.len())?;
+        let op = DualOperator::new(e.j.clone(), &e.inv_mass, &e.alpha_tilde);
+        exported = Some(e);
+        Dual::Jacobian(op)
+    } else {
+        Dual::Matrix(read_dual_matrix(&args.a, dir)?)
+    };
+    let what = if args.matrix_free { format!("{} (J.mtx)", dir.join("J.mtx").display()) } else { args.a.display().to_string() };
+    if b.len() != dual.rows() {
+        return Err(Error::invalid(format!("{}: {} rows, but {what} has {}", args.b.display(), b.len(), dual.rows())));
     }
     if !(args.tol > 0.0) {
         return Err(Error::invalid(format!("--tol must be positive, got {}", args.tol)));
@@ -148,36 +229,45 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         ..Default::default()
     };
     let mut method = if args.method == PRIMAL_SOLVER {
-        read_primal(args.a.parent().unwrap_or(Path::new(".")), a.rows(), options)?
+        let e = match exported.take() {
+            Some(e) => e,
+            None => read_exported(dir, b.len())?,
+        };
+        read_primal(dir, &e, options)?
+    } else if args.matrix_free {
+        Method::MatrixFreeCg(Cg::default())
     } else {
         Method::Matrix(solver_by_name(&args.method, &options)?)
     };
     // For primal-amg the setup includes filling K (the outer loop fills K instead of A).
     let t0 = Instant::now();
-    match &mut method {
-        Method::Matrix(s) => s.setup(&a, Setup::Full),
-        Method::Primal(s, p) => {
+    match (&mut method, &dual) {
+        (Method::Matrix(s), Dual::Matrix(a)) => s.setup(a, Setup::Full),
+        (Method::Primal(s, p), _) => {
             s.fill(&p.grads, &p.inv_mass);
             s.setup(&p.x, Setup::Full);
         }
+        _ => {}
     }
     let setup_s = t0.elapsed().as_secs_f64();
     let caps = if args.caps.is_empty() { vec![args.max_iter] } else { args.caps.clone() };
-    let (mut x, mut ax) = (vec![0.0; a.rows()], vec![0.0; a.rows()]);
+    let (mut x, mut ax) = (vec![0.0; b.len()], vec![0.0; b.len()]);
     let mut sweep = Vec::new();
     let mut stats = Default::default();
     for &cap in &caps {
         x.fill(0.0);
         let t1 = Instant::now();
-        stats = match &mut method {
-            Method::Matrix(s) => s.solve(&a, &b, &mut x, args.tol, cap),
-            Method::Primal(s, p) => s.solve(Jacobian { vertices: &p.vertices, grads: &p.grads }, &p.inv_mass, &b, &mut x, args.tol, cap),
+        stats = match (&mut method, &mut dual) {
+            (Method::Matrix(s), Dual::Matrix(a)) => s.solve(a, &b, &mut x, args.tol, cap),
+            (Method::MatrixFreeCg(s), dual) => s.solve_operator(|v, y| dual.apply(v, y), &b, &mut x, args.tol, cap),
+            (Method::Primal(s, p), _) => s.solve(Jacobian { vertices: &p.vertices, grads: &p.grads }, &p.inv_mass, &b, &mut x, args.tol, cap),
+            (Method::Matrix(_), Dual::Jacobian(_)) => unreachable!("--matrix-free methods are checked above"),
         };
         let solve_s = t1.elapsed().as_secs_f64();
-        spmv(&a, &x, &mut ax);
+        dual.apply(&x, &mut ax);
         let relative_residual = norm(&ax.iter().zip(&b).map(|(p, q)| p - q).collect::<Vec<_>>()) / norm(&b).max(f64::MIN_POSITIVE);
         if !(stats.relative_residual.is_finite() && relative_residual.is_finite()) {
-            return Err(Error::invalid(format!("{}: the {} solve failed (matrix not positive definite?)", args.a.display(), args.method)));
+            return Err(Error::invalid(format!("{what}: the {} solve failed (matrix not positive definite?)", args.method)));
         }
         sweep.push(SweepPoint { max_iter: cap, iterations: stats.iterations, solve_s, relative_residual });
     }
@@ -186,13 +276,18 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
     }
     let info = match &method {
         Method::Matrix(s) => s.info(),
+        Method::MatrixFreeCg(_) => SetupInfo::default(),
         Method::Primal(s, _) => s.info(),
     };
     let last = sweep.last().expect("at least one cap");
     let report = Report {
         method: args.method.clone(),
-        rows: a.rows(),
-        nnz: a.nnz(),
+        rows: b.len(),
+        nnz: match &dual {
+            Dual::Matrix(a) => Some(a.nnz()),
+            Dual::Jacobian(_) => None,
+        },
+        matrix_free: args.matrix_free,
         iterations: last.iterations,
         relative_residual: last.relative_residual,
         converged: stats.converged,
@@ -208,7 +303,11 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
     } else {
         println!("method               {}", report.method);
-        println!("rows, nnz            {}, {}", report.rows, report.nnz);
+        let nnz = match &dual {
+            Dual::Matrix(a) => a.nnz().to_string(),
+            Dual::Jacobian(op) => format!("matrix-free (A = J W Jᵀ + α̃, J has {} nonzeros)", op.jacobian_nonzeros()),
+        };
+        println!("rows, nnz            {}, {nnz}", report.rows);
         println!("iterations           {}", report.iterations);
         println!("relative_residual    {:.3e} ({})", report.relative_residual, if report.converged { "converged" } else { "not converged" });
         println!("convergence_factor   {:.4}", report.convergence_factor);

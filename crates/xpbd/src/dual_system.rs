@@ -1,6 +1,7 @@
 //! MGPBD's dual system at a scene's state (`xpbd export-system`, DESIGN.md §5): the scene runs on
 //! the CPU with its own solver up to frame F; then frame F+1's first substep is predicted, λ = 0,
-//! and its first outer iteration's `A = J M⁻¹ Jᵀ + α̃` and `b = −(C(x̃) + α̃λ) = −C(x̃)` are assembled.
+//! and its first outer iteration's `A = J M⁻¹ Jᵀ + α̃` and `b = −(C(x̃) + α̃λ) = −C(x̃)` are assembled
+//! (A only on request: with ARAP component rows it has ~540 nonzeros per row).
 
 use crate::converge::run_up;
 use crate::device::Device;
@@ -22,7 +23,8 @@ pub struct SystemInfo {
     /// Substep h (s).
     pub h: f64,
     pub rows: usize,
-    pub nonzeros: usize,
+    /// Nonzeros of A; `None` when A was not assembled.
+    pub nonzeros: Option<usize>,
     pub vertices: usize,
     pub free_vertices: usize,
     /// Rows per kind (arap, hydrostatic, deviatoric, edge, hinge).
@@ -49,9 +51,10 @@ pub struct BodyStiffness {
     pub bending_compliance: Option<f64>,
 }
 
-/// The exported system: `A`, `b`, and what the primal solve (`primal-amg`) needs besides.
+/// The exported system: `A` (when asked for), `b`, and J, W, α̃, x̃, from which the primal solve
+/// (`primal-amg`) and the matrix-free product `A v = J W Jᵀ v + α̃ v` work.
 pub struct DualSystem {
-    pub a: Csr,
+    pub a: Option<Csr>,
     pub b: Vec<f64>,
     pub info: SystemInfo,
     /// J = ∂C/∂x at x̃, rows × 3·vertices (pinned vertices' columns included).
@@ -62,8 +65,8 @@ pub struct DualSystem {
     pub x: Vec<f64>,
 }
 
-/// Runs `scene` to `frame` and assembles the next substep's first dual system.
-pub fn dual_system(scene: &Path, frame: usize) -> Result<DualSystem> {
+/// Runs `scene` to `frame` and assembles the next substep's first dual system; A only when `matrix`.
+pub fn dual_system(scene: &Path, frame: usize, matrix: bool) -> Result<DualSystem> {
     let mut sim = Simulation::load(scene, Some(Device::Cpu))?;
     let rows = Rows::new(&sim.model).map_err(|e| xpbd_core::Error::invalid(format!("{}: {e}", scene.display())))?;
     run_up(&mut sim, frame)?;
@@ -72,7 +75,8 @@ pub fn dual_system(scene: &Path, frame: usize) -> Result<DualSystem> {
     let t_end = s.time + h;
     CpuBackend::new(model).begin_substep(model, &mut s, h, t_end);
     // Multipliers at zero, one per row (ARAP component rows have more rows than the state has multipliers).
-    let pattern = Pattern::new(&rows, &model.inv_mass);
+    // Without A, an empty pattern: `assemble` then computes b only.
+    let pattern = if matrix { Pattern::new(&rows, &model.inv_mass) } else { Pattern::incidence_only(&rows, &model.inv_mass) };
     let (a, b) = assemble(model, &rows, &pattern, &s.x, &vec![0.0; rows.len()], h);
     let bodies = model
         .tet_groups
@@ -99,7 +103,7 @@ pub fn dual_system(scene: &Path, frame: usize) -> Result<DualSystem> {
         frame,
         h,
         rows: rows.len(),
-        nonzeros: a.nnz(),
+        nonzeros: matrix.then(|| a.nnz()),
         vertices: model.vertex_count(),
         free_vertices: model.inv_mass.iter().filter(|&&w| w > 0.0).count(),
         row_kinds: rows.kind_counts().into_iter().map(|(k, n)| (k.name().to_string(), n)).collect(),
@@ -122,7 +126,7 @@ pub fn dual_system(scene: &Path, frame: usize) -> Result<DualSystem> {
     }
     let jacobian = Csr::new((rows.len(), 3 * model.vertex_count()), indptr, indices, data);
     Ok(DualSystem {
-        a,
+        a: matrix.then_some(a),
         b,
         info,
         jacobian,

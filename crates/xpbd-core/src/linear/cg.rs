@@ -1,7 +1,7 @@
 //! Conjugate gradients, unpreconditioned: the baseline MGPBD's preconditioners must beat.
 
-use super::pcg::{Pcg, Preconditioner};
-use super::{Csr, Setup};
+use super::pcg::{solve_to_tolerance, Pcg, Preconditioner};
+use super::{Csr, Setup, SolveStats};
 
 /// The identity: PCG with it is plain CG.
 #[derive(Default)]
@@ -20,6 +20,17 @@ pub type Cg = Pcg<Identity>;
 impl Default for Cg {
     fn default() -> Self {
         Pcg::new("cg", Identity)
+    }
+}
+
+impl Cg {
+    /// CG on `A x = b` with A given by its action `apply(v, A v)` (matrix-free, e.g.
+    /// [`super::dual_operator::DualOperator`]), from `x` until `‖b − A x‖ ≤ tol ‖b‖` or `max_iter`:
+    /// in exact arithmetic the iterates of [`super::LinearSolver::solve`] on the assembled A.
+    pub fn solve_operator(&mut self, mut apply: impl FnMut(&[f64], &mut [f64]), b: &[f64], x: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
+        let krylov = self.krylov_mut();
+        krylov.resize(b.len());
+        solve_to_tolerance(b, x, tol, |x, done| krylov.iterate(&mut apply, |r, z| z.copy_from_slice(r), b, x, max_iter, done).0)
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod cg;
 pub mod direct;
+pub mod dual_operator;
 pub mod matrix_market;
 pub mod pcg;
 pub mod registry;

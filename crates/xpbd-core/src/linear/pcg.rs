@@ -97,32 +97,42 @@ impl Preconditioner for JacobiPreconditioner {
 pub struct Pcg<P> {
     name: &'static str,
     precond: P,
+    krylov: Krylov,
+}
+
+/// The work vectors of one (P)CG solve.
+#[derive(Default)]
+pub(super) struct Krylov {
     r: Vec<f64>,
     z: Vec<f64>,
     p: Vec<f64>,
     ap: Vec<f64>,
 }
 
-impl<P: Preconditioner> Pcg<P> {
-    pub fn new(name: &'static str, precond: P) -> Self {
-        Pcg { name, precond, r: Vec::new(), z: Vec::new(), p: Vec::new(), ap: Vec::new() }
+impl Krylov {
+    pub(super) fn resize(&mut self, n: usize) {
+        for v in [&mut self.r, &mut self.z, &mut self.p, &mut self.ap] {
+            v.resize(n, 0.0);
+        }
     }
 
-    pub fn preconditioner_mut(&mut self) -> &mut P {
-        &mut self.precond
-    }
-
-    /// PCG on `a x = b` from `x` until `done(r, x)` holds for the residual `r = b − A x` and the
-    /// iterate (tested before every iteration) or `max_iter` iterations; returns the iterations and whether it
-    /// stopped on `done`. A stopping rule other than ‖r‖ (e.g. the dual residual of the primal
-    /// solve, `mgpbd::primal`) is the reason this is separate from [`LinearSolver::solve`].
-    pub fn iterate(&mut self, a: &Csr, b: &[f64], x: &mut [f64], max_iter: usize, mut done: impl FnMut(&[f64], &[f64]) -> bool) -> (usize, bool) {
-        let Pcg { precond, r, z, p, ap, .. } = self;
-        spmv(a, x, ap);
+    /// Alg. 9.1 with `A` and the preconditioner given by their action, `apply(p, A p)` and
+    /// `precond(r, z)`, so that A need not be stored; see [`Pcg::iterate`].
+    pub(super) fn iterate(
+        &mut self,
+        mut apply: impl FnMut(&[f64], &mut [f64]),
+        mut precond: impl FnMut(&[f64], &mut [f64]),
+        b: &[f64],
+        x: &mut [f64],
+        max_iter: usize,
+        mut done: impl FnMut(&[f64], &[f64]) -> bool,
+    ) -> (usize, bool) {
+        let Krylov { r, z, p, ap } = self;
+        apply(x, ap);
         for i in 0..r.len() {
             r[i] = b[i] - ap[i];
         }
-        precond.apply(a, r, z);
+        precond(r, z);
         p.copy_from_slice(z);
         let mut rz = dot(r, z);
         let mut iterations = 0;
@@ -133,7 +143,7 @@ impl<P: Preconditioner> Pcg<P> {
             if iterations == max_iter {
                 return (iterations, false);
             }
-            spmv(a, p, ap);
+            apply(p, ap);
             let pap = dot(p, ap);
             if !(pap > 0.0 && rz > 0.0) {
                 return (iterations, false);
@@ -143,7 +153,7 @@ impl<P: Preconditioner> Pcg<P> {
                 x[i] += alpha * p[i];
                 r[i] -= alpha * ap[i];
             }
-            precond.apply(a, r, z);
+            precond(r, z);
             let rz_new = dot(r, z);
             let beta = rz_new / rz;
             for i in 0..p.len() {
@@ -155,32 +165,64 @@ impl<P: Preconditioner> Pcg<P> {
     }
 }
 
+/// Runs `iterate` (from `x`, with a stopping rule on the residual r and the iterate) until
+/// `‖r‖ ≤ tol ‖b‖`; x = 0 when b = 0.
+pub(super) fn solve_to_tolerance(
+    b: &[f64],
+    x: &mut [f64],
+    tol: f64,
+    iterate: impl FnOnce(&mut [f64], &mut dyn FnMut(&[f64], &[f64]) -> bool) -> usize,
+) -> SolveStats {
+    let b_norm = norm(b);
+    if b_norm == 0.0 {
+        x.fill(0.0);
+        return SolveStats { iterations: 0, relative_residual: 0.0, converged: true };
+    }
+    let mut r_norm = 0.0;
+    let iterations = iterate(x, &mut |r, _| {
+        r_norm = norm(r);
+        r_norm <= tol * b_norm
+    });
+    let relative_residual = r_norm / b_norm;
+    SolveStats { iterations, relative_residual, converged: relative_residual <= tol }
+}
+
+impl<P: Preconditioner> Pcg<P> {
+    pub fn new(name: &'static str, precond: P) -> Self {
+        Pcg { name, precond, krylov: Krylov::default() }
+    }
+
+    pub fn preconditioner_mut(&mut self) -> &mut P {
+        &mut self.precond
+    }
+
+    /// The work vectors, for a solve whose operator is not a stored matrix (`cg::Cg::solve_operator`).
+    pub(super) fn krylov_mut(&mut self) -> &mut Krylov {
+        &mut self.krylov
+    }
+
+    /// PCG on `a x = b` from `x` until `done(r, x)` holds for the residual `r = b − A x` and the
+    /// iterate (tested before every iteration) or `max_iter` iterations; returns the iterations and whether it
+    /// stopped on `done`. A stopping rule other than ‖r‖ (e.g. the dual residual of the primal
+    /// solve, `mgpbd::primal`) is the reason this is separate from [`LinearSolver::solve`].
+    pub fn iterate(&mut self, a: &Csr, b: &[f64], x: &mut [f64], max_iter: usize, done: impl FnMut(&[f64], &[f64]) -> bool) -> (usize, bool) {
+        let Pcg { precond, krylov, .. } = self;
+        krylov.iterate(|p, ap| spmv(a, p, ap), |r, z| precond.apply(a, r, z), b, x, max_iter, done)
+    }
+}
+
 impl<P: Preconditioner> LinearSolver for Pcg<P> {
     fn name(&self) -> &'static str {
         self.name
     }
 
     fn setup(&mut self, a: &Csr, setup: Setup) {
-        let n = a.rows();
-        for v in [&mut self.r, &mut self.z, &mut self.p, &mut self.ap] {
-            v.resize(n, 0.0);
-        }
+        self.krylov.resize(a.rows());
         self.precond.setup(a, setup);
     }
 
     fn solve(&mut self, a: &Csr, b: &[f64], x: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
-        let b_norm = norm(b);
-        if b_norm == 0.0 {
-            x.fill(0.0);
-            return SolveStats { iterations: 0, relative_residual: 0.0, converged: true };
-        }
-        let mut r_norm = 0.0;
-        let (iterations, _) = self.iterate(a, b, x, max_iter, |r, _| {
-            r_norm = norm(r);
-            r_norm <= tol * b_norm
-        });
-        let relative_residual = r_norm / b_norm;
-        SolveStats { iterations, relative_residual, converged: relative_residual <= tol }
+        solve_to_tolerance(b, x, tol, |x, done| self.iterate(a, b, x, max_iter, done).0)
     }
 
     fn info(&self) -> SetupInfo {
