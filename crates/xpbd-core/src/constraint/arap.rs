@@ -67,16 +67,17 @@ pub fn arap(f: &Matrix3<f64>) -> (f64, Matrix3<f64>) {
     }
 }
 
-/// (C_k, ∂C_k/∂F) of the smooth row C_k = (F − R)_k, entry k = 3·row + column, with the exact
-/// gradient E_k − ∂R_k/∂F of the polar rotation (held fixed only about axes whose pair of singular
-/// values sums below [`MIN_PAIR_SUM`]). A rigid rotation of the vertices, dF = [θ]× F, changes the
-/// nine rows by [θ]× (F − R), nothing at a rotated rest state. Σ_k (F − R)_k ∂R_k/∂F = 0, so
-/// Σ_k C_k ∂C_k/∂F = F − R = ∂(½‖F − R‖²)/∂F with or without the rotation term.
+/// (C_k, ∂C_k/∂F) of the smooth row C_k = (F − R)_k, entry k = 3·row + column. With `exact` the
+/// gradient is E_k − ∂R_k/∂F of the polar rotation (held fixed only about axes whose pair of singular
+/// values sums below [`MIN_PAIR_SUM`]): a rigid rotation of the vertices, dF = [θ]× F, changes the
+/// nine rows by [θ]× (F − R), nothing at a rotated rest state. Otherwise R is held fixed, E_k (a
+/// corotated linearisation that counts rotation increments as strain). Σ_k (F − R)_k ∂R_k/∂F = 0, so
+/// Σ_k C_k ∂C_k/∂F = F − R = ∂(½‖F − R‖²)/∂F either way.
 #[inline]
-pub fn component(f: &Matrix3<f64>, k: usize) -> (f64, Matrix3<f64>) {
+pub fn component(f: &Matrix3<f64>, k: usize, exact: bool) -> (f64, Matrix3<f64>) {
     let (r, c) = (k / 3, k % 3);
     let polar = Polar::new(f);
-    let mut g = -polar.rotation_derivative(r, c);
+    let mut g = if exact { -polar.rotation_derivative(r, c) } else { Matrix3::zeros() };
     g[(r, c)] += 1.0;
     (f[(r, c)] - polar.rotation()[(r, c)], g)
 }

@@ -149,6 +149,20 @@ fn arap_component_matrix_matches_dense_finite_difference_product() {
     check_against_dense(&m);
 }
 
+/// `arap_rotation = "fixed"` holds R fixed: the rows' gradients do not depend on the positions
+/// (J is constant), unlike the exact ones.
+#[test]
+fn fixed_rotation_component_rows_have_a_constant_jacobian() {
+    let constant = |solver: &str| {
+        let m = tet_model_with("arap", solver);
+        let rows = Rows::new(&m).unwrap();
+        let (x0, x1) = (m.rest.clone(), perturbed(&m));
+        (0..rows.len()).all(|i| rows.evaluate(&m, i, &x0).1 == rows.evaluate(&m, i, &x1).1)
+    };
+    assert!(constant("arap_rows = \"components\"\narap_rotation = \"fixed\""));
+    assert!(!constant("arap_rows = \"components\""));
+}
+
 #[test]
 fn arap_component_multipliers_at_the_solution_zero_the_cone_residual() {
     let m = tet_model_with("arap", "arap_rows = \"components\"");
@@ -206,6 +220,8 @@ fn mgpbd_fields_are_validated_and_rejected_for_xpbd() {
     assert!(err("kind = \"mgpbd\"\nlinear_solver = \"lu\"").starts_with("solver.linear_solver: unknown 'lu'"));
     assert!(err("kind = \"mgpbd\"\narap_rows = \"nine\"").starts_with("solver.arap_rows: unknown 'nine'"));
     assert!(err("kind = \"xpbd\"\narap_rows = \"cone\"").contains("solver.arap_rows: only for kind = \"mgpbd\""));
+    assert!(err("kind = \"mgpbd\"\narap_rotation = \"polar\"").starts_with("solver.arap_rotation: unknown 'polar'"));
+    assert!(err("kind = \"xpbd\"\narap_rotation = \"fixed\"").contains("solver.arap_rotation: only for kind = \"mgpbd\""));
 }
 
 /// The `auto` defaults: the primal solve with smooth ARAP rows where every row is compliant, plain CG
