@@ -65,6 +65,8 @@ pub struct Rows {
     pub multiplier: Vec<u32>,
     /// The entry k of an ARAP component row (0 for the others).
     pub component: Vec<u8>,
+    /// Whether the component rows' gradient includes ∂R/∂F (`solver.arap_rotation = "exact"`).
+    pub exact_rotation: bool,
 }
 
 /// Entries of a 3×3 matrix, one smooth ARAP row each.
@@ -83,6 +85,7 @@ impl Rows {
             compliance: vec![0.0; n],
             multiplier: (0..n as u32).collect(),
             component: vec![0; n],
+            exact_rotation: model.solver.mgpbd.as_ref().is_none_or(|s| s.arap_rotation == "exact"),
         };
         let mut set = |i: usize, kind, group: usize, element: usize, vertices: [u32; 4], compliance: f64| {
             r.kind[i] = kind;
@@ -134,7 +137,16 @@ impl Rows {
     /// Each ARAP row replaced by its nine component rows with the same compliance: ½ Σ_k C_k²/α =
     /// ½ ‖F − R‖²/α, the cone row's energy μV/2 ‖F − R‖² with α = 1/(μV).
     fn arap_components(self) -> Self {
-        let mut r = Rows { kind: vec![], group: vec![], element: vec![], vertices: vec![], compliance: vec![], multiplier: vec![], component: vec![] };
+        let mut r = Rows {
+            kind: vec![],
+            group: vec![],
+            element: vec![],
+            vertices: vec![],
+            compliance: vec![],
+            multiplier: vec![],
+            component: vec![],
+            exact_rotation: self.exact_rotation,
+        };
         for i in 0..self.len() {
             let (kind, copies) = if self.kind[i] == RowKind::Arap { (RowKind::ArapComponent, COMPONENTS) } else { (self.kind[i], 1) };
             for k in 0..copies {
@@ -209,7 +221,7 @@ impl Rows {
                 let f = deformation_gradient(&gather(x, &t.tets[e]), &rest.dm_inv);
                 let (c, p) = match kind {
                     RowKind::Arap => arap::arap(&f),
-                    RowKind::ArapComponent => arap::component(&f, self.component[i] as usize),
+                    RowKind::ArapComponent => arap::component(&f, self.component[i] as usize, self.exact_rotation),
                     RowKind::Hydrostatic => neohookean::hydrostatic(&f, neohookean::gamma(&t.lame)),
                     _ => neohookean::deviatoric(&f),
                 };

@@ -34,10 +34,15 @@ pub struct MgpbdSettings {
     /// ARAP rows: `cone` (one row ‖F − R‖ per tet) or `components` (nine rows (F − R)_k); `auto` until
     /// [`MgpbdSettings::resolve`].
     pub arap_rows: String,
+    /// Component rows' gradient: `exact` (E_k − ∂R_k/∂F) or `fixed` (R held fixed, E_k).
+    pub arap_rotation: String,
 }
 
 /// The values of `arap_rows`.
 pub const ARAP_ROWS: [&str; 2] = ["cone", "components"];
+
+/// The values of `arap_rotation` (docs/mgpbd.md, "Exact rotation derivative in the component rows").
+pub const ARAP_ROTATIONS: [&str; 2] = ["exact", "fixed"];
 
 /// The default of `linear_solver` and `arap_rows`: chosen per model by [`MgpbdSettings::resolve`].
 pub const AUTO: &str = "auto";
@@ -70,11 +75,13 @@ impl MgpbdSettings {
             near_kernel: s.near_kernel.clone().unwrap_or_else(|| "constant".into()),
             smoother: s.smoother.clone().unwrap_or_else(|| "jacobi".into()),
             arap_rows: s.arap_rows.clone().unwrap_or_else(|| AUTO.into()),
+            arap_rotation: s.arap_rotation.clone().unwrap_or_else(|| "exact".into()),
         };
         one_of("linear_solver", &m.linear_solver, &[&MGPBD_SOLVER_NAMES[..], &[AUTO]].concat())?;
         one_of("near_kernel", &m.near_kernel, &NearKernel::NAMES)?;
         one_of("smoother", &m.smoother, &Smoother::NAMES)?;
         one_of("arap_rows", &m.arap_rows, &[&ARAP_ROWS[..], &[AUTO]].concat())?;
+        one_of("arap_rotation", &m.arap_rotation, &ARAP_ROTATIONS)?;
         let checks = [
             ("pcg_tol", m.pcg_tol > 0.0 && m.pcg_tol < 1.0, "must lie in (0, 1)", m.pcg_tol),
             ("tolerance", m.tolerance >= 0.0 && m.tolerance < 1.0, "must lie in [0, 1)", m.tolerance),
@@ -126,6 +133,7 @@ impl MgpbdSettings {
             ("near_kernel", s.near_kernel.is_some()),
             ("smoother", s.smoother.is_some()),
             ("arap_rows", s.arap_rows.is_some()),
+            ("arap_rotation", s.arap_rotation.is_some()),
         ];
         present.iter().find(|p| p.1).map(|p| p.0)
     }

@@ -4,9 +4,6 @@
 use super::assembly::Pattern;
 use super::rows::{RowKind, Rows, NO_VERTEX};
 use super::{alpha_tilde, assemble};
-use crate::constraint::arap;
-use crate::constraint::tet::deformation_gradient;
-use crate::constraint::tet_model::gather;
 use crate::mesh::Vec3;
 use crate::metrics::residual_norm;
 use crate::model::Model;
@@ -46,11 +43,8 @@ pub(super) fn perturbed(m: &Model) -> Vec<Vec3> {
     m.rest.iter().enumerate().map(|(i, p)| p + Vec3::new((1.3 * i as f64).sin(), (0.7 * i as f64).cos(), (2.1 * i as f64).sin()) * 0.04).collect()
 }
 
-/// A row's value at perturbed positions, given the row, the base and the perturbed positions.
-type RowValue<'a> = &'a dyn Fn(usize, &[Vec3], &[Vec3]) -> f64;
-
-/// Dense J (rows × 3n) by central differences of every row's `value`.
-fn fd_jacobian(rows: &Rows, x: &[Vec3], value: RowValue) -> Vec<Vec<f64>> {
+/// Dense J (rows × 3n) by central differences of every row's value.
+fn fd_jacobian(m: &Model, rows: &Rows, x: &[Vec3]) -> Vec<Vec<f64>> {
     let eps = 1e-6;
     let mut j = vec![vec![0.0; 3 * x.len()]; rows.len()];
     for v in 0..x.len() {
@@ -59,7 +53,7 @@ fn fd_jacobian(rows: &Rows, x: &[Vec3], value: RowValue) -> Vec<Vec<f64>> {
             xp[v][k] += eps;
             xm[v][k] -= eps;
             for (r, jr) in j.iter_mut().enumerate() {
-                jr[3 * v + k] = (value(r, x, &xp) - value(r, x, &xm)) / (2.0 * eps);
+                jr[3 * v + k] = (rows.evaluate(m, r, &xp).0 - rows.evaluate(m, r, &xm).0) / (2.0 * eps);
             }
         }
     }
@@ -67,18 +61,14 @@ fn fd_jacobian(rows: &Rows, x: &[Vec3], value: RowValue) -> Vec<Vec<f64>> {
 }
 
 fn check_against_dense(m: &Model) {
-    let rows = Rows::new(m).unwrap();
-    check_against_dense_with(m, &rows, &|r, _, xp| rows.evaluate(m, r, xp).0);
-}
-
-fn check_against_dense_with(m: &Model, rows: &Rows, value: RowValue) {
+    let rows = &Rows::new(m).unwrap();
     let pattern = Pattern::new(rows, &m.inv_mass);
     let x = perturbed(m);
     let h = m.h();
     let lambda: Vec<f64> = (0..rows.len()).map(|i| 1e-3 * (i as f64).cos()).collect();
     let (a, b) = assemble(m, rows, &pattern, &x, &lambda, h);
     let at = alpha_tilde(rows, h);
-    let j = fd_jacobian(rows, &x, value);
+    let j = fd_jacobian(m, rows, &x);
     let w: Vec<f64> = m.inv_mass.iter().flat_map(|&w| [w; 3]).collect();
     let dense = a.to_dense();
     let scale = dense.iter().fold(0.0f64, |s, v| s.max(v.abs()));
@@ -118,13 +108,6 @@ fn arap_matrix_matches_dense_finite_difference_product() {
     check_against_dense(&m);
 }
 
-/// F of row `r`'s tet at positions `x`.
-fn tet_f(m: &Model, rows: &Rows, r: usize, x: &[Vec3]) -> nalgebra::Matrix3<f64> {
-    let g = &m.tet_groups[rows.group[r] as usize];
-    let e = rows.element[r] as usize;
-    deformation_gradient(&gather(x, &g.tets[e]), &g.rest[e].dm_inv)
-}
-
 #[test]
 fn arap_component_rows_keep_the_cone_energy_and_force() {
     let cone = tet_model("arap");
@@ -157,16 +140,27 @@ fn arap_component_rows_keep_the_cone_energy_and_force() {
     assert!(checked > 0 && rc.len() > 1);
 }
 
+/// The component rows' gradients carry ∂R/∂F (`arap::component`): A against the dense product of the
+/// finite-difference Jacobian of (F(x) − R(F(x)))_k, rotation included.
 #[test]
-fn arap_component_matrix_matches_dense_product_with_rotation_held() {
+fn arap_component_matrix_matches_dense_finite_difference_product() {
     let m = tet_model_with("arap", "arap_rows = \"components\"");
-    let rows = Rows::new(&m).unwrap();
-    // The rows' gradients hold R fixed: differences of (F(x') − R(x))_k.
-    let value = |r: usize, x: &[Vec3], xp: &[Vec3]| {
-        let k = rows.component[r] as usize;
-        (tet_f(&m, &rows, r, xp) - arap::rotation(&tet_f(&m, &rows, r, x)))[(k / 3, k % 3)]
+    assert_eq!(Rows::new(&m).unwrap().kind_counts()[0].0, RowKind::ArapComponent);
+    check_against_dense(&m);
+}
+
+/// `arap_rotation = "fixed"` holds R fixed: the rows' gradients do not depend on the positions
+/// (J is constant), unlike the exact ones.
+#[test]
+fn fixed_rotation_component_rows_have_a_constant_jacobian() {
+    let constant = |solver: &str| {
+        let m = tet_model_with("arap", solver);
+        let rows = Rows::new(&m).unwrap();
+        let (x0, x1) = (m.rest.clone(), perturbed(&m));
+        (0..rows.len()).all(|i| rows.evaluate(&m, i, &x0).1 == rows.evaluate(&m, i, &x1).1)
     };
-    check_against_dense_with(&m, &rows, &value);
+    assert!(constant("arap_rows = \"components\"\narap_rotation = \"fixed\""));
+    assert!(!constant("arap_rows = \"components\""));
 }
 
 #[test]
@@ -226,6 +220,8 @@ fn mgpbd_fields_are_validated_and_rejected_for_xpbd() {
     assert!(err("kind = \"mgpbd\"\nlinear_solver = \"lu\"").starts_with("solver.linear_solver: unknown 'lu'"));
     assert!(err("kind = \"mgpbd\"\narap_rows = \"nine\"").starts_with("solver.arap_rows: unknown 'nine'"));
     assert!(err("kind = \"xpbd\"\narap_rows = \"cone\"").contains("solver.arap_rows: only for kind = \"mgpbd\""));
+    assert!(err("kind = \"mgpbd\"\narap_rotation = \"polar\"").starts_with("solver.arap_rotation: unknown 'polar'"));
+    assert!(err("kind = \"xpbd\"\narap_rotation = \"fixed\"").contains("solver.arap_rotation: only for kind = \"mgpbd\""));
 }
 
 /// The `auto` defaults: the primal solve with smooth ARAP rows where every row is compliant, plain CG

@@ -115,6 +115,7 @@ pub struct Solver {
     pub near_kernel: Option<String>,
     pub smoother: Option<String>,
     pub arap_rows: Option<String>,
+    pub arap_rotation: Option<String>,
     /// Multilayer only (`layers::settings`, defaults there and in docs/scene-format.md).
     pub layers: Option<usize>,
     pub layer_spacing: Option<String>,
@@ -145,6 +146,7 @@ impl Default for Solver {
             near_kernel: None,
             smoother: None,
             arap_rows: None,
+            arap_rotation: None,
             layers: None,
             layer_spacing: None,
             layer_iterations: None,
