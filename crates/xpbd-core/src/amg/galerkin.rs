@@ -88,9 +88,8 @@ impl Galerkin {
 
     /// `Pᵀ A P` for any prolongator `p` (a smoothed one) and its transpose `pt`, by sparse products.
     pub fn sparse(a: &Csr, p: &Csr, pt: &Csr) -> Self {
-        let ap = a * p;
-        let coarse = pt * &ap;
-        let (ap_plan, outer_plan) = (ProductPlan::new(a, p), ProductPlan::new(pt, &ap));
+        let (ap, ap_plan) = ProductPlan::multiply(a, p);
+        let (coarse, outer_plan) = ProductPlan::multiply(pt, &ap);
         Galerkin { coarse, product: Product::Sparse { ap, ap_plan, outer_plan } }
     }
 

@@ -67,6 +67,11 @@ impl RowGroups {
         RowGroups { start, chunks }
     }
 
+    /// Ranges of groups for parallel tasks.
+    pub fn chunks(&self) -> &[Range<usize>] {
+        &self.chunks
+    }
+
     /// Rows of group g.
     pub fn rows(&self, g: usize) -> Range<usize> {
         self.start[g]..self.start[g + 1]

@@ -4,6 +4,7 @@
 //! energy of the coarse basis functions while keeping what A annihilates: if `A B = 0` and
 //! `B = P_tent B_c`, then `P B_c = B` too.
 
+use super::product::ProductPlan;
 use super::smoothers::spectral_radius_jacobi;
 use super::strength::diagonal;
 use crate::linear::Csr;
@@ -12,7 +13,7 @@ use crate::linear::Csr;
 pub fn smooth_prolongator(a: &Csr, p_tent: &Csr) -> Csr {
     let inv_diag: Vec<f64> = diagonal(a).iter().map(|&d| if d != 0.0 { 1.0 / d } else { 0.0 }).collect();
     let omega = 4.0 / (3.0 * spectral_radius_jacobi(a, &inv_diag));
-    let mut ap = a * p_tent;
+    let (mut ap, _) = ProductPlan::multiply(a, p_tent);
     let indptr = ap.indptr().raw_storage().to_vec();
     let data = ap.data_mut();
     for i in 0..inv_diag.len() {
