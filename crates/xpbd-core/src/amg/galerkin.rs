@@ -190,7 +190,8 @@ mod tests {
         let o = AmgOptions::default();
         let (b, k) = near_kernel(&a, &o);
         let agg = standard_aggregation(&symmetric_strength(&a, o.theta));
-        let p = super::super::smoothing::smooth_prolongator(&a, &tentative(&agg, &b, k).p);
+        let rho = super::super::smoothers::Relaxation::new(&a, o.smoother).rho;
+        let p = super::super::smoothing::smooth_prolongator(&a, &tentative(&agg, &b, k).p, rho);
         let pt = p.transpose_view().to_csr();
         let mut g = Galerkin::sparse(&a, &p, &pt);
         let mut a2 = a.clone();

@@ -118,9 +118,10 @@ impl Hierarchy {
             if nc == 0 || nc >= cur.rows() {
                 break;
             }
+            let relax = Relaxation::new(cur, options.smoother);
             let (p, pt, galerkin) = if blocks.is_some() {
                 blocks = Some(t.col_start.clone());
-                let p = smooth_prolongator(cur, &t.p);
+                let p = smooth_prolongator(cur, &t.p, relax.rho);
                 let pt = p.transpose_view().to_csr();
                 let galerkin = Galerkin::sparse(cur, &p, &pt);
                 (p, pt, galerkin)
@@ -129,7 +130,6 @@ impl Hierarchy {
                 let pt = t.p.transpose_view().to_csr();
                 (t.p, pt, galerkin)
             };
-            let relax = Relaxation::new(cur, options.smoother);
             let n = cur.rows();
             b = t.coarse_b;
             let (p_groups, pt_groups) = (RowGroups::new(&p), RowGroups::new(&pt));

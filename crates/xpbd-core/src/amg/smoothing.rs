@@ -5,14 +5,14 @@
 //! `B = P_tent B_c`, then `P B_c = B` too.
 
 use super::product::ProductPlan;
-use super::smoothers::spectral_radius_jacobi;
 use super::strength::diagonal;
 use crate::linear::Csr;
 
-/// `(I − ω D⁻¹ A) p_tent` with ω = 4 / (3 ρ(D⁻¹A)) (ρ by Lanczos, as the Jacobi smoother's).
-pub fn smooth_prolongator(a: &Csr, p_tent: &Csr) -> Csr {
+/// `(I − ω D⁻¹ A) p_tent` with ω = 4 / (3 ρ), `rho` = ρ(D⁻¹A) by Lanczos: the level's relaxation
+/// ([`super::smoothers::Relaxation::rho`]) has it, so the full setup runs Lanczos once per level.
+pub fn smooth_prolongator(a: &Csr, p_tent: &Csr, rho: f64) -> Csr {
     let inv_diag: Vec<f64> = diagonal(a).iter().map(|&d| if d != 0.0 { 1.0 / d } else { 0.0 }).collect();
-    let omega = 4.0 / (3.0 * spectral_radius_jacobi(a, &inv_diag));
+    let omega = 4.0 / (3.0 * rho);
     let (mut ap, _) = ProductPlan::multiply(a, p_tent);
     let indptr = ap.indptr().raw_storage().to_vec();
     let data = ap.data_mut();
@@ -62,7 +62,9 @@ fn difference_keeping_zeros(t: &Csr, s: &Csr) -> Csr {
 mod tests {
     use super::super::aggregation::standard_aggregation;
     use super::super::prolongation::tentative;
+    use super::super::smoothers::Relaxation;
     use super::super::strength::symmetric_strength;
+    use super::super::Smoother;
     use super::*;
     use crate::linear::{norm, spmv};
 
@@ -84,7 +86,7 @@ mod tests {
         let a: Csr = t.to_csr();
         let agg = standard_aggregation(&symmetric_strength(&a, 0.1));
         let tent = tentative(&agg, &vec![1.0; n], 1);
-        let p = smooth_prolongator(&a, &tent.p);
+        let p = smooth_prolongator(&a, &tent.p, Relaxation::new(&a, Smoother::Jacobi).rho);
         let nc = p.cols();
         let mut pb = vec![0.0; n];
         spmv(&p, &tent.coarse_b, &mut pb);
