@@ -33,7 +33,8 @@ fn difference_keeping_zeros(t: &Csr, s: &Csr) -> Csr {
         loop {
             let (j, v) = match (ti.peek(), si.peek()) {
                 (Some(&(jt, &vt)), Some(&(js, &vs))) if jt == js => {
-                    (ti.next(), si.next());
+                    ti.next();
+                    si.next();
                     (jt, vt - vs)
                 }
                 (Some(&(jt, &vt)), Some(&(js, _))) if jt < js => {
