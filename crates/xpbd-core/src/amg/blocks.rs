@@ -19,6 +19,7 @@ pub fn block_strength(a: &Csr, node_start: &[usize], theta: f64) -> Graph {
     let nodes = node_start.len() - 1;
     let node_of = node_of_unknown(node_start);
     let mut norm2 = vec![0.0; nodes];
+    let mut seen = vec![false; nodes];
     let mut touched: Vec<usize> = Vec::new();
     // Amalgamated matrix as (neighbour, ‖A_IJ‖_F) per node.
     let mut amalgamated: Vec<Vec<(usize, f64)>> = Vec::with_capacity(nodes);
@@ -26,7 +27,7 @@ pub fn block_strength(a: &Csr, node_start: &[usize], theta: f64) -> Graph {
         for i in node_start[node]..node_start[node + 1] {
             for (j, &v) in a.outer_view(i).expect("row in range").iter() {
                 let nj = node_of[j];
-                if norm2[nj] == 0.0 {
+                if !std::mem::replace(&mut seen[nj], true) {
                     touched.push(nj);
                 }
                 norm2[nj] += v * v;
@@ -35,7 +36,7 @@ pub fn block_strength(a: &Csr, node_start: &[usize], theta: f64) -> Graph {
         touched.sort_unstable();
         amalgamated.push(touched.iter().map(|&nj| (nj, norm2[nj].sqrt())).collect());
         for &nj in &touched {
-            norm2[nj] = 0.0;
+            (norm2[nj], seen[nj]) = (0.0, false);
         }
         touched.clear();
     }
@@ -100,6 +101,22 @@ mod tests {
         assert!(block_strength(&a, &start, 0.3).neighbors(0).is_empty());
         let agg = Aggregates { of_node: vec![Some(0), None], count: 1 };
         assert_eq!(unknown_aggregates(&agg, &start).of_node, vec![Some(0), Some(0), None, None]);
+    }
+
+    /// A coupling block whose first stored entry is an explicit zero (smoothed-aggregation
+    /// products keep them) counts once: the neighbour is listed once, with the block's norm.
+    #[test]
+    fn explicit_zeros_do_not_repeat_neighbours() {
+        let mut t = sprs::TriMat::new((4, 4));
+        for i in 0..4 {
+            t.add_triplet(i, i, 2.0 * 2f64.sqrt());
+        }
+        for (i, j, v) in [(0, 2, 0.0), (0, 3, 0.0), (1, 2, 1.0), (2, 0, 0.0), (2, 1, 1.0)] {
+            t.add_triplet(i, j, v);
+        }
+        let a: Csr = t.to_csr();
+        assert_eq!(block_strength(&a, &[0, 2, 4], 0.2).neighbors(0), &[1]);
+        assert_eq!(block_strength(&a, &[0, 2, 4], 0.2).neighbors(1), &[0]);
     }
 
     /// The rotation columns are the velocities ω × (x − c): orthogonal to x − c at every point.

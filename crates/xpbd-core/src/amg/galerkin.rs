@@ -4,8 +4,10 @@
 //! so `A_c` is block-sparse: block (a, b) is nonzero when some `a_ij ≠ 0` has i in aggregate a and
 //! j in b. That pattern is built once; `refresh` recomputes the values for new values of A on the
 //! same pattern, which is all the lazy setup redoes between full setups. A smoothed prolongator
-//! (`smoothing.rs`) has no such structure: its product is recomputed as two sparse products.
+//! (`smoothing.rs`) has no such structure: its product is two sparse products `Pᵀ (A P)` whose
+//! patterns are computed at the full setup and whose values are refilled in parallel (`product.rs`).
 
+use super::product::ProductPlan;
 use super::prolongation::Tentative;
 use crate::linear::Csr;
 
@@ -27,8 +29,9 @@ enum Product {
         /// Aggregate of each fine node (`NONE` if isolated).
         agg: Vec<usize>,
     },
-    /// Any P: `Pᵀ (A P)` by sparse products, with Pᵀ kept.
-    Sparse { pt: Csr },
+    /// Any P: `Pᵀ (A P)` by two sparse products on the patterns of the full setup, with `A P`
+    /// and the plans of both products kept.
+    Sparse { ap: Csr, ap_plan: ProductPlan, outer_plan: ProductPlan },
 }
 
 impl Galerkin {
@@ -78,51 +81,55 @@ impl Galerkin {
             }
         }
         let data = vec![0.0; indices.len()];
-        let mut g = Galerkin { coarse: Csr::new((nc, nc), indptr, indices, data), product: Product::Blocks { offset, agg } };
-        g.refresh(a, &t.p);
-        g
+        let mut coarse = Csr::new((nc, nc), indptr, indices, data);
+        fill_blocks(a, &t.p, &offset, &agg, &mut coarse);
+        Galerkin { coarse, product: Product::Blocks { offset, agg } }
     }
 
-    /// `Pᵀ A P` for any prolongator `p` (a smoothed one), by sparse products.
-    pub fn sparse(a: &Csr, p: &Csr) -> Self {
-        let pt = p.transpose_view().to_csr();
-        let coarse = &pt * &(a * p);
-        Galerkin { coarse, product: Product::Sparse { pt } }
+    /// `Pᵀ A P` for any prolongator `p` (a smoothed one) and its transpose `pt`, by sparse products.
+    pub fn sparse(a: &Csr, p: &Csr, pt: &Csr) -> Self {
+        let (ap, ap_plan) = ProductPlan::multiply(a, p);
+        let (coarse, outer_plan) = ProductPlan::multiply(pt, &ap);
+        Galerkin { coarse, product: Product::Sparse { ap, ap_plan, outer_plan } }
     }
 
-    /// Recomputes the values of `Pᵀ A P` for `a` with the pattern this was built for.
-    pub fn refresh(&mut self, a: &Csr, p: &Csr) {
-        let (offset, agg) = match &self.product {
-            Product::Blocks { offset, agg } => (offset, agg),
-            Product::Sparse { pt } => {
-                self.coarse = pt * &(a * p);
-                return;
+    /// Recomputes the values of `Pᵀ A P` for `a` with the pattern this was built for (`pt` = Pᵀ).
+    pub fn refresh(&mut self, a: &Csr, p: &Csr, pt: &Csr) {
+        match &mut self.product {
+            Product::Blocks { offset, agg } => fill_blocks(a, p, offset, agg, &mut self.coarse),
+            Product::Sparse { ap, ap_plan, outer_plan } => {
+                ap_plan.refill(a, p, ap);
+                outer_plan.refill(pt, ap, &mut self.coarse);
             }
-        };
-        assert_eq!(a.nnz(), offset.len(), "Galerkin refresh needs the pattern of the full setup");
-        let p_ptr = p.indptr();
-        let p_ptr = p_ptr.raw_storage();
-        let (p_idx, p_val) = (p.indices(), p.data());
-        let c_ptr = self.coarse.indptr().raw_storage().to_vec();
-        let data = self.coarse.data_mut();
-        data.fill(0.0);
-        let mut k = 0;
-        for (i, row) in a.outer_iterator().enumerate() {
-            let pi = &p_val[p_ptr[i]..p_ptr[i + 1]];
-            let first_row = p_idx[p_ptr[i]..p_ptr[i + 1]].first().copied();
-            for (j, &v) in row.iter() {
-                let off = offset[k];
-                k += 1;
-                let Some(first_row) = first_row else { continue };
-                if off == NONE || agg[i] == NONE {
-                    continue;
-                }
-                let pj = &p_val[p_ptr[j]..p_ptr[j + 1]];
-                for (r, &pir) in pi.iter().enumerate() {
-                    let base = c_ptr[first_row + r] + off;
-                    for (c, &pjc) in pj.iter().enumerate() {
-                        data[base + c] += pir * v * pjc;
-                    }
+        }
+    }
+}
+
+/// The values of `Pᵀ A P` for a tentative `p` on the block pattern of `coarse` (see [`Product::Blocks`]).
+fn fill_blocks(a: &Csr, p: &Csr, offset: &[usize], agg: &[usize], coarse: &mut Csr) {
+    assert_eq!(a.nnz(), offset.len(), "Galerkin refresh needs the pattern of the full setup");
+    let p_ptr = p.indptr();
+    let p_ptr = p_ptr.raw_storage();
+    let (p_idx, p_val) = (p.indices(), p.data());
+    let c_ptr = coarse.indptr().raw_storage().to_vec();
+    let data = coarse.data_mut();
+    data.fill(0.0);
+    let mut k = 0;
+    for (i, row) in a.outer_iterator().enumerate() {
+        let pi = &p_val[p_ptr[i]..p_ptr[i + 1]];
+        let first_row = p_idx[p_ptr[i]..p_ptr[i + 1]].first().copied();
+        for (j, &v) in row.iter() {
+            let off = offset[k];
+            k += 1;
+            let Some(first_row) = first_row else { continue };
+            if off == NONE || agg[i] == NONE {
+                continue;
+            }
+            let pj = &p_val[p_ptr[j]..p_ptr[j + 1]];
+            for (r, &pir) in pi.iter().enumerate() {
+                let base = c_ptr[first_row + r] + off;
+                for (c, &pjc) in pj.iter().enumerate() {
+                    data[base + c] += pir * v * pjc;
                 }
             }
         }
@@ -170,8 +177,31 @@ mod tests {
             for (idx, v) in a2.data_mut().iter_mut().enumerate() {
                 *v = *v * 3.0 + 0.1 * (idx % 7) as f64;
             }
-            g.refresh(&a2, &t.p);
+            g.refresh(&a2, &t.p, &t.p.transpose_view().to_csr());
             check(&g, &a2);
         }
+    }
+
+    /// With a smoothed prolongator, the refresh after new values of A on the same pattern equals
+    /// `Pᵀ (A P)` recomputed from scratch by sprs bit for bit, and the dense product to round-off.
+    #[test]
+    fn smoothed_refresh_equals_product_from_scratch() {
+        let a = cloth_dual(10, 1e4);
+        let o = AmgOptions::default();
+        let (b, k) = near_kernel(&a, &o);
+        let agg = standard_aggregation(&symmetric_strength(&a, o.theta));
+        let rho = super::super::smoothers::Relaxation::new(&a, o.smoother).rho;
+        let p = super::super::smoothing::smooth_prolongator(&a, &tentative(&agg, &b, k).p, rho);
+        let pt = p.transpose_view().to_csr();
+        let mut g = Galerkin::sparse(&a, &p, &pt);
+        let mut a2 = a.clone();
+        a2.data_mut().iter_mut().enumerate().for_each(|(idx, v)| *v = *v * 2.5 + 0.2 * (idx % 5) as f64);
+        g.refresh(&a2, &p, &pt);
+        let want = &pt * &(&a2 * &p);
+        assert_eq!((g.coarse.indptr(), g.coarse.indices()), (want.indptr(), want.indices()));
+        assert_eq!(g.coarse.data(), want.data());
+        let dense_want = dense(&p).transpose() * dense(&a2) * dense(&p);
+        let err = (dense(&g.coarse) - &dense_want).abs().max();
+        assert!(err < 1e-9 * dense_want.abs().max(), "|Ac - PtAP| = {err}");
     }
 }

@@ -7,6 +7,7 @@ use super::blocks::{block_strength, unknown_aggregates};
 use super::galerkin::Galerkin;
 use super::near_kernel::near_kernel;
 use super::prolongation::tentative;
+use super::row_groups::RowGroups;
 use super::smoothers::Relaxation;
 use super::smoothing::smooth_prolongator;
 use super::strength::symmetric_strength;
@@ -16,10 +17,14 @@ use crate::linear::{Csr, LinearSolver, Setup};
 use nalgebra::{DMatrix, DVector};
 
 /// One level above the coarsest: its relaxation, the prolongator to it from the next coarser
-/// level, the next coarser matrix, and work vectors for the V-cycle.
+/// level and its transpose (the restriction), the next coarser matrix, and work vectors for the V-cycle.
 pub struct Level {
     pub relax: Relaxation,
     pub p: Csr,
+    pub pt: Csr,
+    /// Row groups of `p` and `pt`, for the transfers.
+    pub(super) p_groups: RowGroups,
+    pub(super) pt_groups: RowGroups,
     pub galerkin: Galerkin,
     pub(super) residual: Vec<f64>,
     pub(super) coarse_b: Vec<f64>,
@@ -113,19 +118,22 @@ impl Hierarchy {
             if nc == 0 || nc >= cur.rows() {
                 break;
             }
-            let (p, galerkin) = if blocks.is_some() {
+            let relax = Relaxation::new(cur, options.smoother);
+            let (p, pt, galerkin) = if blocks.is_some() {
                 blocks = Some(t.col_start.clone());
-                let p = smooth_prolongator(cur, &t.p);
-                let galerkin = Galerkin::sparse(cur, &p);
-                (p, galerkin)
+                let p = smooth_prolongator(cur, &t.p, relax.rho);
+                let pt = p.transpose_view().to_csr();
+                let galerkin = Galerkin::sparse(cur, &p, &pt);
+                (p, pt, galerkin)
             } else {
                 let galerkin = Galerkin::new(cur, &t, &agg.of_node);
-                (t.p, galerkin)
+                let pt = t.p.transpose_view().to_csr();
+                (t.p, pt, galerkin)
             };
-            let relax = Relaxation::new(cur, options.smoother);
             let n = cur.rows();
             b = t.coarse_b;
-            levels.push(Level { relax, p, galerkin, residual: vec![0.0; n], coarse_b: vec![0.0; nc], coarse_x: vec![0.0; nc] });
+            let (p_groups, pt_groups) = (RowGroups::new(&p), RowGroups::new(&pt));
+            levels.push(Level { relax, p, pt, p_groups, pt_groups, galerkin, residual: vec![0.0; n], coarse_b: vec![0.0; nc], coarse_x: vec![0.0; nc] });
         }
         let last = levels.last().map_or(a, |l| &l.galerkin.coarse);
         Hierarchy { options: options.clone(), coarsest: CoarseSolve::new(last), coarsest_rows: last.rows(), levels }
@@ -139,7 +147,7 @@ impl Hierarchy {
             let cur = done.last().map_or(a, |d| &d.galerkin.coarse);
             let level = &mut rest[0];
             level.relax.refresh(cur);
-            level.galerkin.refresh(cur, &level.p);
+            level.galerkin.refresh(cur, &level.p, &level.pt);
         }
         let last = self.levels.last().map_or(a, |l| &l.galerkin.coarse);
         self.coarsest = CoarseSolve::new(last);

@@ -6,6 +6,7 @@
 //!
 //! ρ(D⁻¹A) is estimated by Lanczos on `D^{-1/2} A D^{-1/2}`, as PyAMG's `approximate_spectral_radius`.
 
+use super::row_groups::RowGroups;
 use super::strength::diagonal;
 use super::Smoother;
 use crate::graph::coloring::{greedy, Coloring};
@@ -26,6 +27,8 @@ pub struct Relaxation {
     /// Estimate of ρ(D⁻¹A) from the last full setup.
     pub rho: f64,
     colors: Option<Coloring>,
+    /// A's row groups, for its products (A's pattern is that of the full setup).
+    pub(super) groups: RowGroups,
     r: Vec<f64>,
     d: Vec<f64>,
 }
@@ -34,7 +37,7 @@ impl Relaxation {
     /// Full setup: diagonal, ρ(D⁻¹A), and for Gauss-Seidel a greedy colouring of A's graph.
     pub fn new(a: &Csr, kind: Smoother) -> Self {
         let n = a.rows();
-        let mut s = Relaxation { kind, inv_diag: Vec::new(), rho: 0.0, colors: None, r: vec![0.0; n], d: vec![0.0; n] };
+        let mut s = Relaxation { kind, inv_diag: Vec::new(), rho: 0.0, colors: None, groups: RowGroups::new(a), r: vec![0.0; n], d: vec![0.0; n] };
         s.refresh(a);
         s.rho = spectral_radius_jacobi(a, &s.inv_diag);
         if kind == Smoother::Gs {
@@ -83,7 +86,7 @@ impl Relaxation {
 
     fn jacobi(&mut self, a: &Csr, b: &[f64], x: &mut [f64]) {
         let omega = 4.0 / (3.0 * self.rho);
-        spmv(a, x, &mut self.r);
+        self.groups.spmv(a, x, &mut self.r);
         for i in 0..x.len() {
             x[i] += omega * self.inv_diag[i] * (b[i] - self.r[i]);
         }
@@ -94,8 +97,8 @@ impl Relaxation {
         let (theta, delta) = ((hi + lo) / 2.0, (hi - lo) / 2.0);
         let sigma = theta / delta;
         let mut rho_k = 1.0 / sigma;
-        let (r, d) = (&mut self.r, &mut self.d);
-        spmv(a, x, r);
+        let (r, d, groups) = (&mut self.r, &mut self.d, &self.groups);
+        groups.spmv(a, x, r);
         for i in 0..x.len() {
             d[i] = self.inv_diag[i] * (b[i] - r[i]) / theta;
         }
@@ -106,7 +109,7 @@ impl Relaxation {
             if step + 1 == CHEBYSHEV_DEGREE {
                 break;
             }
-            spmv(a, x, r);
+            groups.spmv(a, x, r);
             let rho_next = 1.0 / (2.0 * sigma - rho_k);
             for i in 0..x.len() {
                 d[i] = rho_next * rho_k * d[i] + 2.0 * rho_next / delta * self.inv_diag[i] * (b[i] - r[i]);

@@ -2,7 +2,7 @@
 //! prolongate the correction with P, post-smooth; exact solve on the coarsest level.
 
 use super::hierarchy::{CoarseSolve, Hierarchy, Level};
-use crate::linear::{spmv, Csr};
+use crate::linear::Csr;
 
 impl Hierarchy {
     /// Applies one V-cycle to `A x = b`, improving `x` in place (start from zero for a preconditioner).
@@ -17,17 +17,17 @@ fn cycle(a: &Csr, levels: &mut [Level], coarsest: &mut CoarseSolve, b: &[f64], x
         coarsest.solve(b, x);
         return;
     };
-    let Level { relax, p, galerkin, residual, coarse_b, coarse_x } = level;
+    let Level { relax, p, pt, p_groups, pt_groups, galerkin, residual, coarse_b, coarse_x } = level;
     relax.pre(a, b, x, pre);
-    spmv(a, x, residual);
+    relax.groups.spmv(a, x, residual);
     for (r, bi) in residual.iter_mut().zip(b) {
         *r = bi - *r;
     }
-    restrict(p, residual, coarse_b);
+    pt_groups.spmv(pt, residual, coarse_b);
     coarse_x.fill(0.0);
     cycle(&galerkin.coarse, deeper, coarsest, coarse_b, coarse_x, pre, post);
     let mut correction = std::mem::take(residual);
-    spmv(p, coarse_x, &mut correction);
+    p_groups.spmv(p, coarse_x, &mut correction);
     for (xi, c) in x.iter_mut().zip(&correction) {
         *xi += c;
     }
@@ -35,22 +35,12 @@ fn cycle(a: &Csr, levels: &mut [Level], coarsest: &mut CoarseSolve, b: &[f64], x
     relax.post(a, b, x, post);
 }
 
-/// `y = Pᵀ r`.
-fn restrict(p: &Csr, r: &[f64], y: &mut [f64]) {
-    y.fill(0.0);
-    for (i, row) in p.outer_iterator().enumerate() {
-        for (j, &v) in row.iter() {
-            y[j] += v * r[i];
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::model_problems::{cloth_dual, poisson};
     use super::super::{AmgOptions, Smoother};
     use super::*;
-    use crate::linear::{dot, norm};
+    use crate::linear::{dot, norm, spmv};
 
     /// Asymptotic convergence factor of the stationary iteration x ← x + V(b − A x) on `A x = 0`
     /// from a rough start: the A-norm error ratio per cycle after 15 cycles.

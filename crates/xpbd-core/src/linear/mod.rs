@@ -13,6 +13,8 @@ pub mod matrix_market;
 pub mod pcg;
 pub mod registry;
 
+use rayon::prelude::*;
+
 pub use registry::{solver_by_name, DEFAULT_SOLVER, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER, SOLVER_NAMES};
 
 /// A sparse matrix in compressed sparse row form.
@@ -67,17 +69,27 @@ pub trait LinearSolver: Send {
     }
 }
 
-/// `y = A x`.
+/// Rows per parallel task of [`spmv`]; a matrix with at most this many rows is multiplied serially.
+const SPMV_CHUNK_ROWS: usize = 2048;
+
+/// `y = A x`, rows in parallel (each row's sum in order: the result does not depend on the threads).
 pub fn spmv(a: &Csr, x: &[f64], y: &mut [f64]) {
     debug_assert!(a.is_csr());
     let (indptr, indices, data) = (a.indptr(), a.indices(), a.data());
     let indptr = indptr.raw_storage();
-    for (i, yi) in y.iter_mut().enumerate() {
-        let mut s = 0.0;
-        for k in indptr[i]..indptr[i + 1] {
-            s += data[k] * x[indices[k]];
+    let rows = |first: usize, y: &mut [f64]| {
+        for (i, yi) in (first..).zip(y.iter_mut()) {
+            let mut s = 0.0;
+            for k in indptr[i]..indptr[i + 1] {
+                s += data[k] * x[indices[k]];
+            }
+            *yi = s;
         }
-        *yi = s;
+    };
+    if y.len() <= SPMV_CHUNK_ROWS {
+        rows(0, y);
+    } else {
+        y.par_chunks_mut(SPMV_CHUNK_ROWS).enumerate().for_each(|(c, y)| rows(c * SPMV_CHUNK_ROWS, y));
     }
 }
 

@@ -13,6 +13,7 @@ use crate::amg::AmgOptions;
 use crate::linear::pcg::{AmgPreconditioner, NodeBlocks, Pcg};
 use crate::linear::{norm, Csr, LinearSolver, Setup, SetupInfo, SolveStats};
 use crate::mesh::Vec3;
+use rayon::prelude::*;
 
 /// J as the rows' vertices ([`super::rows::NO_VERTEX`] for unused slots) and node gradients.
 #[derive(Clone, Copy)]
@@ -32,6 +33,8 @@ pub struct PrimalSolver {
     y: Vec<f64>,
     /// The iterate with the lowest dual residual so far.
     best: Vec<f64>,
+    /// Squared entries of the dual residual, one per row (summed in row order).
+    dual_squares: Vec<f64>,
 }
 
 impl PrimalSolver {
@@ -47,6 +50,7 @@ impl PrimalSolver {
             rhs: vec![0.0; n],
             y: vec![0.0; n],
             best: vec![0.0; n],
+            dual_squares: Vec::new(),
         }
     }
 
@@ -84,7 +88,7 @@ impl PrimalSolver {
     /// K's residual) or `max_iter` PCG iterations on K.
     pub fn solve(&mut self, j: Jacobian, inv_mass: &[f64], b: &[f64], dlambda: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
         let Jacobian { vertices, grads } = j;
-        let PrimalSolver { pattern, k, pcg, inv_alpha, rhs, y, best } = self;
+        let PrimalSolver { pattern, k, pcg, inv_alpha, rhs, y, best, dual_squares } = self;
         let b_norm = norm(b);
         if b_norm == 0.0 {
             dlambda.fill(0.0);
@@ -98,7 +102,10 @@ impl PrimalSolver {
             pattern.transpose_product(grads, inv_alpha, b, rhs);
             let w = |u: usize| inv_mass[pattern.free_vertices[u] as usize];
             (iterations, _) = pcg.iterate(k, rhs, y, max_iter, |r, y| {
-                let dual = (0..b.len()).map(|row| pattern.row_product(row, vertices, grads, w, r).powi(2)).sum::<f64>().sqrt();
+                // Rows in parallel, the sum in row order: the same value as a serial loop.
+                dual_squares.resize(b.len(), 0.0);
+                dual_squares.par_iter_mut().enumerate().for_each(|(row, d)| *d = pattern.row_product(row, vertices, grads, w, r).powi(2));
+                let dual = dual_squares.iter().sum::<f64>().sqrt();
                 if dual < lowest {
                     lowest = dual;
                     best.copy_from_slice(y);
@@ -112,9 +119,8 @@ impl PrimalSolver {
             dlambda.fill(0.0);
             return SolveStats { iterations, relative_residual: 1.0, converged: false };
         }
-        for (row, dl) in dlambda.iter_mut().enumerate() {
-            *dl = inv_alpha[row] * (b[row] - pattern.row_product(row, vertices, grads, |_| 1.0, best));
-        }
+        let best = &*best;
+        dlambda.par_iter_mut().enumerate().for_each(|(row, dl)| *dl = inv_alpha[row] * (b[row] - pattern.row_product(row, vertices, grads, |_| 1.0, best)));
         let relative_residual = lowest / b_norm;
         SolveStats { iterations, relative_residual, converged: relative_residual <= tol }
     }

@@ -119,7 +119,7 @@ fn rigid_to_elastic_ratio(youngs: f64) -> f64 {
     let b = rigid_body_modes(&pattern.free_positions(&x));
     let agg = unknown_aggregates(&standard_aggregation(&block_strength(k, &node_start, 0.1)), &node_start);
     let t = tentative(&agg, &b, 6);
-    let p = smooth_prolongator(k, &t.p);
+    let p = smooth_prolongator(k, &t.p, crate::amg::smoothers::Relaxation::new(k, crate::amg::Smoother::Jacobi).rho);
     assert!(p.nnz() > 2 * t.p.nnz(), "smoothing widens P: {} vs {}", p.nnz(), t.p.nnz());
     // Interior: free vertices two blocks away from any row that touches a pinned vertex (P B_c − B
     // = −ω D⁻¹ K B is large next to the pins, where the stiffness does not annihilate B).
