@@ -53,6 +53,9 @@ pub struct SolveSystemArgs {
     /// Coarsening stops at this many rows.
     #[arg(long, default_value_t = 400)]
     max_coarse: usize,
+    /// primal-amg: smooth the prolongators of this many finest levels (the coarser ones stay tentative).
+    #[arg(long, default_value_t = AmgOptions::default().smoothed_levels)]
+    smoothed_levels: usize,
     /// Iteration caps: solve from zero once per cap after one setup (e.g. `10,20,40`); default: `--max-iter`.
     #[arg(long, value_delimiter = ',')]
     caps: Vec<usize>,
@@ -223,6 +226,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
     let options = AmgOptions {
         theta: args.theta,
         max_coarse: args.max_coarse,
+        smoothed_levels: args.smoothed_levels,
         near_kernel: NearKernel::from_name(&args.near_kernel).expect("clap checked --near-kernel"),
         near_kernel_vectors: args.near_kernel_vectors,
         smoother: Smoother::from_name(&args.smoother).expect("clap checked --smoother"),

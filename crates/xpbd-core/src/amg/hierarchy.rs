@@ -101,7 +101,8 @@ impl Hierarchy {
     }
 
     /// Levels are added until `max_coarse` rows; with `blocks`, aggregation is on the node graph,
-    /// the prolongators are smoothed and each coarse aggregate's columns form the next level's node.
+    /// the prolongators of the `smoothed_levels` finest levels are smoothed and each coarse aggregate's
+    /// columns form the next level's node.
     fn build(a: &Csr, options: &AmgOptions, mut b: Vec<f64>, k: usize, mut blocks: Option<Vec<usize>>) -> Self {
         let mut levels: Vec<Level> = Vec::new();
         loop {
@@ -119,8 +120,10 @@ impl Hierarchy {
                 break;
             }
             let relax = Relaxation::new(cur, options.smoother);
-            let (p, pt, galerkin) = if blocks.is_some() {
+            if blocks.is_some() {
                 blocks = Some(t.col_start.clone());
+            }
+            let (p, pt, galerkin) = if blocks.is_some() && levels.len() < options.smoothed_levels {
                 let p = smooth_prolongator(cur, &t.p, relax.rho);
                 let pt = p.transpose_view().to_csr();
                 let galerkin = Galerkin::sparse(cur, &p, &pt);

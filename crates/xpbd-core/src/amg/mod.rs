@@ -84,6 +84,11 @@ pub struct AmgOptions {
     pub max_coarse: usize,
     /// Upper bound on the number of levels (a guard against coarsening that stalls).
     pub max_levels: usize,
+    /// Smoothed aggregation (block systems): the prolongators of this many finest levels are smoothed,
+    /// the coarser ones are tentative. Smoothing every level made the coarse operators denser with each
+    /// level, and refreshing them every outer iteration grew faster than the mesh (docs/mgpbd.md, "Time
+    /// to a 1e-3 relative outer residual against size").
+    pub smoothed_levels: usize,
     pub near_kernel: NearKernel,
     pub near_kernel_vectors: usize,
     pub near_kernel_sweeps: usize,
@@ -100,6 +105,7 @@ impl Default for AmgOptions {
             theta: 0.1,
             max_coarse: 400,
             max_levels: 10,
+            smoothed_levels: 1,
             near_kernel: NearKernel::Constant,
             near_kernel_vectors: 6,
             near_kernel_sweeps: 20,

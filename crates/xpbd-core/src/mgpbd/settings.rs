@@ -29,6 +29,8 @@ pub struct MgpbdSettings {
     /// AMG: strength threshold θ, coarsest size, near-kernel vectors and smoother.
     pub theta: f64,
     pub max_coarse: usize,
+    /// Smoothed aggregation (`primal-amg`): smoothed prolongators on this many finest levels.
+    pub smoothed_levels: usize,
     pub near_kernel: String,
     pub smoother: String,
     /// ARAP rows: `cone` (one row ‖F − R‖ per tet) or `components` (nine rows (F − R)_k); `auto` until
@@ -53,6 +55,7 @@ impl MgpbdSettings {
         AmgOptions {
             theta: self.theta,
             max_coarse: self.max_coarse,
+            smoothed_levels: self.smoothed_levels,
             near_kernel: NearKernel::from_name(&self.near_kernel).expect("validated near_kernel"),
             smoother: Smoother::from_name(&self.smoother).expect("validated smoother"),
             ..AmgOptions::default()
@@ -72,6 +75,7 @@ impl MgpbdSettings {
             abs_tolerance: s.abs_tolerance.unwrap_or(0.0),
             theta: s.theta.unwrap_or(0.1),
             max_coarse: s.max_coarse.unwrap_or(400),
+            smoothed_levels: s.smoothed_levels.unwrap_or(AmgOptions::default().smoothed_levels),
             near_kernel: s.near_kernel.clone().unwrap_or_else(|| "constant".into()),
             smoother: s.smoother.clone().unwrap_or_else(|| "jacobi".into()),
             arap_rows: s.arap_rows.clone().unwrap_or_else(|| AUTO.into()),
@@ -130,6 +134,7 @@ impl MgpbdSettings {
             ("abs_tolerance", s.abs_tolerance.is_some()),
             ("theta", s.theta.is_some()),
             ("max_coarse", s.max_coarse.is_some()),
+            ("smoothed_levels", s.smoothed_levels.is_some()),
             ("near_kernel", s.near_kernel.is_some()),
             ("smoother", s.smoother.is_some()),
             ("arap_rows", s.arap_rows.is_some()),
