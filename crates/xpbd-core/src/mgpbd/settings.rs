@@ -2,7 +2,7 @@
 //! and checked with one-line errors naming the field. The outer iteration cap is
 //! `simulation.iterations`.
 
-use super::rows::Rows;
+use super::rows::{RowKind, Rows};
 use crate::amg::{AmgOptions, NearKernel, Smoother};
 use crate::linear::{DEFAULT_SOLVER, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
 use crate::model::Model;
@@ -48,6 +48,9 @@ pub const ARAP_ROTATIONS: [&str; 2] = ["exact", "fixed"];
 
 /// The default of `linear_solver` and `arap_rows`: chosen per model by [`MgpbdSettings::resolve`].
 pub const AUTO: &str = "auto";
+
+/// `auto`'s linear solver for compliant cloth (docs/amg.md: 20–60× faster than the iterative solvers there).
+const CLOTH_SOLVER: &str = "direct";
 
 impl MgpbdSettings {
     /// The AMG options these settings name (the rest at their defaults).
@@ -105,16 +108,24 @@ impl MgpbdSettings {
         Ok(m)
     }
 
-    /// Resolves the `auto` defaults for `model` (docs/mgpbd.md, "The defaults"): the primal solve with
-    /// smooth ARAP rows when every row is compliant (it needs α > 0; it beat CG and the direct solve on
-    /// stiff ARAP and neo-Hookean systems and removes the cone rows' outer-loop stall), else plain CG with
-    /// cone rows (cloth with inextensible or rigid hinges). Errors are those of [`Rows::new`] (a material
-    /// without scalar rows).
+    /// Resolves the `auto` defaults for `model` (docs/mgpbd.md, "The defaults"): plain CG with cone rows
+    /// when a row is hard (cloth with inextensible edges or rigid hinges: no primal form); else the sparse
+    /// direct solve for cloth (its primal K has the soft bending modes of the sheet outside the rigid-mode
+    /// coarse space: capped at `pcg_max_iter` the primal solve lets the outer loop diverge, where the
+    /// direct solve converges in 2 outer iterations); else the primal solve with smooth ARAP rows (it beat
+    /// CG and the direct solve on stiff ARAP and neo-Hookean systems and removes the cone rows' outer-loop
+    /// stall). Errors are those of [`Rows::new`] (a material without scalar rows).
     pub fn resolve(&mut self, model: &Model) -> Result<()> {
         if self.linear_solver == AUTO {
             // Rows::new reads an unresolved `auto` as cone rows without the primal check.
-            let primal = super::primal::hard_row(&Rows::new(model)?).is_none();
-            self.linear_solver = if primal { PRIMAL_SOLVER } else { DEFAULT_SOLVER }.into();
+            let rows = Rows::new(model)?;
+            let cloth = rows.kind.iter().any(|k| matches!(k, RowKind::Edge | RowKind::Hinge));
+            self.linear_solver = match (super::primal::hard_row(&rows), cloth) {
+                (Some(_), _) => DEFAULT_SOLVER,
+                (None, true) => CLOTH_SOLVER,
+                (None, false) => PRIMAL_SOLVER,
+            }
+            .into();
         }
         if self.arap_rows == AUTO {
             self.arap_rows = if self.linear_solver == PRIMAL_SOLVER { "components" } else { "cone" }.into();
