@@ -30,6 +30,7 @@ pub struct Health {
     pub on_failure: OnFailure,
     max_speed: f64,
     max_inverted_fraction: f64,
+    max_edge_strain: f64,
 }
 
 impl Health {
@@ -46,7 +47,10 @@ impl Health {
         if !(0.0..=1.0).contains(&s.max_inverted_fraction) {
             return Err(Error::invalid(format!("simulation.max_inverted_fraction: must lie in [0, 1], got {}", s.max_inverted_fraction)));
         }
-        Ok(Health { on_failure, max_speed: s.max_speed, max_inverted_fraction: s.max_inverted_fraction })
+        if !(s.max_edge_strain > 0.0) {
+            return Err(Error::invalid(format!("simulation.max_edge_strain: must be a positive strain (or inf), got {}", s.max_edge_strain)));
+        }
+        Ok(Health { on_failure, max_speed: s.max_speed, max_inverted_fraction: s.max_inverted_fraction, max_edge_strain: s.max_edge_strain })
     }
 
     /// A non-finite position or velocity, or a non-finite reported residual.
@@ -59,9 +63,10 @@ impl Health {
         Some(Failure { frame: state.frame, kind: "non_finite", cause })
     }
 
-    /// The speed and inversion checks of a finite state; `inverted` is the frame's count of inverted
-    /// tetrahedra (from `metrics::volume_stats`).
-    pub fn limits(&self, model: &Model, state: &State, inverted: usize) -> Option<Failure> {
+    /// The speed, inversion and edge-strain checks of a finite state; `inverted` is the frame's count of
+    /// inverted tetrahedra (from `metrics::volume_stats`), `edge_strain` its largest cloth edge strain
+    /// (`metrics::max_edge_strain`, `None` without cloth).
+    pub fn limits(&self, model: &Model, state: &State, inverted: usize, edge_strain: Option<f64>) -> Option<Failure> {
         let fastest = state.v.iter().map(|v| v.norm()).enumerate().max_by(|a, b| a.1.total_cmp(&b.1));
         if let Some((v, speed)) = fastest.filter(|&(_, s)| s > self.max_speed) {
             let cause = format!("runaway speed {speed:.4e} m/s at {} (simulation.max_speed = {})", vertex_name(model, v), self.max_speed);
@@ -71,6 +76,10 @@ impl Health {
         if tets > 0 && inverted as f64 > self.max_inverted_fraction * tets as f64 {
             let cause = format!("{inverted} of {tets} tetrahedra inverted (simulation.max_inverted_fraction = {})", self.max_inverted_fraction);
             return Some(Failure { frame: state.frame, kind: "inverted", cause });
+        }
+        if let Some(strain) = edge_strain.filter(|&s| s > self.max_edge_strain) {
+            let cause = format!("cloth edge strain {strain:.4e} (simulation.max_edge_strain = {})", self.max_edge_strain);
+            return Some(Failure { frame: state.frame, kind: "edge_strain", cause });
         }
         None
     }
@@ -108,14 +117,14 @@ mod tests {
     fn runaway_speed_names_the_fastest_vertex() {
         let (model, mut state) = cube();
         let h = Health::new(&settings("stop", 10.0, 1.0)).unwrap();
-        assert_eq!(h.limits(&model, &state, 0), None);
+        assert_eq!(h.limits(&model, &state, 0, None), None);
         state.v[3].y = -10.5;
         state.v[4].x = 10.2;
         state.frame = 7;
-        let f = h.limits(&model, &state, 0).unwrap();
+        let f = h.limits(&model, &state, 0, None).unwrap();
         assert_eq!((f.frame, f.kind), (7, "max_speed"));
         assert!(f.cause.contains("1.0500e1 m/s at vertex 3 of body 'cube'"), "{}", f.cause);
-        assert_eq!(Health::new(&settings("stop", f64::INFINITY, 1.0)).unwrap().limits(&model, &state, 0), None);
+        assert_eq!(Health::new(&settings("stop", f64::INFINITY, 1.0)).unwrap().limits(&model, &state, 0, None), None);
     }
 
     #[test]
@@ -125,11 +134,35 @@ mod tests {
         state.x.iter_mut().for_each(|p| p.x = -p.x);
         let (_, inverted) = xpbd_core::metrics::volume_stats(&model, &state.x);
         assert_eq!(inverted, 10);
-        assert_eq!(Health::new(&settings("stop", 1e3, 1.0)).unwrap().limits(&model, &state, inverted), None, "the default only counts");
-        let f = Health::new(&settings("stop", 1e3, 0.5)).unwrap().limits(&model, &state, inverted).unwrap();
+        assert_eq!(Health::new(&settings("stop", 1e3, 1.0)).unwrap().limits(&model, &state, inverted, None), None, "the default only counts");
+        let f = Health::new(&settings("stop", 1e3, 0.5)).unwrap().limits(&model, &state, inverted, None).unwrap();
         assert_eq!(f.kind, "inverted");
         assert!(f.cause.starts_with("10 of 10 tetrahedra inverted"), "{}", f.cause);
-        assert_eq!(Health::new(&settings("stop", 1e3, 0.5)).unwrap().limits(&model, &state, 5), None, "5 of 10 is not above 0.5");
+        assert_eq!(Health::new(&settings("stop", 1e3, 0.5)).unwrap().limits(&model, &state, 5, None), None, "5 of 10 is not above 0.5");
+    }
+
+    /// A stretched cloth edge: measured by `metrics::max_edge_strain` on a sheet with one vertex pulled
+    /// away, it fails the check above the bound and names the setting; the default (10) passes 1.
+    #[test]
+    fn cloth_edge_strain_above_the_bound_fails() {
+        let text = "name = \"c\"\n[[body]]\nname = \"sheet\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [2, 2] }\n\
+                    material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 1e-7, bending_compliance = 1.0 }\n";
+        let scene = xpbd_core::scene::parse(text, std::path::Path::new("c.toml")).unwrap();
+        let (model, _) = xpbd_core::scene::build(&scene, std::path::Path::new(".")).unwrap();
+        let mut state = State::initial(&model);
+        let rest = xpbd_core::metrics::max_edge_strain(&model, &state.x);
+        assert!(rest.is_some_and(|s| s < 1e-12), "{rest:?}");
+        state.x[0].x -= 3.0;
+        let strain = xpbd_core::metrics::max_edge_strain(&model, &state.x).unwrap();
+        assert!(strain > 5.0, "{strain}");
+        let mut s = settings("stop", 1e3, 1.0);
+        assert_eq!(Health::new(&s).unwrap().limits(&model, &state, 0, Some(strain)), None, "default 10");
+        s.max_edge_strain = 5.0;
+        let f = Health::new(&s).unwrap().limits(&model, &state, 0, Some(strain)).unwrap();
+        assert_eq!(f.kind, "edge_strain");
+        assert!(f.cause.contains("simulation.max_edge_strain = 5"), "{}", f.cause);
+        s.max_edge_strain = 0.0;
+        assert!(Health::new(&s).err().unwrap().to_string().contains("simulation.max_edge_strain"));
     }
 
     #[test]

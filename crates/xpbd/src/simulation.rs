@@ -19,7 +19,7 @@ pub struct Simulation {
     pub model: Model,
     pub state: State,
     pub selection: Selection,
-    /// The per-frame checks of `[simulation]` (`on_failure`, `max_speed`, `max_inverted_fraction`).
+    /// The per-frame checks of `[simulation]` (`on_failure`, `max_speed`, `max_inverted_fraction`, `max_edge_strain`).
     pub health: Health,
     /// Load-time warnings (reoriented elements, dropped vertices).
     pub warnings: Vec<String>,
@@ -143,7 +143,7 @@ impl Simulation {
                 break;
             }
             last = self.final_state(stats.residual, stats.relative_residual);
-            let check = self.health.limits(&self.model, &self.state, last.inverted_elements);
+            let check = self.health.limits(&self.model, &self.state, last.inverted_elements, last.max_edge_strain);
             writer.metrics(&FrameMetrics {
                 frame: self.state.frame,
                 time: self.state.time,

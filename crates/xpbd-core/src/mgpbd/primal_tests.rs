@@ -191,7 +191,13 @@ fn smoothed_levels_pick_which_prolongators_are_smoothed() {
         s.fill(&grads, &m.inv_mass);
         s.setup(&x, Setup::Full);
         let nf = s.pattern.free_count();
-        let h = crate::amg::hierarchy::Hierarchy::smoothed_aggregation(&s.k, &options, (0..=nf).map(|u| 3 * u).collect(), rigid_body_modes(&s.pattern.free_positions(&x)), 6);
+        let h = crate::amg::hierarchy::Hierarchy::smoothed_aggregation(
+            &s.k,
+            &options,
+            (0..=nf).map(|u| 3 * u).collect(),
+            rigid_body_modes(&s.pattern.free_positions(&x)),
+            6,
+        );
         assert!(h.levels.len() >= 2, "{smoothed}: {} levels", h.levels.len());
         for (l, level) in h.levels.iter().enumerate() {
             let w = widest_row(&level.p);

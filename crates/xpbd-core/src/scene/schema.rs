@@ -71,6 +71,9 @@ pub struct Simulation {
     /// A frame whose fraction of inverted tetrahedra (det F ≤ 0) exceeds this fails the health check;
     /// 1 (the default) only counts them.
     pub max_inverted_fraction: f64,
+    /// A frame whose largest cloth edge strain (|l − l₀| / l₀) exceeds this fails the health check: a
+    /// diverging cloth solve, which need not reach `max_speed` or a non-finite state.
+    pub max_edge_strain: f64,
 }
 
 impl Default for Simulation {
@@ -87,6 +90,7 @@ impl Default for Simulation {
             on_failure: "stop".into(),
             max_speed: 1.0e3,
             max_inverted_fraction: 1.0,
+            max_edge_strain: 10.0,
         }
     }
 }
