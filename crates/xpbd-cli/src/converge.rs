@@ -19,7 +19,8 @@ pub struct ConvergeArgs {
     iterations: usize,
     /// Comma-separated `mgpbd` (one outer iteration per iteration), ORDERING or MODEL/ORDERING
     /// items; ORDERING: serial, jacobi, colored,
-    /// clustered; MODEL: neohookean, neohookean_block (overrides every tet body's model).
+    /// clustered; MODEL: neohookean, neohookean_block (overrides every tet body's model). An item may
+    /// end in `:N`, its own iteration count instead of --iterations (e.g. `mgpbd:30,clustered:3000`).
     #[arg(long, default_value = DEFAULT_SOLVERS)]
     solvers: String,
     /// Output folder (default out/<scene name>).
@@ -34,7 +35,12 @@ pub fn converge(a: ConvergeArgs) -> Result<()> {
         eprintln!("warning: {w}");
     }
     let out = a.out.unwrap_or_else(|| default_out_dir(&sim.scene.name));
-    let title = format!("{}: frame {} + first substep, {} iterations", sim.scene.name, a.frame, a.iterations);
+    let counts = if solvers.iter().any(|s| s.iterations.is_some()) {
+        solvers.iter().map(|s| format!("{} {}", s.label, s.iterations.unwrap_or(a.iterations))).collect::<Vec<_>>().join(", ")
+    } else {
+        a.iterations.to_string()
+    };
+    let title = format!("{}: frame {} + first substep, {counts} iterations", sim.scene.name, a.frame);
     write_outputs(&out, &title, &curves)?;
     println!("{title} ({} elements, h = {:.3e} s)", sim.model.element_count(), sim.model.h());
     for c in &curves {

@@ -27,7 +27,8 @@ pub const DEFAULT_SOLVERS: &str = "serial,colored,clustered,jacobi";
 /// Header of `converge.csv`.
 pub const CSV_HEADER: &str = "solver,iteration,wall_ms,residual,relative_residual,energy";
 
-/// One item of `--solvers`: `ORDERING` or `MODEL/ORDERING`.
+/// One item of `--solvers`: `ORDERING` or `MODEL/ORDERING`, optionally followed by `:N`, its own
+/// iteration count (so that solvers of very different cost per iteration cover about the same wall time).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SolverSpec {
     /// The item as written (trimmed): the `solver` column and the legend entry.
@@ -38,6 +39,8 @@ pub struct SolverSpec {
     /// MGPBD's outer loop with the scene's `[solver]` settings (or their defaults) instead of an
     /// XPBD ordering.
     pub mgpbd: bool,
+    /// The item's `:N`, replacing `--iterations` for it.
+    pub iterations: Option<usize>,
 }
 
 const MODELS: &str = "neohookean, neohookean_block";
@@ -54,11 +57,18 @@ pub fn parse_solvers(list: &str) -> Result<Vec<SolverSpec>> {
         if item.is_empty() {
             return Err(Error::invalid(format!("--solvers: empty item in '{list}'")));
         }
+        let (item, iterations) = match item.split_once(':') {
+            None => (item, None),
+            Some((name, n)) => match n.trim().parse::<usize>() {
+                Ok(n) if n >= 1 => (name.trim(), Some(n)),
+                _ => return Err(Error::invalid(format!("--solvers: '{item}': the iteration count after ':' must be an integer ≥ 1"))),
+            },
+        };
         let spec = match item.split_once('/') {
-            None if item == "mgpbd" => Some(SolverSpec { label: item.into(), model: None, ordering: Ordering::Serial, mgpbd: true }),
-            None => Ordering::from_name(item).map(|ordering| SolverSpec { label: item.into(), model: None, ordering, mgpbd: false }),
+            None if item == "mgpbd" => Some(SolverSpec { label: item.into(), model: None, ordering: Ordering::Serial, mgpbd: true, iterations }),
+            None => Ordering::from_name(item).map(|ordering| SolverSpec { label: item.into(), model: None, ordering, mgpbd: false, iterations }),
             Some((m, o)) => match (parse_model(m.trim()), Ordering::from_name(o.trim())) {
-                (Some(model), Some(ordering)) => Some(SolverSpec { label: item.into(), model: Some(model), ordering, mgpbd: false }),
+                (Some(model), Some(ordering)) => Some(SolverSpec { label: item.into(), model: Some(model), ordering, mgpbd: false, iterations }),
                 _ => None,
             },
         };
@@ -198,7 +208,7 @@ pub fn converge(scene: &Path, frame: usize, iterations: usize, solvers: &[Solver
     // Check every solver against the scene before spending time on the run-up.
     let models = solvers.iter().map(|s| solver_model(&sim.model, s)).collect::<Result<Vec<_>>>()?;
     run_up(&mut sim, frame)?;
-    let curves = solvers.iter().zip(&models).map(|(s, m)| substep_history(m, &sim.state, iterations, &s.label)).collect();
+    let curves = solvers.iter().zip(&models).map(|(s, m)| substep_history(m, &sim.state, s.iterations.unwrap_or(iterations), &s.label)).collect();
     Ok((sim, curves))
 }
 
@@ -245,13 +255,15 @@ mod tests {
     fn parses_solver_lists() {
         let s = parse_solvers("serial, neohookean_block/clustered,neohookean/jacobi").unwrap();
         assert_eq!(s.len(), 3);
-        assert_eq!(s[0], SolverSpec { label: "serial".into(), model: None, ordering: Ordering::Serial, mgpbd: false });
+        assert_eq!(s[0], SolverSpec { label: "serial".into(), model: None, ordering: Ordering::Serial, mgpbd: false, iterations: None });
         assert!(parse_solvers("serial,mgpbd").unwrap()[1].mgpbd);
         assert_eq!(s[1].model, Some(TetModel::NeoHookeanBlock));
         assert_eq!(s[1].ordering, Ordering::Clustered);
         assert_eq!(s[2].label, "neohookean/jacobi");
         assert_eq!(parse_solvers(DEFAULT_SOLVERS).unwrap().len(), 4);
-        for bad in ["gauss", "stvk/serial", "neohookean/", "serial,,jacobi", "neohookean/serial/x", "serial,serial"] {
+        let own = parse_solvers("mgpbd:30, clustered : 3000,serial").unwrap();
+        assert_eq!(own.iter().map(|s| (s.label.as_str(), s.iterations)).collect::<Vec<_>>(), [("mgpbd", Some(30)), ("clustered", Some(3000)), ("serial", None)]);
+        for bad in ["gauss", "stvk/serial", "neohookean/", "serial,,jacobi", "neohookean/serial/x", "serial,serial", "serial:0", "serial:x", "mgpbd:3,mgpbd:4"] {
             let e = parse_solvers(bad).unwrap_err().to_string();
             assert!(e.starts_with("--solvers: "), "{bad}: {e}");
         }
