@@ -99,9 +99,10 @@ fn panel(title: &str, y_label: &str, log_y: bool) -> Panel {
     Panel { title: title.into(), x_label: "frame".into(), y_label: y_label.into(), log_y, series: vec![] }
 }
 
-/// (frame, value) of one column of a `metrics.csv` text.
+/// (frame, value) of one column of a `metrics.csv` text. A last row without its newline (a run killed
+/// while writing it, see `output.rs`) is left out: its last field may be cut.
 fn column_points(csv: &str, column: &str) -> Vec<(f64, f64)> {
-    let mut lines = csv.lines();
+    let mut lines = csv[..csv.rfind('\n').map_or(0, |i| i + 1)].lines();
     let Some(k) = lines.next().and_then(|h| h.split(',').position(|c| c == column)) else { return vec![] };
     lines
         .filter_map(|l| {
@@ -134,5 +135,18 @@ fn number(v: &Value, sci: bool) -> String {
         Some(x) if sci => format!("{x:.3e}"),
         Some(x) => format!("{x:.3}"),
         None => "–".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::column_points;
+
+    #[test]
+    fn a_cut_last_row_is_not_plotted() {
+        let csv = "frame,time,ms\n1,0.01,12.5\n2,0.02,13.25\n3,0.03,1";
+        assert_eq!(column_points(csv, "ms"), [(1.0, 12.5), (2.0, 13.25)], "row 3's ms may be cut from 1x.x");
+        assert_eq!(column_points(&format!("{csv}4.5\n"), "ms"), [(1.0, 12.5), (2.0, 13.25), (3.0, 14.5)]);
+        assert!(column_points(csv, "energy").is_empty());
     }
 }
