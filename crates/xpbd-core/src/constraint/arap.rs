@@ -9,15 +9,17 @@ use nalgebra::{Matrix3, Vector3};
 pub const MIN_PAIR_SUM: f64 = 1.0;
 
 /// F = U Σ Vᵀ with the reflection moved onto the smallest singular value, so that R = U Vᵀ has
-/// det R = +1 even for inverted elements (then σ₃ < 0), and S = V Σ Vᵀ.
-struct Polar {
+/// det R = +1 even for inverted elements (then σ₃ < 0), and S = V Σ Vᵀ. Computed once per element
+/// and shared by its nine component rows ([`Polar::component`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Polar {
     u: Matrix3<f64>,
     sigma: Vector3<f64>,
     v: Matrix3<f64>,
 }
 
 impl Polar {
-    fn new(f: &Matrix3<f64>) -> Self {
+    pub fn new(f: &Matrix3<f64>) -> Self {
         let svd = f.svd(true, true);
         let (mut u, v_t, mut sigma) = (svd.u.unwrap(), svd.v_t.unwrap(), svd.singular_values);
         if (u * v_t).determinant() < 0.0 {
@@ -75,11 +77,18 @@ pub fn arap(f: &Matrix3<f64>) -> (f64, Matrix3<f64>) {
 /// Σ_k C_k ∂C_k/∂F = F − R = ∂(½‖F − R‖²)/∂F either way.
 #[inline]
 pub fn component(f: &Matrix3<f64>, k: usize, exact: bool) -> (f64, Matrix3<f64>) {
-    let (r, c) = (k / 3, k % 3);
-    let polar = Polar::new(f);
-    let mut g = if exact { -polar.rotation_derivative(r, c) } else { Matrix3::zeros() };
-    g[(r, c)] += 1.0;
-    (f[(r, c)] - polar.rotation()[(r, c)], g)
+    Polar::new(f).component(f, k, exact)
+}
+
+impl Polar {
+    /// [`component`] from this decomposition of `f`.
+    #[inline]
+    pub fn component(&self, f: &Matrix3<f64>, k: usize, exact: bool) -> (f64, Matrix3<f64>) {
+        let (r, c) = (k / 3, k % 3);
+        let mut g = if exact { -self.rotation_derivative(r, c) } else { Matrix3::zeros() };
+        g[(r, c)] += 1.0;
+        (f[(r, c)] - self.u.row(r).dot(&self.v.row(c)), g)
+    }
 }
 
 /// Ψ = μ/2 ‖F − R‖².

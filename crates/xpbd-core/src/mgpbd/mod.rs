@@ -57,11 +57,11 @@ pub fn alpha_tilde(rows: &Rows, h: f64) -> Vec<f64> {
     rows.compliance.iter().map(|a| a / (h * h)).collect()
 }
 
-/// The system `A Δλ = b` at positions `x` and multipliers `lambda` (serially; for exporting and
-/// testing): `A` on `pattern`, `b = −(C(x) + α̃ λ)`.
+/// The system `A Δλ = b` at positions `x` and multipliers `lambda` (for exporting and testing): `A` on `pattern`, `b = −(C(x) + α̃ λ)`.
 pub fn assemble(model: &Model, rows: &Rows, pattern: &Pattern, x: &[Vec3], lambda: &[f64], h: f64) -> (Csr, Vec<f64>) {
     let at = alpha_tilde(rows, h);
-    let (c, grads): (Vec<f64>, Vec<[Vec3; 4]>) = (0..rows.len()).map(|i| rows.evaluate(model, i, x)).unzip();
+    let (mut c, mut grads) = (vec![0.0; rows.len()], vec![[Vec3::zeros(); 4]; rows.len()]);
+    rows.evaluate_all(model, x, &mut Vec::new(), &mut c, Some(&mut grads));
     let mut a = pattern.matrix.clone();
     pattern.fill(rows, &grads, &model.inv_mass, &at, a.data_mut());
     let b = c.iter().zip(&at).zip(lambda).map(|((c, at), l)| -(c + at * l)).collect();

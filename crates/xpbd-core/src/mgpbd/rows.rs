@@ -6,12 +6,15 @@
 //! bending is part of the global system too. With `solver.arap_rows = "components"` each ARAP row is
 //! replaced by the nine smooth rows `C_k = (F − R)_k` of the same energy (docs/mgpbd.md, "Smooth ARAP rows").
 
+use crate::constraint::arap::Polar;
 use crate::constraint::tet::{deformation_gradient, node_gradients};
 use crate::constraint::tet_model::{gather, TetModel};
 use crate::constraint::{arap, bending, distance, neohookean};
 use crate::mesh::Vec3;
 use crate::model::Model;
 use crate::{Error, Result};
+use nalgebra::Matrix3;
+use rayon::prelude::*;
 
 /// What a row measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -67,7 +70,15 @@ pub struct Rows {
     pub component: Vec<u8>,
     /// Whether the component rows' gradient includes ∂R/∂F (`solver.arap_rotation = "exact"`).
     pub exact_rotation: bool,
+    /// Per row, the slot of its element's polar decomposition in [`Rows::evaluate_all`]'s cache
+    /// (ARAP component rows; [`NO_SLOT`] for the others).
+    pub polar_slot: Vec<u32>,
+    /// Per slot, the first of the nine component rows that share it.
+    pub slot_row: Vec<u32>,
 }
+
+/// [`Rows::polar_slot`] of rows without a polar decomposition.
+pub const NO_SLOT: u32 = u32::MAX;
 
 /// Entries of a 3×3 matrix, one smooth ARAP row each.
 const COMPONENTS: usize = 9;
@@ -86,6 +97,8 @@ impl Rows {
             multiplier: (0..n as u32).collect(),
             component: vec![0; n],
             exact_rotation: model.solver.mgpbd.as_ref().is_none_or(|s| s.arap_rotation == "exact"),
+            polar_slot: vec![NO_SLOT; n],
+            slot_row: vec![],
         };
         let mut set = |i: usize, kind, group: usize, element: usize, vertices: [u32; 4], compliance: f64| {
             r.kind[i] = kind;
@@ -146,10 +159,19 @@ impl Rows {
             multiplier: vec![],
             component: vec![],
             exact_rotation: self.exact_rotation,
+            polar_slot: vec![],
+            slot_row: vec![],
         };
         for i in 0..self.len() {
             let (kind, copies) = if self.kind[i] == RowKind::Arap { (RowKind::ArapComponent, COMPONENTS) } else { (self.kind[i], 1) };
+            let slot = if kind == RowKind::ArapComponent {
+                r.slot_row.push(r.kind.len() as u32);
+                r.slot_row.len() as u32 - 1
+            } else {
+                NO_SLOT
+            };
             for k in 0..copies {
+                r.polar_slot.push(slot);
                 r.kind.push(kind);
                 r.group.push(self.group[i]);
                 r.element.push(self.element[i]);
@@ -200,9 +222,35 @@ impl Rows {
         RowKind::ALL.iter().map(|&k| (k, self.kind.iter().filter(|&&r| r == k).count())).filter(|&(_, c)| c > 0).collect()
     }
 
+    /// C, and ∇C when `grads` is given, of every row at positions `x`, in parallel. The polar
+    /// decomposition of an element with component rows is computed once, into `polars` (a buffer
+    /// kept between calls), and shared by its nine rows: the SVD dominated the outer loop otherwise.
+    pub fn evaluate_all(&self, model: &Model, x: &[Vec3], polars: &mut Vec<Polar>, c: &mut [f64], grads: Option<&mut [[Vec3; 4]]>) {
+        self.slot_row.par_iter().map(|&i| Polar::new(&self.deformation_gradient(model, i as usize, x))).collect_into_vec(polars);
+        let polars = &polars[..];
+        let row = |i: usize| self.evaluate_with(model, i, x, (self.polar_slot[i] != NO_SLOT).then(|| &polars[self.polar_slot[i] as usize]));
+        match grads {
+            Some(grads) => c.par_iter_mut().zip(grads).enumerate().for_each(|(i, (c, g))| (*c, *g) = row(i)),
+            None => c.par_iter_mut().enumerate().for_each(|(i, c)| *c = row(i).0),
+        }
+    }
+
+    /// F of the tet row `i` at positions `x`.
+    fn deformation_gradient(&self, model: &Model, i: usize, x: &[Vec3]) -> Matrix3<f64> {
+        let t = &model.tet_groups[self.group[i] as usize];
+        let e = self.element[i] as usize;
+        deformation_gradient(&gather(x, &t.tets[e]), &t.rest[e].dm_inv)
+    }
+
     /// (C, ∇C per vertex slot) of row `i` at positions `x`; unused slots get zero gradients.
     #[inline]
     pub fn evaluate(&self, model: &Model, i: usize, x: &[Vec3]) -> (f64, [Vec3; 4]) {
+        self.evaluate_with(model, i, x, None)
+    }
+
+    /// [`Rows::evaluate`], for a component row with its element's polar decomposition when given.
+    #[inline]
+    fn evaluate_with(&self, model: &Model, i: usize, x: &[Vec3], polar: Option<&Polar>) -> (f64, [Vec3; 4]) {
         let (g, e) = (self.group[i] as usize, self.element[i] as usize);
         match self.kind[i] {
             RowKind::Edge => {
@@ -217,15 +265,20 @@ impl Rows {
             }
             kind => {
                 let t = &model.tet_groups[g];
-                let rest = &t.rest[e];
-                let f = deformation_gradient(&gather(x, &t.tets[e]), &rest.dm_inv);
+                let f = self.deformation_gradient(model, i, x);
                 let (c, p) = match kind {
                     RowKind::Arap => arap::arap(&f),
-                    RowKind::ArapComponent => arap::component(&f, self.component[i] as usize, self.exact_rotation),
+                    RowKind::ArapComponent => {
+                        let k = self.component[i] as usize;
+                        match polar {
+                            Some(polar) => polar.component(&f, k, self.exact_rotation),
+                            None => arap::component(&f, k, self.exact_rotation),
+                        }
+                    }
                     RowKind::Hydrostatic => neohookean::hydrostatic(&f, neohookean::gamma(&t.lame)),
                     _ => neohookean::deviatoric(&f),
                 };
-                (c, node_gradients(&p, &rest.dm_inv))
+                (c, node_gradients(&p, &t.rest[e].dm_inv))
             }
         }
     }

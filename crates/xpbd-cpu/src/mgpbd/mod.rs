@@ -11,6 +11,7 @@
 
 use rayon::prelude::*;
 use std::time::Instant;
+use xpbd_core::constraint::arap::Polar;
 use xpbd_core::linear::{norm, solver_by_name, Csr, LinearSolver, Setup, SolveStats, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
@@ -53,6 +54,8 @@ pub struct Mgpbd {
     h_of_alpha: f64,
     c: Vec<f64>,
     grads: Vec<[Vec3; 4]>,
+    /// The polar decompositions shared by ARAP component rows ([`Rows::evaluate_all`]).
+    polars: Vec<Polar>,
     b: Vec<f64>,
     dlambda: Vec<f64>,
     dx: Vec<Vec3>,
@@ -93,6 +96,7 @@ impl Mgpbd {
             h_of_alpha: f64::NAN,
             c: vec![0.0; n],
             grads: vec![[Vec3::zeros(); 4]; n],
+            polars: Vec::new(),
             b: vec![0.0; n],
             dlambda: vec![0.0; n],
             dx: vec![Vec3::zeros(); model.vertex_count()],
@@ -160,7 +164,7 @@ impl Mgpbd {
         }
         let t = Instant::now();
         let (rows, pattern, at) = (&self.rows, &self.pattern, &self.alpha_tilde);
-        self.c.par_iter_mut().zip(self.grads.par_iter_mut()).enumerate().for_each(|(i, (c, g))| (*c, *g) = rows.evaluate(model, i, x));
+        rows.evaluate_all(model, x, &mut self.polars, &mut self.c, Some(&mut self.grads));
         if self.r0.is_none() {
             self.x_tilde.copy_from_slice(x);
         }
@@ -226,9 +230,10 @@ impl Mgpbd {
     fn trial(&mut self, model: &Model, x: &[Vec3], lambda: &[f64], t: f64) -> f64 {
         self.x_trial.par_iter_mut().zip(x.par_iter().zip(&self.dx)).for_each(|(xt, (x, d))| *xt = x + d * t);
         self.lambda_trial.par_iter_mut().zip(lambda.par_iter().zip(&self.dlambda)).for_each(|(lt, (l, d))| *lt = l + d * t);
-        let (rows, at, xt, lt) = (&self.rows, &self.alpha_tilde, &self.x_trial, &self.lambda_trial);
+        let (at, lt) = (&self.alpha_tilde, &self.lambda_trial);
         // Rows in parallel, the sum in order: results do not depend on the thread count.
-        self.c.par_iter_mut().enumerate().for_each(|(i, r)| *r = rows.evaluate(model, i, xt).0 + at[i] * lt[i]);
+        self.rows.evaluate_all(model, &self.x_trial, &mut self.polars, &mut self.c, None);
+        self.c.par_iter_mut().enumerate().for_each(|(i, r)| *r += at[i] * lt[i]);
         norm(&self.c)
     }
 }
