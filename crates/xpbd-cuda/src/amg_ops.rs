@@ -117,6 +117,14 @@ pub trait LinearOps {
         c: &mut Self::Vector,
         grads: &mut Self::Vector,
     ) -> Result<(), String>;
+    /// C and ∇C of the ARAP component rows, one polar decomposition per element (`kernels/mgpbd_rows.cu`).
+    fn evaluate_arap_components(
+        &self,
+        rows: &crate::rows_device::DeviceRows<Self>,
+        x: &Self::Vector,
+        c: &mut Self::Vector,
+        grads: &mut Self::Vector,
+    ) -> Result<(), String>;
     /// `q_v = x_v − x̃_v − corr_v` at free vertices, 0 at pinned ones (`inv_mass` per vertex).
     fn inertia_term(&self, x: &Self::Vector, x_tilde: &Self::Vector, corr: &Self::Vector, inv_mass: &Self::Vector, q: &mut Self::Vector) -> Result<(), String>;
     /// `b = −(c + α̃ λ)`.

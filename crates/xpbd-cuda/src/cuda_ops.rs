@@ -41,6 +41,7 @@ pub const SOLVE_KERNELS: &[(&str, &str)] = &[
     ("primal", "jacobian_rows"),
     ("dual", "dual_fill"),
     ("mgpbd_rows", "evaluate_rows"),
+    ("mgpbd_rows", "evaluate_arap_components"),
     ("mgpbd_rows", "dual_rhs"),
     ("mgpbd_rows", "inertia_term"),
 ];
@@ -287,6 +288,11 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
         let mut l = self.builder("evaluate_rows");
         l.arg(c).arg(grads).arg(&rows.kind).arg(&rows.row_vertex).arg(&rows.row_data).arg(x).arg(&rows.count);
         launch(l, grid(rows.count), "evaluate_rows")
+    }
+    fn evaluate_arap_components(&self, rows: &DeviceRows<Self>, x: &CudaSlice<T>, c: &mut CudaSlice<T>, grads: &mut CudaSlice<T>) -> Result<(), String> {
+        let mut l = self.builder("evaluate_arap_components");
+        l.arg(c).arg(grads).arg(&rows.first_row).arg(&rows.row_vertex).arg(&rows.row_data).arg(x).arg(&rows.guard).arg(&rows.arap_elements);
+        launch(l, grid(rows.arap_elements), "evaluate_arap_components")
     }
     fn dual_rhs(&self, c: &CudaSlice<T>, alpha_tilde: &CudaSlice<T>, lambda: &CudaSlice<T>, b: &mut CudaSlice<T>) -> Result<(), String> {
         let n = c.len() as u32;

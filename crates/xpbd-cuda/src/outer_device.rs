@@ -3,8 +3,9 @@
 //! q = x − x̃ − M⁻¹Jᵀλ, b = Jq − (C + α̃λ), K's refill, the AMG set up (full: by the CPU from K read back,
 //! every `setup_interval` frames; else refreshed on the device), the primal solve, Δx = M⁻¹JᵀΔλ − q, and the
 //! backtracking line search on ‖C + α̃λ‖. Positions and multipliers stay on the device; the host reads back the
-//! residuals and the solve's scalars, and K and x at a full setup. Not used by any backend yet: the substep
-//! loop around it (prediction, velocities, ARAP component multipliers) is the next step.
+//! residuals and the solve's scalars, and K and x at a full setup. The multipliers are the rows' own: with
+//! ARAP component rows nine per element, whose state (cone) multipliers [`DeviceOuter::state_multipliers`]
+//! gives. Not used by any backend yet: the substep loop around it (prediction, velocities) is the next step.
 
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
@@ -28,6 +29,7 @@ pub struct DeviceOuter<O: LinearOps> {
     options: AmgOptions,
     /// K's pattern on the host: a full setup reads K's values back into it.
     pattern: PrimalPattern,
+    rows_host: Rows,
     k_host: Csr,
     pub rows: DeviceRows<O>,
     pub primal: DevicePrimal<O>,
@@ -62,9 +64,6 @@ impl<O: LinearOps> DeviceOuter<O> {
             return Err(format!("solver.linear_solver = \"{}\": the device runs only \"{PRIMAL_SOLVER}\"", settings.linear_solver));
         }
         let rows = Rows::new(model).map_err(|e| e.to_string())?;
-        if rows.own_multipliers() {
-            return Err("ARAP component rows keep their own multipliers: not on the device".into());
-        }
         let at = alpha_tilde(&rows, model.h());
         let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);
         let all = Pattern::incidence_only(&rows, &model.inv_mass);
@@ -90,6 +89,7 @@ impl<O: LinearOps> DeviceOuter<O> {
             trial_b: ops.zeros(n)?,
             k_host: pattern.matrix.clone(),
             pattern,
+            rows_host: rows,
             settings,
             r0: None,
             residual: 0.0,
@@ -97,6 +97,19 @@ impl<O: LinearOps> DeviceOuter<O> {
             full_setup_due: true,
             stats: OuterStats::default(),
         })
+    }
+
+    /// How many multipliers `iterate` takes: one per row ([`Rows::len`]).
+    pub fn multiplier_count(&self) -> usize {
+        self.rows_host.len()
+    }
+
+    /// The state's multipliers (`model.rows`) from the rows' `lambda`: read back, and for ARAP component
+    /// rows the cone multiplier of each element (`Rows::cone_multipliers`, as `Mgpbd::iterate` reports them).
+    pub fn state_multipliers(&self, ops: &O, lambda: &O::Vector, state: &mut [f64]) -> Result<(), String> {
+        let rows: Vec<f64> = ops.download(lambda)?.into_iter().map(KernelScalar::to_f64).collect();
+        self.rows_host.cone_multipliers(&rows[..self.rows_host.len()], state);
+        Ok(())
     }
 
     /// Start of a frame: a full setup is due every `setup_interval` frames (Mgpbd::begin_frame).
@@ -112,8 +125,8 @@ impl<O: LinearOps> DeviceOuter<O> {
         ops.set_zero(lambda)
     }
 
-    /// One outer iteration on device positions `x` (3 per vertex) and multipliers `lambda`; whether the
-    /// stopping tolerance is met afterwards.
+    /// One outer iteration on device positions `x` (3 per vertex) and multipliers `lambda` (one per row,
+    /// [`DeviceOuter::multiplier_count`]); whether the stopping tolerance is met afterwards.
     pub fn iterate(&mut self, ops: &mut O, x: &mut O::Vector, lambda: &mut O::Vector) -> Result<bool, String> {
         let Self { rows, primal, incidence, inv_mass, ones_rows, ones_vertices, c, x_tilde, q, corr, jq, .. } = self;
         rows.evaluate(ops, x, c, &mut primal.grads)?;

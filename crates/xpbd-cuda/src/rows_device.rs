@@ -1,13 +1,15 @@
 //! MGPBD's constraint rows on a device (`kernels/mgpbd_rows.cu`): C and ∇C of every row at device positions,
 //! written straight into the buffers the primal (or dual) refill reads, and the dual right-hand side
 //! b = −(C + α̃λ) with its norm, the outer loop's residual. With these the per-iteration gradients and b need not
-//! cross the bus. Neo-Hookean (hydrostatic, deviatoric), edge and hinge rows; ARAP rows (cone or components)
-//! need a 3×3 SVD per element and are refused with that reason.
+//! cross the bus. Neo-Hookean (hydrostatic, deviatoric), edge, hinge and ARAP rows (cone, and components with
+//! one polar decomposition per element, `kernels/polar.cuh`).
 
+use xpbd_core::constraint::arap::MIN_PAIR_SUM;
 use xpbd_core::mgpbd::rows::{RowKind, Rows};
 use xpbd_core::model::Model;
 
 use crate::amg_ops::{nonempty, to_t, LinearOps};
+use crate::KernelScalar;
 
 /// The row kinds of `kernels/mgpbd_rows.cu` (`ROW_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,6 +19,8 @@ pub enum RowCode {
     Deviatoric = 1,
     Edge = 2,
     Hinge = 3,
+    Arap = 4,
+    ArapComponent = 5,
 }
 
 /// Scalars of per-row data: D_m⁻¹ (9, row-major) and γ for tets; the rest length or angle first for cloth.
@@ -28,10 +32,15 @@ pub struct DeviceRows<O: LinearOps + ?Sized> {
     pub row_vertex: O::Indices,
     pub row_data: O::Vector,
     pub alpha_tilde: O::Vector,
+    /// The first of each ARAP element's nine component rows ([`Rows::slot_row`]), and how many.
+    pub first_row: O::Indices,
+    pub arap_elements: u32,
+    /// The component rows' rotation guard: [`MIN_PAIR_SUM`] with the exact ∂R/∂F, infinite with R held fixed.
+    pub guard: O::T,
 }
 
 impl<O: LinearOps> DeviceRows<O> {
-    /// Uploads the rows of `model` with α̃ (per row); `Err` names the first body whose rows have no GPU path.
+    /// Uploads the rows of `model` with α̃ (per row).
     pub fn upload(ops: &O, model: &Model, rows: &Rows, alpha_tilde: &[f64]) -> Result<Self, String> {
         let n = rows.len();
         let (mut kind, mut data) = (Vec::with_capacity(n), vec![0.0; ROW_DATA * n.max(1)]);
@@ -47,7 +56,7 @@ impl<O: LinearOps> DeviceRows<O> {
                     d[0] = model.cloth_groups[g].rest_angle[e];
                     RowCode::Hinge
                 }
-                RowKind::Hydrostatic | RowKind::Deviatoric => {
+                tet => {
                     let t = &model.tet_groups[g];
                     let m = &t.rest[e].dm_inv;
                     for r in 0..3 {
@@ -56,18 +65,12 @@ impl<O: LinearOps> DeviceRows<O> {
                         }
                     }
                     d[9] = xpbd_core::constraint::neohookean::gamma(&t.lame);
-                    if rows.kind[i] == RowKind::Hydrostatic {
-                        RowCode::Hydrostatic
-                    } else {
-                        RowCode::Deviatoric
+                    match tet {
+                        RowKind::Hydrostatic => RowCode::Hydrostatic,
+                        RowKind::Deviatoric => RowCode::Deviatoric,
+                        RowKind::Arap => RowCode::Arap,
+                        _ => RowCode::ArapComponent,
                     }
-                }
-                other => {
-                    return Err(format!(
-                        "body '{}': MGPBD {} rows have no GPU path (they need a 3x3 SVD per element)",
-                        model.bodies[model.tet_groups[g].body].name,
-                        other.name()
-                    ))
                 }
             };
             kind.push(code as u32);
@@ -78,12 +81,19 @@ impl<O: LinearOps> DeviceRows<O> {
             row_vertex: ops.upload_indices(&nonempty(&rows.vertices.iter().flatten().copied().collect::<Vec<_>>()))?,
             row_data: ops.upload(&to_t(&data))?,
             alpha_tilde: ops.upload(&to_t(&nonempty(alpha_tilde)))?,
+            first_row: ops.upload_indices(&nonempty(&rows.slot_row))?,
+            arap_elements: rows.slot_row.len() as u32,
+            guard: O::T::from_f64(if rows.exact_rotation { MIN_PAIR_SUM } else { f64::INFINITY }),
         })
     }
 
     /// C (per row) and ∇C (12 per row) at positions `x` (3 per vertex).
     pub fn evaluate(&self, ops: &O, x: &O::Vector, c: &mut O::Vector, grads: &mut O::Vector) -> Result<(), String> {
-        ops.evaluate_rows(self, x, c, grads)
+        ops.evaluate_rows(self, x, c, grads)?;
+        if self.arap_elements > 0 {
+            ops.evaluate_arap_components(self, x, c, grads)?;
+        }
+        Ok(())
     }
 
     /// b = −(C + α̃λ); returns ‖C + α̃λ‖ = ‖b‖, the outer loop's (and its line search's) residual.

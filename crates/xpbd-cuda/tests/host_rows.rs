@@ -2,13 +2,15 @@
 //! `common::host_ops`) against `Rows::evaluate` and the dual right-hand side of `mgpbd::assemble`: neo-Hookean
 //! rows of the beam (`mgpbd_beam_nh.toml`) and the edge and hinge rows of the cloth (`mgpbd_cloth_16.toml`), at
 //! perturbed positions with nonzero λ. Then K refilled from the device-evaluated gradients gives the CPU's primal
-//! solve. ARAP rows are refused with the reason. Skipped (and reported) without a host C++ compiler.
+//! solve. ARAP rows (cone and components) against the CPU's SVD. Skipped (and reported) without a host C++
+//! compiler.
 
 mod common;
 
 use common::host_library::library_or_skip;
 use common::host_ops::HostOps;
-use common::primal_system::{dual_system, DualSystem};
+use common::primal_system::{dual_system, dual_system_edited, DualSystem};
+use libloading::Library;
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
 use xpbd_core::linear::{norm, Setup};
@@ -17,6 +19,7 @@ use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_cuda::amg_ops::{flat_gradients, to_t, LinearOps};
 use xpbd_cuda::primal_device::DevicePrimal;
 use xpbd_cuda::rows_device::DeviceRows;
+use xpbd_cuda::KernelScalar;
 
 type Ops = HostOps<f64>;
 
@@ -28,16 +31,18 @@ fn flat_x(s: &DualSystem) -> Vec<f64> {
     s.x.iter().flat_map(|p| [p.x, p.y, p.z]).collect()
 }
 
-/// (device rows, C, ∇C, b, ‖b‖) evaluated on the host-compiled kernels.
-fn evaluate(ops: &mut Ops, s: &DualSystem) -> (DeviceRows<Ops>, Vec<f64>, Vec<f64>, Vec<f64>, f64) {
-    let rows = DeviceRows::upload(ops, &s.model, &s.rows, &s.alpha_tilde).unwrap();
+/// (C, ∇C, b, ‖b‖) evaluated on the host-compiled kernels in precision `T`, widened to f64.
+fn evaluate<T: KernelScalar>(lib: &'static Library, s: &DualSystem) -> (Vec<f64>, Vec<f64>, Vec<f64>, f64) {
+    let mut ops = HostOps::<T>::new(lib);
+    let rows = DeviceRows::upload(&ops, &s.model, &s.rows, &s.alpha_tilde).unwrap();
     let n = s.rows.len();
-    let x = ops.upload(&flat_x(s)).unwrap();
+    let x = ops.upload(&to_t(&flat_x(s))).unwrap();
     let (mut c, mut grads, mut b) = (ops.zeros(n).unwrap(), ops.zeros(12 * n).unwrap(), ops.zeros(n).unwrap());
-    rows.evaluate(ops, &x, &mut c, &mut grads).unwrap();
-    let lambda: Vec<f64> = (0..n).map(|i| 1e-6 * (i as f64).cos()).collect();
-    let residual = rows.rhs(ops, &c, &lambda, &mut b).unwrap();
-    (rows, c, grads, b, residual)
+    rows.evaluate(&ops, &x, &mut c, &mut grads).unwrap();
+    let lambda = ops.upload(&to_t(&(0..n).map(|i| 1e-6 * (i as f64).cos()).collect::<Vec<_>>())).unwrap();
+    let residual = rows.rhs(&mut ops, &c, &lambda, &mut b).unwrap();
+    let wide = |v: &Vec<T>| v.iter().map(|a| a.to_f64()).collect();
+    (wide(&c), wide(&grads), wide(&b), residual)
 }
 
 #[test]
@@ -45,8 +50,7 @@ fn rows_and_dual_rhs_match_the_cpu() {
     let Some(lib) = library_or_skip() else { return };
     for (file, kinds) in [("mgpbd_beam_nh.toml", "hydrostatic, deviatoric"), ("mgpbd_cloth_16.toml", "edge, hinge")] {
         let s = dual_system(file, 0.01);
-        let mut ops = Ops::new(lib);
-        let (_, c, grads, b, residual) = evaluate(&mut ops, &s);
+        let (c, grads, b, residual) = evaluate::<f64>(lib, &s);
         let (want_c, _): (Vec<f64>, Vec<_>) = (0..s.rows.len()).map(|i| s.rows.evaluate(&s.model, i, &s.x)).unzip();
         let want_g: Vec<f64> = flat_gradients(&s.grads);
         let (dc, dg, db) = (rel(&c, &want_c), rel(&grads, &want_g), rel(&b, &s.b));
@@ -63,7 +67,7 @@ fn primal_solve_from_device_rows_matches_the_cpu() {
     let Some(lib) = library_or_skip() else { return };
     let s = dual_system("mgpbd_beam_nh.toml", 0.01);
     let mut ops = Ops::new(lib);
-    let (_, _, grads, b, _) = evaluate(&mut ops, &s);
+    let (_, grads, b, _) = evaluate::<f64>(lib, &s);
     let options = AmgOptions { max_coarse: 100, ..AmgOptions::default() };
     let mut cpu = PrimalSolver::new(&s.rows.vertices, &s.model.inv_mass, options.clone());
     cpu.set_alpha_tilde(&s.alpha_tilde);
@@ -86,13 +90,37 @@ fn primal_solve_from_device_rows_matches_the_cpu() {
     assert!(rel(&d.dlambda, &want) <= 1e-10);
 }
 
+/// ARAP rows on the host-compiled kernels (`kernels/polar.cuh`: Jacobi rotations on FᵀF and a Givens QR, not
+/// nalgebra's SVD) against `Rows::evaluate`, on the twisted bar's mesh: component rows with the exact rotation
+/// derivative and with R held fixed, and cone rows, at positions perturbed by 1 cm (near rest: nearly equal
+/// singular values) and by 15 cm (large rotations, inverted elements), in double and in single precision.
 #[test]
-fn arap_rows_are_refused_with_the_reason() {
-    let s = dual_system("mgpbd_beam_stiff_primal.toml", 0.01);
-    let ops = Ops::new(match library_or_skip() {
-        Some(lib) => lib,
-        None => return,
-    });
-    let reason = DeviceRows::upload(&ops, &s.model, &s.rows, &s.alpha_tilde).err().expect("ARAP rows are refused");
-    assert!(reason.contains("body 'beam'") && reason.contains("arap_component") && reason.contains("SVD"), "{reason}");
+fn arap_rows_match_the_cpu() {
+    let Some(lib) = library_or_skip() else { return };
+    for (setting, label) in [("", "components, exact"), ("arap_rotation = \"fixed\"", "components, fixed R"), ("arap_rows = \"cone\"", "cone")] {
+        for scale in [0.01, 0.15] {
+            let s = dual_system_edited("mgpbd_bar_twist.toml", scale, |t| {
+                *t = t.lines().filter(|l| !l.starts_with("arap_")).collect::<Vec<_>>().join("\n");
+                *t = t.replace("kind = \"mgpbd\"", &format!("kind = \"mgpbd\"\n{setting}"));
+            });
+            let inverted = s.model.tet_groups[0].rest.iter().zip(&s.model.tet_groups[0].tets).filter(|(r, t)| {
+                let p = t.map(|v| s.x[v as usize]);
+                xpbd_core::constraint::tet::deformation_gradient(&p, &r.dm_inv).determinant() <= 0.0
+            });
+            let inverted = inverted.count();
+            let (want_c, _): (Vec<f64>, Vec<_>) = (0..s.rows.len()).map(|i| s.rows.evaluate(&s.model, i, &s.x)).unzip();
+            let want_g: Vec<f64> = flat_gradients(&s.grads);
+            let (c, grads, b, _) = evaluate::<f64>(lib, &s);
+            let (dc, dg, db) = (rel(&c, &want_c), rel(&grads, &want_g), rel(&b, &s.b));
+            let (c32, grads32, _, _) = evaluate::<f32>(lib, &s);
+            let (dc32, dg32) = (rel(&c32, &want_c), rel(&grads32, &want_g));
+            println!(
+                "{label}, perturbed by {scale} m ({} rows, {inverted} inverted tets): f64 C {dc:e}, grad C {dg:e}, b {db:e}; f32 C {dc32:e}, grad C {dg32:e}",
+                s.rows.len()
+            );
+            assert!(dc <= 1e-15 && dg <= 1e-15 && db <= 1e-15, "{label}, {scale}");
+            assert!(dc32 <= 1e-5 && dg32 <= 1e-5, "{label}, {scale}");
+            assert!(scale < 0.1 || inverted > 0, "the large perturbation inverts some elements");
+        }
+    }
 }

@@ -8,9 +8,15 @@ use nalgebra::{Matrix3, Vector3};
 /// equals the fixed-rotation one (1) here and exceeds it below (R is not differentiable at 0).
 pub const MIN_PAIR_SUM: f64 = 1.0;
 
-/// F = U Σ Vᵀ with the reflection moved onto the smallest singular value, so that R = U Vᵀ has
-/// det R = +1 even for inverted elements (then σ₃ < 0), and S = V Σ Vᵀ. Computed once per element
-/// and shared by its nine component rows ([`Polar::component`]).
+/// F = U Σ Vᵀ with U and V rotations, so that R = U Vᵀ has det R = +1 and an inverted element keeps its
+/// reflection in the smallest singular value (σ₃ < 0); S = V Σ Vᵀ. Computed once per element and shared by
+/// its nine component rows ([`Polar::component`]).
+///
+/// V and Σ² come from cyclic Jacobi rotations on FᵀF, sorted by decreasing eigenvalue; U and Σ from a
+/// Givens QR of F V (McAdams et al. 2011), which keeps U orthonormal and proper even for singular F and
+/// leaves σ₁, σ₂ ≥ 0, sign σ₃ = sign det F. `kernels/polar.cuh` is the same algorithm, operation for
+/// operation. (nalgebra's SVD missed R by up to 1e-11 near rest, where C = F − R is small: test
+/// `rotation_matches_the_newton_polar_iteration`.)
 #[derive(Clone, Copy, Debug)]
 pub struct Polar {
     u: Matrix3<f64>,
@@ -20,15 +26,71 @@ pub struct Polar {
 
 impl Polar {
     pub fn new(f: &Matrix3<f64>) -> Self {
-        let svd = f.svd(true, true);
-        let (mut u, v_t, mut sigma) = (svd.u.unwrap(), svd.v_t.unwrap(), svd.singular_values);
-        if (u * v_t).determinant() < 0.0 {
-            // nalgebra sorts singular values in decreasing order: flip the last column.
-            let c = -u.column(2);
-            u.set_column(2, &c);
-            sigma[2] = -sigma[2];
+        // Products written out in the kernel's order, so that both round alike.
+        let mut a = Matrix3::from_fn(|i, j| f[(0, i)] * f[(0, j)] + f[(1, i)] * f[(1, j)] + f[(2, i)] * f[(2, j)]);
+        let mut v = Matrix3::identity();
+        for _sweep in 0..20 {
+            let mut rotated = false;
+            for (p, q, r) in [(0, 1, 2), (0, 2, 1), (1, 2, 0)] {
+                let apq = a[(p, q)];
+                if apq.abs() <= f64::EPSILON * (a[(p, p)].abs() + a[(q, q)].abs()) || apq == 0.0 {
+                    continue;
+                }
+                rotated = true;
+                // t = tan of the angle that zeroes a_pq (the smaller root).
+                let theta = (a[(q, q)] - a[(p, p)]) / (2.0 * apq);
+                let t = 1.0f64.copysign(theta) / (theta.abs() + (theta * theta + 1.0).sqrt());
+                let c = 1.0 / (t * t + 1.0).sqrt();
+                let s = t * c;
+                a[(p, p)] -= t * apq;
+                a[(q, q)] += t * apq;
+                (a[(p, q)], a[(q, p)]) = (0.0, 0.0);
+                let (arp, arq) = (a[(r, p)], a[(r, q)]);
+                a[(r, p)] = c * arp - s * arq;
+                a[(p, r)] = a[(r, p)];
+                a[(r, q)] = s * arp + c * arq;
+                a[(q, r)] = a[(r, q)];
+                for k in 0..3 {
+                    let (vp, vq) = (v[(k, p)], v[(k, q)]);
+                    v[(k, p)] = c * vp - s * vq;
+                    v[(k, q)] = s * vp + c * vq;
+                }
+            }
+            if !rotated {
+                break;
+            }
         }
-        Polar { u, sigma, v: v_t.transpose() }
+        // Eigenvalues in decreasing order with V's columns, then det V = +1.
+        let mut w = [a[(0, 0)], a[(1, 1)], a[(2, 2)]];
+        for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+            if w[i] < w[j] {
+                w.swap(i, j);
+                v.swap_columns(i, j);
+            }
+        }
+        if v.determinant() < 0.0 {
+            v.column_mut(2).neg_mut();
+        }
+        // B = F V = U Σ: Givens rotations G zero B₁₀, B₂₀, B₂₁ from the left (B ← G B, U ← U Gᵀ).
+        let mut b = Matrix3::from_fn(|i, j| f[(i, 0)] * v[(0, j)] + f[(i, 1)] * v[(1, j)] + f[(i, 2)] * v[(2, j)]);
+        let mut u = Matrix3::identity();
+        for (i, j, col) in [(0, 1, 0), (0, 2, 0), (1, 2, 1)] {
+            let (x, y): (f64, f64) = (b[(i, col)], b[(j, col)]);
+            let h = (x * x + y * y).sqrt();
+            if h == 0.0 {
+                continue;
+            }
+            let (c, s) = (x / h, y / h);
+            for m in 0..3 {
+                let (bi, bj) = (b[(i, m)], b[(j, m)]);
+                b[(i, m)] = c * bi + s * bj;
+                b[(j, m)] = c * bj - s * bi;
+                let (ui, uj) = (u[(m, i)], u[(m, j)]);
+                u[(m, i)] = c * ui + s * uj;
+                u[(m, j)] = c * uj - s * ui;
+            }
+        }
+        Polar { u, sigma: Vector3::new(b[(0, 0)], b[(1, 1)], b[(2, 2)]), v }
     }
 
     fn rotation(&self) -> Matrix3<f64> {

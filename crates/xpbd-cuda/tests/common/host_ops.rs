@@ -45,6 +45,7 @@ type PrimalFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *cons
 type JacobianTranspose<T> = unsafe extern "C" fn(*mut T, U, U, U, *const T, *const T, *const T, *const T, u32);
 type JacobianRows<T> = unsafe extern "C" fn(*mut T, U, *const T, *const T, *const T, u32);
 type EvaluateRows<T> = unsafe extern "C" fn(*mut T, *mut T, U, U, *const T, *const T, u32);
+type EvaluateArapComponents<T> = unsafe extern "C" fn(*mut T, *mut T, U, U, *const T, *const T, T, u32);
 type InertiaTerm<T> = unsafe extern "C" fn(*mut T, *const T, *const T, *const T, *const T, u32);
 type DualFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *const T, *const T, u32);
 
@@ -215,6 +216,12 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
     fn evaluate_rows(&self, rows: &DeviceRows<Self>, x: &Vec<T>, c: &mut Vec<T>, grads: &mut Vec<T>) -> Result<(), String> {
         let f = self.f::<EvaluateRows<T>>("evaluate_rows");
         unsafe { f(c.as_mut_ptr(), grads.as_mut_ptr(), rows.kind.as_ptr(), rows.row_vertex.as_ptr(), rows.row_data.as_ptr(), x.as_ptr(), rows.count) };
+        Ok(())
+    }
+    fn evaluate_arap_components(&self, rows: &DeviceRows<Self>, x: &Vec<T>, c: &mut Vec<T>, grads: &mut Vec<T>) -> Result<(), String> {
+        let f = self.f::<EvaluateArapComponents<T>>("evaluate_arap_components");
+        let (first, v, d) = (rows.first_row.as_ptr(), rows.row_vertex.as_ptr(), rows.row_data.as_ptr());
+        unsafe { f(c.as_mut_ptr(), grads.as_mut_ptr(), first, v, d, x.as_ptr(), rows.guard, rows.arap_elements) };
         Ok(())
     }
     fn dual_rhs(&self, c: &Vec<T>, alpha_tilde: &Vec<T>, lambda: &Vec<T>, b: &mut Vec<T>) -> Result<(), String> {

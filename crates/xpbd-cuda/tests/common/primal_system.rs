@@ -42,7 +42,12 @@ pub struct DualSystem {
 
 /// The rows of scene `file` at positions perturbed by `scale`.
 pub fn dual_system(file: &str, scale: f64) -> DualSystem {
-    let model = super::load(file, |_| {});
+    dual_system_edited(file, scale, |_| {})
+}
+
+/// [`dual_system`] of the scene text after `edit`.
+pub fn dual_system_edited(file: &str, scale: f64, edit: impl FnOnce(&mut String)) -> DualSystem {
+    let model = super::load(file, edit);
     let rows = Rows::new(&model).unwrap();
     let x = perturbed(&model, scale);
     let lambda: Vec<f64> = (0..rows.len()).map(|i| 1e-6 * (i as f64).cos()).collect();
