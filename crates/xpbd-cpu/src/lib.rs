@@ -26,11 +26,51 @@ use xpbd_core::model::{Model, Ordering};
 use xpbd_core::state::State;
 
 pub struct CpuBackend {
+    boundary: SubstepBoundary,
+    sweep: Sweep,
+}
+
+/// What a substep does around its constraint solve (DESIGN.md §7): the prediction before it, the soft
+/// attachments after each iteration, and contacts, the velocity update and restitution at its end. Shared
+/// by the CPU backend and the device MGPBD backend (`xpbd_cuda`), whose solve runs elsewhere.
+pub struct SubstepBoundary {
     x_prev: Vec<Vec3>,
     v_before: Vec<Vec3>,
     attach_lambda: Vec<Vec3>,
     contacts: Vec<contacts::Contact>,
-    sweep: Sweep,
+}
+
+impl SubstepBoundary {
+    pub fn new(model: &Model) -> Self {
+        let n = model.vertex_count();
+        SubstepBoundary {
+            x_prev: vec![Vec3::zeros(); n],
+            v_before: vec![Vec3::zeros(); n],
+            attach_lambda: vec![Vec3::zeros(); model.attachments.len()],
+            contacts: Vec::new(),
+        }
+    }
+
+    /// The prediction x̃ of a substep ending at `t_end` (velocities kept for restitution); attachment
+    /// multipliers to zero. The solver resets its own multipliers.
+    pub fn begin(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
+        self.v_before.copy_from_slice(&s.v);
+        integrate::predict(model, s, &mut self.x_prev, h, t_end);
+        self.attach_lambda.fill(Vec3::zeros());
+    }
+
+    /// One pass over the soft attachments, after each solver iteration.
+    pub fn attachments(&mut self, model: &Model, x: &mut [Vec3], h: f64, t_end: f64) {
+        attachments::iterate(model, x, &mut self.attach_lambda, h, t_end);
+    }
+
+    /// Contacts, velocity update and restitution: the end of a substep.
+    pub fn end(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
+        contacts::project(model, &mut s.x, &self.x_prev, &mut self.contacts);
+        integrate::update_velocities(s, &self.x_prev, h);
+        contacts::restitute(&self.contacts, &mut s.v, &self.v_before, model.gravity.norm(), h);
+        s.time = t_end;
+    }
 }
 
 /// The constraint loop of the scene's `solver.ordering`, MGPBD's outer iteration, or the multi-layer
@@ -44,12 +84,8 @@ enum Sweep {
 
 impl CpuBackend {
     pub fn new(model: &Model) -> Self {
-        let n = model.vertex_count();
         CpuBackend {
-            x_prev: vec![Vec3::zeros(); n],
-            v_before: vec![Vec3::zeros(); n],
-            attach_lambda: vec![Vec3::zeros(); model.attachments.len()],
-            contacts: Vec::new(),
+            boundary: SubstepBoundary::new(model),
             sweep: match model.solver.ordering {
                 _ if model.solver.mgpbd.is_some() => Sweep::Mgpbd(Box::new(Mgpbd::new(model))),
                 _ if model.solver.multilayer.is_some() => Sweep::Multilayer(Box::new(Multilayer::new(model))),
@@ -97,14 +133,12 @@ impl CpuBackend {
 
     /// Prediction and multiplier reset: the start of a substep ending at `t_end`.
     pub fn begin_substep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
-        self.v_before.copy_from_slice(&s.v);
-        integrate::predict(model, s, &mut self.x_prev, h, t_end);
+        self.boundary.begin(model, s, h, t_end);
         match &mut self.sweep {
             Sweep::GaussSeidel(g) => g.reset(&mut s.lambda),
             Sweep::Jacobi(_) | Sweep::Multilayer(_) => s.lambda.fill(0.0),
             Sweep::Mgpbd(m) => m.reset(&mut s.lambda),
         }
-        self.attach_lambda.fill(Vec3::zeros());
     }
 
     /// One solver iteration (every elastic constraint once, then the soft attachments), leaving the
@@ -119,17 +153,17 @@ impl CpuBackend {
     fn sweep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) -> bool {
         let converged = match &mut self.sweep {
             Sweep::GaussSeidel(g) => {
-                g.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h);
+                g.iterate(model, &mut s.x, &self.boundary.x_prev, &mut s.lambda, h);
                 false
             }
             Sweep::Jacobi(j) => {
-                j.iterate(model, &mut s.x, &self.x_prev, &mut s.lambda, h, model.solver.relaxation);
+                j.iterate(model, &mut s.x, &self.boundary.x_prev, &mut s.lambda, h, model.solver.relaxation);
                 false
             }
             Sweep::Mgpbd(m) => m.iterate(model, &mut s.x, &mut s.lambda, h),
             Sweep::Multilayer(_) => unreachable!("multi-layer substeps run whole in CpuBackend::substep"),
         };
-        attachments::iterate(model, &mut s.x, &mut self.attach_lambda, h, t_end);
+        self.boundary.attachments(model, &mut s.x, h, t_end);
         converged
     }
 
@@ -141,15 +175,12 @@ impl CpuBackend {
 
     /// Contacts, velocity update and restitution: the end of a substep.
     pub fn end_substep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
-        contacts::project(model, &mut s.x, &self.x_prev, &mut self.contacts);
-        integrate::update_velocities(s, &self.x_prev, h);
-        contacts::restitute(&self.contacts, &mut s.v, &self.v_before, model.gravity.norm(), h);
-        s.time = t_end;
+        self.boundary.end(model, s, h, t_end);
     }
 }
 
-/// Runs `f`, adding its wall time to `acc`.
-fn timed<T>(acc: &mut f64, f: impl FnOnce() -> T) -> T {
+/// Runs `f`, adding its wall time to `acc` (time spent on reporting, excluded from the solve's).
+pub fn timed<T>(acc: &mut f64, f: impl FnOnce() -> T) -> T {
     let t = Instant::now();
     let r = f();
     *acc += t.elapsed().as_secs_f64();

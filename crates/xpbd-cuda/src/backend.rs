@@ -16,13 +16,23 @@ use xpbd_core::state::State;
 
 use crate::device_model::{blocks, err, DeviceModel, BLOCK, RESIDUAL_BLOCKS};
 use crate::layout::{check_supported, Layout};
-use crate::{DeviceInfo, GpuContext, KernelScalar};
+use crate::mgpbd_backend::MgpbdDevice;
+use crate::{CudaOps, DeviceInfo, GpuContext, KernelScalar};
 
 /// Scalar type of the device arrays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Precision {
     F32,
     F64,
+}
+
+impl Precision {
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
 }
 
 /// How the CUDA backend runs.
@@ -64,6 +74,8 @@ pub struct CudaBackend {
 enum Runner {
     F32(Gpu<f32>),
     F64(Gpu<f64>),
+    MgpbdF32(Box<MgpbdDevice<CudaOps<f32>>>),
+    MgpbdF64(Box<MgpbdDevice<CudaOps<f64>>>),
 }
 
 impl CudaBackend {
@@ -71,6 +83,9 @@ impl CudaBackend {
     /// driver error).
     pub fn new(model: &Model, options: CudaOptions) -> Result<Self, String> {
         check_supported(model)?;
+        if model.solver.mgpbd.is_some() {
+            return Self::mgpbd(model, options);
+        }
         let gpu = Arc::new(GpuContext::new(options.ordinal)?);
         // One stream only: cudarc's cross-stream events are not needed, and they must stay out of graph capture.
         // SAFETY: every slice of this backend is created after this call and used on `gpu.stream()` only.
@@ -90,6 +105,22 @@ impl CudaBackend {
         Ok(CudaBackend { runner, info, options, colors, ordering })
     }
 
+    /// MGPBD: the device outer iterations inside the host's substep loop ([`MgpbdDevice`]).
+    fn mgpbd(model: &Model, options: CudaOptions) -> Result<Self, String> {
+        if options.graph {
+            return Err("XPBD_CUDA_GRAPH=1: MGPBD's frames are not captured as a graph (their outer iterations stop on the residual)".into());
+        }
+        let gpu = Arc::new(GpuContext::new(options.ordinal)?);
+        let info = gpu.info().clone();
+        let ordering = "MGPBD outer iterations, primal AMG-PCG";
+        let describe = format!("cuda: {} ({}), {ordering}, {}, plain launches", info.name, info.ordinal, options.precision.name());
+        let runner = match options.precision {
+            Precision::F32 => Runner::MgpbdF32(Box::new(MgpbdDevice::new(CudaOps::new(gpu)?, model, describe)?)),
+            Precision::F64 => Runner::MgpbdF64(Box::new(MgpbdDevice::new(CudaOps::new(gpu)?, model, describe)?)),
+        };
+        Ok(CudaBackend { runner, info, options, colors: None, ordering })
+    }
+
     pub fn device(&self) -> &DeviceInfo {
         &self.info
     }
@@ -99,33 +130,36 @@ impl CudaBackend {
         match &mut self.runner {
             Runner::F32(g) => g.step_frame(model, state),
             Runner::F64(g) => g.step_frame(model, state),
+            Runner::MgpbdF32(m) => m.try_step_frame(model, state),
+            Runner::MgpbdF64(m) => m.try_step_frame(model, state),
         }
     }
 }
 
 impl Backend for CudaBackend {
     fn describe(&self) -> String {
-        let precision = if self.options.precision == Precision::F32 { "f32" } else { "f64" };
         let launches = if self.options.graph { "CUDA graph per frame" } else { "plain launches" };
-        format!("cuda: {} ({}), {}, {precision}, {launches}", self.info.name, self.info.ordinal, self.ordering)
+        format!("cuda: {} ({}), {}, {}, {launches}", self.info.name, self.info.ordinal, self.ordering, self.options.precision.name())
     }
 
     fn colors(&self) -> Option<usize> {
         self.colors
     }
 
-    /// A driver error mid-run cannot be returned through this trait: it is printed once, and the state is set to
-    /// NaN so that the run's non-finite check stops it (never a silently wrong state).
     fn step_frame(&mut self, model: &Model, state: &mut State) -> FrameStats {
-        match self.try_step_frame(model, state) {
-            Ok(stats) => stats,
-            Err(e) => {
-                eprintln!("error: CUDA backend: {e}");
-                state.x.iter_mut().for_each(|p| p.fill(f64::NAN));
-                FrameStats { residual: f64::NAN, relative_residual: f64::NAN, ..FrameStats::default() }
-            }
-        }
+        let result = self.try_step_frame(model, state);
+        frame_or_failure(result, state)
     }
+}
+
+/// A frame's stats, or for a driver error mid-run (which the `Backend` trait cannot return) the error printed
+/// once and the state set to NaN, so that the run's non-finite check stops it (never a silently wrong state).
+pub(crate) fn frame_or_failure(result: Result<FrameStats, String>, state: &mut State) -> FrameStats {
+    result.unwrap_or_else(|e| {
+        eprintln!("error: CUDA backend: {e}");
+        state.x.iter_mut().for_each(|p| p.fill(f64::NAN));
+        FrameStats { residual: f64::NAN, relative_residual: f64::NAN, ..FrameStats::default() }
+    })
 }
 
 /// The device model of one precision, the host layout, and the captured graph.

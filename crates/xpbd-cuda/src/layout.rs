@@ -78,8 +78,11 @@ pub fn collider_table(model: &Model) -> Vec<f64> {
 /// Why the CUDA backend cannot run `model`, or `Ok` when it can. Everything it does not support is named here,
 /// so that nothing runs silently wrong.
 pub fn check_supported(model: &Model) -> Result<(), String> {
-    if model.solver.mgpbd.is_some() || model.solver.multilayer.is_some() || model.solver.kind != "xpbd" {
-        return Err(format!("solver.kind = \"{}\" has no GPU path (only \"xpbd\")", model.solver.kind));
+    if model.solver.mgpbd.is_some() {
+        return crate::mgpbd_backend::check_supported(model);
+    }
+    if model.solver.multilayer.is_some() || model.solver.kind != "xpbd" {
+        return Err(format!("solver.kind = \"{}\" has no GPU path (only \"xpbd\" and \"mgpbd\")", model.solver.kind));
     }
     if model.solver.ordering == Ordering::Serial {
         return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into());

@@ -6,7 +6,8 @@
 //! and loaded modules; [`GpuPredict`] runs the prediction kernels (the first GPU path, with a parity test against
 //! [`reference`](mod@reference)). MGPBD's solve phase (issue 7): [`amg_ops::LinearOps`] and its drivers
 //! [`amg_device`], [`pcg_device`], [`primal_device`], the plain-CG baseline [`dual_device`] and the row evaluation
-//! [`rows_device`], and one outer iteration [`outer_device`], on the GPU through [`CudaOps`].
+//! [`rows_device`], one outer iteration [`outer_device`] and the substep loop around it [`mgpbd_backend`] (which
+//! [`CudaBackend`] runs for MGPBD scenes), on the GPU through [`CudaOps`].
 //!
 //! libcuda is opened at run time (cudarc's `dynamic-loading`), so this crate builds and its tests pass on machines
 //! with no CUDA at all; nothing here panics for lack of a driver or device. See `docs/cuda.md`.
@@ -22,6 +23,7 @@ mod kernels {
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
 pub mod layout;
+pub mod mgpbd_backend;
 pub mod outer_device;
 pub mod pcg_device;
 mod predict;

@@ -138,12 +138,13 @@ fn graph_replay_equals_plain_launches() {
 
 #[test]
 fn unsupported_scene_is_refused_with_the_reason() {
-    let model = load("mgpbd_beam_nh.toml", |_| {});
+    let mut model = load("mgpbd_beam_nh.toml", |_| {});
+    model.solver.mgpbd.as_mut().unwrap().linear_solver = "cg".into();
     let reason = match CudaBackend::new(&model, CudaOptions { ordinal: 0, precision: Precision::F64, graph: false }) {
-        Ok(_) => panic!("the CUDA backend accepted an MGPBD scene"),
+        Ok(_) => panic!("the CUDA backend accepted MGPBD with plain CG"),
         Err(reason) => reason,
     };
-    assert!(reason.contains("mgpbd"), "{reason}");
+    assert!(reason.contains("\"cg\" has no GPU path"), "{reason}");
 }
 
 #[test]

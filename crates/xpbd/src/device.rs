@@ -173,8 +173,10 @@ mod tests {
         assert_eq!(r, "cpu: no CUDA driver found (libcuda.so could not be loaded)");
         let r = cpu_reason(decide(Device::Auto, &facts(NO_KERNELS, Some("serial"), 100_000)).unwrap());
         assert_eq!(r, "cpu: built without kernels: nvcc was not found at build time");
-        let r = cpu_reason(decide(Device::Auto, &facts(H100, Some("solver.kind = \"mgpbd\" has no GPU path (only \"xpbd\")"), 100_000)).unwrap());
-        assert!(r.starts_with("cpu: the CUDA backend cannot run this scene: solver.kind = \"mgpbd\""), "{r}");
+        let r = cpu_reason(
+            decide(Device::Auto, &facts(H100, Some("solver.kind = \"multilayer\" has no GPU path (only \"xpbd\" and \"mgpbd\")"), 100_000)).unwrap(),
+        );
+        assert!(r.starts_with("cpu: the CUDA backend cannot run this scene: solver.kind = \"multilayer\""), "{r}");
         let r = cpu_reason(decide(Device::Auto, &facts(H100, Some("body 'b' uses material 'arap', which has no GPU path"), 100_000)).unwrap());
         assert!(r.contains("'arap'"), "{r}");
         let r = cpu_reason(decide(Device::Auto, &facts(H100, None, 3750)).unwrap());

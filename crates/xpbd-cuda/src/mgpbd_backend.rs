@@ -1,0 +1,102 @@
+//! MGPBD on a device (issue 7): `xpbd_cpu::CpuBackend`'s substep loop around the device outer iterations
+//! ([`DeviceOuter`]). The prediction, contacts, velocity update and restitution stay on the host
+//! ([`SubstepBoundary`], O(n) per substep); per substep the positions go up after the prediction and come down
+//! after the last outer iteration, with the state's multipliers. Per outer iteration only the scalars of control
+//! cross the bus (the issue's hand-off), and K and x at a full AMG setup. Generic over [`LinearOps`], so the
+//! whole loop runs on the host-compiled kernels in the tests against the CPU backend.
+
+use std::time::Instant;
+
+use xpbd_core::backend::{Backend, FrameStats};
+use xpbd_core::linear::PRIMAL_SOLVER;
+use xpbd_core::metrics::residual_norm;
+use xpbd_core::model::Model;
+use xpbd_core::state::State;
+use xpbd_cpu::{timed, SubstepBoundary};
+
+use crate::amg_ops::LinearOps;
+use crate::outer_device::DeviceOuter;
+use crate::KernelScalar;
+
+/// Why the device MGPBD loop cannot run `model`, or `Ok` when it can.
+pub fn check_supported(model: &Model) -> Result<(), String> {
+    let settings = model.solver.mgpbd.as_ref().ok_or("solver.kind is not mgpbd")?;
+    if settings.linear_solver != PRIMAL_SOLVER {
+        return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{PRIMAL_SOLVER}\")", settings.linear_solver));
+    }
+    if let Some(a) = model.attachments.iter().find(|a| a.compliance > 0.0) {
+        return Err(format!("vertex {} has a soft attachment: MGPBD's GPU path does not iterate attachments", a.vertex));
+    }
+    xpbd_core::mgpbd::rows::Rows::new(model).map(|_| ()).map_err(|e| e.to_string())
+}
+
+pub struct MgpbdDevice<O: LinearOps> {
+    ops: O,
+    outer: DeviceOuter<O>,
+    boundary: SubstepBoundary,
+    x: O::Vector,
+    lambda: O::Vector,
+    describe: String,
+}
+
+impl<O: LinearOps> MgpbdDevice<O> {
+    /// Uploads `model`'s rows and buffers through `ops` (`describe`: the backend's description).
+    pub fn new(ops: O, model: &Model, describe: String) -> Result<Self, String> {
+        check_supported(model)?;
+        let outer = DeviceOuter::new(&ops, model)?;
+        let x = ops.zeros(3 * model.vertex_count())?;
+        let lambda = ops.zeros(outer.multiplier_count())?;
+        Ok(MgpbdDevice { boundary: SubstepBoundary::new(model), outer, x, lambda, ops, describe })
+    }
+
+    /// One frame (as `CpuBackend::step_frame`); `Err` when the device reports an error.
+    pub fn try_step_frame(&mut self, model: &Model, s: &mut State) -> Result<FrameStats, String> {
+        let h = model.h();
+        let n = model.solver.substeps;
+        let t0 = s.time;
+        let start = Instant::now();
+        let (mut stats, mut excluded) = (FrameStats::default(), 0.0);
+        self.outer.begin_frame(s.frame);
+        for k in 1..=n {
+            let t_end = t0 + model.solver.dt * k as f64 / n as f64;
+            self.boundary.begin(model, s, h, t_end);
+            let flat: Vec<O::T> = s.x.iter().flat_map(|p| [p.x, p.y, p.z]).map(O::T::from_f64).collect();
+            self.ops.write(&flat, &mut self.x)?;
+            self.outer.reset(&self.ops, &mut self.lambda)?;
+            s.lambda.fill(0.0);
+            let report = k == n;
+            let r0 = report.then(|| timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h)));
+            for _ in 0..model.solver.iterations {
+                if self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda)? {
+                    break;
+                }
+            }
+            let x: Vec<f64> = self.ops.download(&self.x)?.into_iter().map(KernelScalar::to_f64).collect();
+            for (p, c) in s.x.iter_mut().zip(x.chunks_exact(3)) {
+                p.copy_from_slice(c);
+            }
+            self.outer.state_multipliers(&self.ops, &self.lambda, &mut s.lambda)?;
+            self.boundary.end(model, s, h, t_end);
+            if let Some(r0) = r0 {
+                let r = timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h));
+                stats.residual = r;
+                stats.relative_residual = if r0 > 0.0 { r / r0 } else { 0.0 };
+            }
+        }
+        s.frame += 1;
+        stats.mgpbd = Some(std::mem::take(&mut self.outer.stats));
+        stats.solve_seconds = (start.elapsed().as_secs_f64() - excluded).max(0.0);
+        Ok(stats)
+    }
+}
+
+impl<O: LinearOps> Backend for MgpbdDevice<O> {
+    fn describe(&self) -> String {
+        self.describe.clone()
+    }
+
+    fn step_frame(&mut self, model: &Model, state: &mut State) -> FrameStats {
+        let result = self.try_step_frame(model, state);
+        crate::backend::frame_or_failure(result, state)
+    }
+}
