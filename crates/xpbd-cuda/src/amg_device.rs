@@ -5,7 +5,8 @@
 //! What the CPU builds at each full setup and uploads here: per level P, Pᵀ, the relaxation's kind, ρ(D⁻¹A) and
 //! Gauss-Seidel colouring, and the plans of the products A P and Pᵀ (A P) ([`ProductPlan`]) with the coarse
 //! patterns. Everything that depends on the finest values (the coarse values, the diagonals, the coarsest
-//! Cholesky factor) is recomputed on the device by [`DeviceHierarchy::refresh`]; nothing crosses the bus for it.
+//! Cholesky factor) is recomputed on the device by [`DeviceHierarchy::refresh`]; nothing crosses the bus for it,
+//! unless the coarsest level is too large to factor densely ([`DeviceCoarsest::Host`]).
 
 use xpbd_core::amg::hierarchy::{CoarseSolve, Hierarchy};
 use xpbd_core::amg::smoothers::{Relaxation, CHEBYSHEV_DEGREE, CHEBYSHEV_LOWER, CHEBYSHEV_UPPER};
@@ -49,11 +50,15 @@ pub struct DeviceLevel<O: LinearOps> {
     pub coarse_x: O::Vector,
 }
 
-/// The coarsest level: its dense Cholesky factor, refactored on the device.
-pub struct DeviceCoarsest<O: LinearOps> {
-    pub n: u32,
-    pub factor: O::Vector,
-    pub status: O::Indices,
+/// The coarsest level.
+pub enum DeviceCoarsest<O: LinearOps> {
+    /// Its dense Cholesky factor, refactored on the device.
+    Dense { n: u32, factor: O::Vector, status: O::Indices },
+    /// Where the CPU does not factor it densely (more than 500 rows: coarsening stalled, as on a mass-dominated
+    /// K without strong connections, which stays a single level; or LU for a semi-definite one), the CPU's own
+    /// solver on the host: each refresh reads the level's values back and refactors, each V-cycle sends its
+    /// right-hand side down and the solution up. The same arithmetic as the CPU, at the cost of those transfers.
+    Host { matrix: Csr, solve: Box<CoarseSolve>, b: Vec<f64>, x: Vec<f64> },
 }
 
 pub struct DeviceHierarchy<O: LinearOps> {
@@ -104,13 +109,6 @@ impl<O: LinearOps> DeviceHierarchy<O> {
     /// matrix shares), and computes the coarse values on the device from `fine` (the device's finest matrix).
     pub fn upload(ops: &mut O, a: &Csr, h: &Hierarchy, fine: &DeviceCsr<O>) -> Result<Self, String> {
         let last = h.levels.last().map_or(a, |l| &l.galerkin.coarse);
-        if !matches!(h.coarsest, CoarseSolve::Cholesky(_)) {
-            return Err(format!(
-                "the coarsest AMG level ({} rows) is not dense Cholesky on the CPU (sparse above 500 rows, LU when semi-definite): \
-                 the device solves only a dense coarsest level (lower solver.max_coarse)",
-                last.rows()
-            ));
-        }
         let mut levels = Vec::with_capacity(h.levels.len());
         let mut cur = a;
         for level in &h.levels {
@@ -142,7 +140,10 @@ impl<O: LinearOps> DeviceHierarchy<O> {
             cur = &level.galerkin.coarse;
         }
         let n = last.rows();
-        let coarsest = DeviceCoarsest { n: n as u32, factor: ops.zeros((n * n).max(1))?, status: ops.upload_indices(&[0])? };
+        let coarsest = match h.coarsest {
+            CoarseSolve::Cholesky(_) => DeviceCoarsest::Dense { n: n as u32, factor: ops.zeros((n * n).max(1))?, status: ops.upload_indices(&[0])? },
+            _ => DeviceCoarsest::Host { matrix: last.clone(), solve: Box::new(CoarseSolve::new(last)), b: vec![0.0; n], x: vec![0.0; n] },
+        };
         let mut d = DeviceHierarchy { levels, coarsest, pre_sweeps: h.options.pre_sweeps, post_sweeps: h.options.post_sweeps };
         d.refresh(ops, fine)?;
         Ok(d)
@@ -160,10 +161,19 @@ impl<O: LinearOps> DeviceHierarchy<O> {
             ops.sparse_product(&level.coarse_plan, &level.pt.val, &level.ap, &mut level.coarse.val)?;
         }
         let last = self.levels.last().map_or(fine, |l| &l.coarse);
-        let c = &mut self.coarsest;
-        ops.dense_scatter(last, &mut c.factor)?;
-        if !ops.dense_cholesky(&mut c.factor, c.n, &mut c.status)? {
-            return Err(format!("the coarsest AMG matrix ({} rows) is not positive definite on the device", c.n));
+        match &mut self.coarsest {
+            DeviceCoarsest::Dense { n, factor, status } => {
+                ops.dense_scatter(last, factor)?;
+                if !ops.dense_cholesky(factor, *n, status)? {
+                    return Err(format!("the coarsest AMG matrix ({n} rows) is not positive definite on the device"));
+                }
+            }
+            DeviceCoarsest::Host { matrix, solve, .. } => {
+                let values = ops.download(&last.val)?;
+                let nnz = matrix.nnz();
+                matrix.data_mut().iter_mut().zip(&values[..nnz]).for_each(|(m, v)| *m = v.to_f64());
+                **solve = CoarseSolve::new(matrix);
+            }
         }
         Ok(())
     }
@@ -184,10 +194,18 @@ impl<O: LinearOps> DeviceHierarchy<O> {
             ops.spmv(&level.pt, &level.work, &mut level.coarse_b)?;
             ops.set_zero(&mut level.coarse_x)?;
         }
-        let c = &self.coarsest;
-        match self.levels.last_mut() {
-            None => ops.cholesky_solve(&c.factor, c.n, b, x)?,
-            Some(l) => ops.cholesky_solve(&c.factor, c.n, &l.coarse_b, &mut l.coarse_x)?,
+        let (cb, cx) = match self.levels.last_mut() {
+            None => (b, &mut *x),
+            Some(l) => (&l.coarse_b, &mut l.coarse_x),
+        };
+        match &mut self.coarsest {
+            DeviceCoarsest::Dense { n, factor, .. } => ops.cholesky_solve(factor, *n, cb, cx)?,
+            DeviceCoarsest::Host { solve, b: hb, x: hx, .. } => {
+                let down = ops.download(cb)?;
+                hb.iter_mut().zip(&down).for_each(|(h, d)| *h = d.to_f64());
+                solve.solve(hb, hx);
+                ops.write(&crate::amg_ops::to_t(hx), cx)?;
+            }
         }
         // Up: prolongate the correction, post-smooth.
         for l in (0..depth).rev() {

@@ -300,15 +300,32 @@ fn primal_solve_f32_converges_near_the_f64_cpu() {
 }
 
 /// A coarsest level the CPU factors sparsely (above 500 rows: here the beam's whole K, with `max_coarse` above
-/// its 1200 rows) has no device solve: the hand-off says so instead of running.
+/// its 1200 rows) is solved on the host by the CPU's own solver (`DeviceCoarsest::Host`): the primal solve as
+/// on the CPU, before and after a refresh with new values of K.
 #[test]
-fn sparse_coarsest_level_is_refused_with_the_reason() {
+fn sparse_coarsest_level_is_solved_on_the_host_like_the_cpu() {
     let Some(lib) = library_or_skip() else { return };
-    let s = beam_system(Smoother::Jacobi, 2000, 0.02);
+    let mut s = beam_system(Smoother::Jacobi, 2000, 0.02);
     let h = s.hierarchy();
     assert_eq!(h.level_count(), 1);
     let mut ops = Ops::new(lib);
-    let d = device_primal(&mut ops, &s);
-    let reason = DeviceHierarchy::upload(&mut ops, &s.solver.k, &h, &d.k).err().expect("refused");
-    assert!(reason.contains("1200 rows") && reason.contains("max_coarse"), "{reason}");
+    let mut d = device_primal(&mut ops, &s);
+    d.setup(&mut ops, &s.solver.k, &h).unwrap();
+    for round in ["after the setup", "after a refresh"] {
+        let mut want = vec![0.0; s.rows.len()];
+        let j = xpbd_core::mgpbd::primal_solve::Jacobian { vertices: &s.rows.vertices, grads: &s.grads };
+        let cpu = s.solver.solve(j, &s.model.inv_mass, &s.b, &mut want, 1e-8, 100);
+        ops.write(&s.b, &mut d.b).unwrap();
+        let dev = d.solve(&mut ops, 1e-8, 100).unwrap();
+        println!("{round}: cpu {cpu:?}, device {dev:?}");
+        assert!(cpu.converged && dev.iterations == cpu.iterations, "{round}: {dev:?} vs {cpu:?}");
+        check(&format!("{round}: delta lambda"), &d.dlambda, &want, 1e-10);
+        // New values of K on the same pattern (gradients scaled by 1.1), refilled and refreshed on both sides:
+        // the device reads the coarsest (here the only) level back and refactors it on the host.
+        s.grads.iter_mut().flatten().for_each(|g| *g *= 1.1);
+        s.solver.fill(&s.grads, &s.model.inv_mass);
+        s.solver.setup(&s.x, xpbd_core::linear::Setup::Refresh);
+        d.fill(&ops, &s.grads).unwrap();
+        d.refresh(&mut ops).unwrap();
+    }
 }

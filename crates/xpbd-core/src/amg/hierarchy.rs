@@ -41,7 +41,7 @@ pub enum CoarseSolve {
 }
 
 impl CoarseSolve {
-    pub(super) fn new(a: &Csr) -> Self {
+    pub fn new(a: &Csr) -> Self {
         if a.rows() > MAX_DENSE {
             let mut direct = Box::new(Direct::default());
             direct.setup(a, Setup::Full);
