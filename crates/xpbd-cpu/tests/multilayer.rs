@@ -315,21 +315,26 @@ fn released_stretch(solver: &str, substeps: usize) -> (f64, f64) {
 fn released_stretched_block_keeps_its_momentum() {
     // Momenta here are ~1e3 (3000 kg moving at ~1 m/s). Before the fixes of docs/multilayer.md
     // ("A released stretched block gained angular momentum") the strain-rate order reached |L| = 3.6
-    // and `random` 0.71 at 4 substeps; XPBD 0.073. What is left is not XPBD's yet (see there), so the
-    // bound is 5 × XPBD's drift at 4 substeps, and the drift must shrink with the substep, as XPBD's does
-    // (before: 0.27 at both 4 and 16 substeps with the strain-rate order).
-    for substeps in [4, 16] {
-        let (p, l) = released_stretch("kind = \"xpbd\"", substeps);
-        println!("{substeps} substeps, xpbd: max |P| {p:.2e} kg m/s, max |L| {l:.2e} kg m²/s");
-        assert!(p < 1e-7 && l < 0.1, "xpbd |P| {p:e}, |L| {l:e}");
-    }
-    let (_, xp_l) = released_stretch("kind = \"xpbd\"", 4);
+    // and `random` 0.71 at 4 substeps; XPBD 0.073. With boundary members held at the rigid positions
+    // during the elastic sweeps it was still 0.13–0.20 at 4 and 0.015–0.090 (15–90 × XPBD's) at 16
+    // substeps; since they take their deformation step with the body's, every order stays below XPBD's
+    // drift at 4 substeps (measured 0.049 / 0.041 / 0.0089) and within 10 × XPBD's at 16 (1.2 / 4.3 / 8.4 ×),
+    // and the strain-rate and random drifts shrink with the substep as XPBD's does.
+    let xp: Vec<f64> = [4, 16]
+        .iter()
+        .map(|&substeps| {
+            let (p, l) = released_stretch("kind = \"xpbd\"", substeps);
+            println!("{substeps} substeps, xpbd: max |P| {p:.2e} kg m/s, max |L| {l:.2e} kg m²/s");
+            assert!(p < 1e-7 && l < 0.1, "xpbd |P| {p:e}, |L| {l:e}");
+            l
+        })
+        .collect();
     for order in ["strain_rate", "random", "stripes"] {
         let solver = format!("{ML}\nlayer_order = \"{order}\"");
         let ((p4, l4), (p16, l16)) = (released_stretch(&solver, 4), released_stretch(&solver, 16));
         println!("multilayer, {order} order: max |P| {p4:.2e} / {p16:.2e} kg m/s, max |L| {l4:.2e} / {l16:.2e} kg m²/s (4 / 16 substeps)");
         assert!(p4 < 1e-7 && p16 < 1e-6, "{order}: linear momentum {p4:e}, {p16:e}");
-        assert!(l4 < 5.0 * xp_l, "{order}: angular momentum {l4:e} against XPBD's {xp_l:e}");
+        assert!(l4 < xp[0] && l16 < 10.0 * xp[1], "{order}: angular momentum {l4:e} / {l16:e} against XPBD's {:e} / {:e}", xp[0], xp[1]);
         if order != "stripes" {
             assert!(l16 < 0.5 * l4, "{order}: angular momentum {l16:e} at 16 substeps, {l4:e} at 4");
         }
