@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Builds here what a GPU session runs on the device machine, which has nvcc but no Rust toolchain: the release
+# `xpbd` binary, the GPU test binaries of xpbd-cuda (ptx, parity, backend_parity, amg_parity) and the table2_gpu
+# example, all with the kernels (the CUDA toolchain is installed first if needed), stripped, into
+# target/gpu-bundle/ (about 35 MB; git ignores target/), with run.sh beside them.
+#
+# Usage, on this machine:   bash scripts/gpu-bundle.sh
+# then with the device tool: run(command="bash target/gpu-bundle/run.sh", carry=["target/gpu-bundle"])
+#
+# run.sh [tests|table2|squash|all] runs the parity tests, Table 2 (5 steps) and MGPBD's squash benchmark on
+# the GPU (all three by default; one stage per call keeps each under the device tool's 10 minutes) and
+# copies their output to $OUT (when set) as gpu-tests.txt, table2.md and mgpbd_squash.md. The test binaries read the
+# scenes through the source path they were built in (env!("CARGO_MANIFEST_DIR")); run.sh links that path to
+# the device's copy of the repository.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .toolchain/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null && [ -z "${NVCC:-}${CUDA_HOME:-}${CUDA_PATH:-}" ]; then
+    bash scripts/install-cuda-toolchain.sh
+fi
+cargo build --release --locked -p xpbd-cli
+cargo build --release --locked -p xpbd-cuda --examples
+tests=(ptx parity backend_parity amg_parity)
+args=()
+for t in "${tests[@]}"; do args+=(--test "$t"); done
+# The test executables, from cargo's JSON messages.
+mapfile -t exes < <(cargo test --release --locked -p xpbd-cuda "${args[@]}" --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["test"]:
+        print(m["target"]["name"] + " " + m["executable"])')
+bundle=target/gpu-bundle
+rm -rf "$bundle"
+mkdir -p "$bundle"
+for e in "${exes[@]}"; do
+    name=${e%% *}
+    cp "${e#* }" "$bundle/$name"
+done
+cp target/release/xpbd "$bundle/xpbd"
+cp target/release/examples/table2_gpu "$bundle/table2_gpu"
+strip "$bundle"/*
+for t in "${tests[@]}" xpbd table2_gpu; do
+    [ -x "$bundle/$t" ] || { echo "gpu-bundle: $t was not built" >&2; exit 1; }
+done
+pwd > "$bundle/BUILD_ROOT"
+git rev-parse --short HEAD > "$bundle/COMMIT"
+cat > "$bundle/run.sh" <<'EOF'
+#!/usr/bin/env bash
+# On the device machine, from the repository root: bash target/gpu-bundle/run.sh [tests|table2|squash|all]
+# (see scripts/gpu-bundle.sh). SIZES and FRAMES go to benches/gpu/mgpbd_squash.sh.
+set -uo pipefail
+stage=${1:-all}
+bundle=target/gpu-bundle
+root=$(cat "$bundle/BUILD_ROOT")
+if [ "$root" != "$PWD" ] && [ ! -e "$root" ]; then
+    mkdir -p "$(dirname "$root")" && ln -s "$PWD" "$root"
+fi
+out=${OUT:-$bundle/results}
+mkdir -p "$out"
+status=0
+if [ "$stage" = tests ] || [ "$stage" = all ]; then
+    { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"; echo "bundle built at $(cat "$bundle/COMMIT")"; } | tee "$out/gpu-tests.txt"
+    for t in ptx parity backend_parity amg_parity; do
+        echo "== $t" | tee -a "$out/gpu-tests.txt"
+        "$bundle/$t" --nocapture --test-threads=1 2>&1 | tee -a "$out/gpu-tests.txt"
+        [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    done
+fi
+if [ "$stage" = table2 ] || [ "$stage" = all ]; then
+    "$bundle/table2_gpu" --steps 5 2>&1 | tee "$out/table2.md"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+if [ "$stage" = squash ] || [ "$stage" = all ]; then
+    mkdir -p target/release
+    cp "$bundle/xpbd" target/release/xpbd
+    DEVICES=cuda bash benches/gpu/mgpbd_squash.sh "$bundle/squash" || status=1
+    cp "$bundle/squash/table.md" "$out/mgpbd_squash.md" 2>/dev/null
+fi
+exit $status
+EOF
+chmod +x "$bundle/run.sh"
+du -sh "$bundle"
+echo "carry target/gpu-bundle and run: bash target/gpu-bundle/run.sh"
