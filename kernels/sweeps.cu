@@ -1,5 +1,5 @@
 // XPBD sweeps over one element family on the GPU, and the residual for reporting. Element kinds (`Elem`): the tet
-// models of tet_constraints.cuh (neohookean_block, neohookean, stvk) and the cloth rows of cloth_constraints.cuh
+// models of tet_constraints.cuh (neohookean_block, neohookean, stvk, arap) and the cloth rows of cloth_constraints.cuh
 // (distance, bending). Elem::N vertices and Elem::ROWS multipliers per element; its per-element data is data0/data1.
 //
 // project_items_<kind>: Gauss-Seidel in a schedule (block paper Algorithms 2 and 3; crates/xpbd-cpu/src/
@@ -155,5 +155,6 @@ XPBD_EXPORT_F32_F64(jacobi_gather,
 XPBD_ELEMENT_KERNELS(xpbd::NeoHookeanBlock, neohookean_block)
 XPBD_ELEMENT_KERNELS(xpbd::NeoHookean, neohookean)
 XPBD_ELEMENT_KERNELS(xpbd::StVK, stvk)
+XPBD_ELEMENT_KERNELS(xpbd::Arap, arap)
 XPBD_ELEMENT_KERNELS(xpbd::Distance, distance)
 XPBD_ELEMENT_KERNELS(xpbd::Bending, bending)

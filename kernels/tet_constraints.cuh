@@ -1,10 +1,11 @@
 // Tetrahedral XPBD constraints on the GPU: the formulas of crates/xpbd-core/src/constraint (tet.rs,
-// volume.rs, neohookean.rs, stvk.rs, projection.rs, block_solve.rs, tet_model.rs), operation for operation, so
+// volume.rs, neohookean.rs, stvk.rs, arap.rs, projection.rs, block_solve.rs, tet_model.rs), operation for operation, so
 // that double-precision runs agree with the CPU backend to round-off (DESIGN.md section 7).
 //
 // One element is visited on local copies: positions p[4][3] (vertex, axis), inverse masses w[4], and the
 // element's multipliers. Matrices are row-major T[3][3]; D_m^-1 is stored row-major, 9 scalars per element.
 #pragma once
+#include "polar.cuh"
 #include "xpbd_block.cuh"
 
 namespace xpbd {
@@ -196,6 +197,27 @@ struct StVK {
         }
         const T shear = T(1) / (T(4) * m.c0 * vol) * inv_h2;
         for (int k = 0; k < 3; ++k) r[3 + k] = stvk_shear_row(f, shear_i(k), shear_j(k), P) + shear * lambda[3 + k];
+    }
+};
+
+// ARAP: one row C = ||F - R||_F with compliance 1/(mu V) (tet_model.rs, arap.rs; R from polar.cuh).
+struct Arap {
+    static constexpr int N = 4, ROWS = 1;
+    template <typename T>
+    __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T w[4],
+                                   T p[4][3], const T p0[4][3], T* lambda) {
+        const T* dm = data0 + 9 * e;
+        T f[3][3], P[3][3];
+        deformation_gradient(p, dm, f);
+        const T c = arap_cone(f, P);
+        apply_row(c, P, dm, w, T(1) / (m.c0 * data1[e]) * (T(1) / (m.h * m.h)), m.beta_h, p, p0, lambda);
+    }
+    template <typename T>
+    __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T p[4][3],
+                                    const T* lambda, T* r) {
+        T f[3][3], P[3][3];
+        deformation_gradient(p, data0 + 9 * e, f);
+        r[0] = arap_cone(f, P) + T(1) / (m.h * m.h) / (m.c0 * data1[e]) * lambda[0];
     }
 };
 

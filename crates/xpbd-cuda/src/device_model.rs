@@ -122,7 +122,7 @@ impl<T: KernelScalar> DeviceModel<T> {
         let n = model.vertex_count();
         let mut families = Vec::with_capacity(layout.families.len());
         for f in &layout.families {
-            let suffix = f.kind.kernel_suffix().expect("check_supported accepted the model");
+            let suffix = f.kind.kernel_suffix();
             families.push(DeviceFamily {
                 count: f.elements() as u32,
                 idx: up_u(&nonempty(&f.idx))?,

@@ -22,15 +22,15 @@ pub enum ElementKind {
 }
 
 impl ElementKind {
-    /// The kernels' suffix (`project_items_<suffix>` etc.); `None` for a model without kernels (ARAP).
-    pub fn kernel_suffix(self) -> Option<&'static str> {
+    /// The kernels' suffix (`project_items_<suffix>` etc.).
+    pub fn kernel_suffix(self) -> &'static str {
         match self {
-            ElementKind::Tet(TetModel::NeoHookeanBlock) => Some("neohookean_block"),
-            ElementKind::Tet(TetModel::NeoHookean) => Some("neohookean"),
-            ElementKind::Tet(TetModel::StVK) => Some("stvk"),
-            ElementKind::Tet(TetModel::Arap) => None,
-            ElementKind::Distance => Some("distance"),
-            ElementKind::Bending => Some("bending"),
+            ElementKind::Tet(TetModel::NeoHookeanBlock) => "neohookean_block",
+            ElementKind::Tet(TetModel::NeoHookean) => "neohookean",
+            ElementKind::Tet(TetModel::StVK) => "stvk",
+            ElementKind::Tet(TetModel::Arap) => "arap",
+            ElementKind::Distance => "distance",
+            ElementKind::Bending => "bending",
         }
     }
 
@@ -86,13 +86,6 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
     }
     if model.solver.ordering == Ordering::Serial {
         return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into());
-    }
-    if let Some(g) = model.tet_groups.iter().find(|g| ElementKind::Tet(g.model).kernel_suffix().is_none()) {
-        return Err(format!(
-            "body '{}' uses material '{}', which has no GPU path (neohookean, neohookean_block, stvk and cloth have one)",
-            model.bodies[g.body].name,
-            g.model.name()
-        ));
     }
     if model.colliders.len() > MAX_COLLIDERS {
         return Err(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len()));

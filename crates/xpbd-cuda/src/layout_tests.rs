@@ -222,7 +222,7 @@ fn jacobi_slots_count_constraints_per_vertex() {
 fn unsupported_models_are_named() {
     let reason = |m: &Model| check_supported(m).unwrap_err();
     assert!(reason(&model("neohookean_block", "serial", 0.0, "")).contains("serial"));
-    assert!(reason(&model("arap", "colored", 0.0, "")).contains("'arap'"));
+    assert!(check_supported(&model("arap", "colored", 0.0, "")).is_ok(), "every tet model has kernels");
     let sphere = "[[collider]]\nkind = \"sphere\"\ncenter = [0.0, -2.0, 0.0]\nradius = 1.0\n";
     assert!(check_supported(&model("neohookean_block", "colored", 0.0, &sphere.repeat(33))).unwrap_err().contains("33 colliders"));
     let mut doubled = model("neohookean_block", "colored", 0.0, "");

@@ -75,11 +75,11 @@ fn armadillo_block_neohookean_f64_matches_cpu() {
 }
 
 #[test]
-fn damped_decoupled_neohookean_and_stvk_f64_match_cpu() {
+fn damped_decoupled_neohookean_stvk_and_arap_f64_match_cpu() {
     if !gpu_available() {
         return;
     }
-    for material in ["neohookean", "stvk", "neohookean_block"] {
+    for material in ["neohookean", "stvk", "neohookean_block", "arap"] {
         check(&format!("beam {material} damped"), &with_ordering(beam(material, 0.002), Ordering::Clustered), Precision::F64, 1e-9);
     }
 }
@@ -151,7 +151,7 @@ fn unsupported_scene_is_refused_with_the_reason() {
 fn test_scenes_are_supported_and_exercise_every_path() {
     // Runs without a GPU: the scenes above build, the backend's support check accepts them, and they contain what
     // the parity tests claim to cover.
-    for material in ["neohookean_block", "neohookean", "stvk"] {
+    for material in ["neohookean_block", "neohookean", "stvk", "arap"] {
         let m = beam(material, 0.002);
         xpbd_cuda::layout::check_supported(&with_ordering(m.clone(), Ordering::Clustered)).unwrap();
         assert_eq!(m.solver.substeps, 20);

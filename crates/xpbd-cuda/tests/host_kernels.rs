@@ -87,7 +87,7 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
     let residual = |x: &[T], lambda: &[T]| -> f64 {
         let mut sum = 0.0;
         for (f, (dm, vol)) in l.families.iter().zip(&fam) {
-            let r: ResidualSq<T> = get(lib, &k(&format!("residual_sq_{}", f.kind.kernel_suffix().unwrap())));
+            let r: ResidualSq<T> = get(lib, &k(&format!("residual_sq_{}", f.kind.kernel_suffix())));
             let mut partial = T::default();
             // SAFETY: arrays of the family's sizes; one thread writes partial[0].
             unsafe {
@@ -131,7 +131,7 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
             }
             for _ in 0..model.solver.iterations {
                 for (i, (f, (dm, vol))) in l.families.iter().zip(&fam).enumerate() {
-                    let suffix = f.kind.kernel_suffix().unwrap();
+                    let suffix = f.kind.kernel_suffix();
                     let beta_h = T::from_f64(f.damping * h);
                     let (mu, lame) = (T::from_f64(f.c0), T::from_f64(f.c1));
                     let lam = lambda[f.lambda_offset..].as_mut_ptr();
@@ -278,7 +278,9 @@ fn host_compiled_kernels_match_the_cpu_backend_f64() {
         for stretch in [0.0, 1e-5] {
             check::<f64>(lib, &format!("cloth stretch {stretch:e} {ordering:?}"), &with_ordering(cloth(stretch), ordering), 1e-10);
         }
-        for (material, damping) in [("neohookean_block", 0.0), ("neohookean_block", 0.002), ("neohookean", 0.002), ("stvk", 0.002)] {
+        for (material, damping) in
+            [("neohookean_block", 0.0), ("neohookean_block", 0.002), ("neohookean", 0.002), ("stvk", 0.002), ("arap", 0.0), ("arap", 0.002)]
+        {
             check::<f64>(lib, &format!("beam {material} {damping} {ordering:?}"), &with_ordering(beam(material, damping), ordering), 1e-10);
         }
     }
@@ -290,6 +292,7 @@ fn host_compiled_kernels_in_f32_stay_within_1e_3_of_the_body_size() {
     for ordering in [Ordering::Colored, Ordering::Clustered, Ordering::Jacobi] {
         check::<f32>(lib, &format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), 1e-3);
         check::<f32>(lib, &format!("beam stvk {ordering:?}"), &with_ordering(beam("stvk", 0.002), ordering), 1e-3);
+        check::<f32>(lib, &format!("beam arap {ordering:?}"), &with_ordering(beam("arap", 0.002), ordering), 1e-3);
         check::<f32>(lib, &format!("cloth {ordering:?}"), &with_ordering(cloth(1e-5), ordering), 1e-3);
     }
 }
