@@ -56,9 +56,10 @@ pub enum DeviceCoarsest<O: LinearOps> {
     Dense { n: u32, factor: O::Vector, status: O::Indices },
     /// Where the CPU does not factor it densely (more than 500 rows: coarsening stalled, as on a mass-dominated
     /// K without strong connections, which stays a single level; or LU for a semi-definite one), the CPU's own
-    /// solver on the host: each refresh reads the level's values back and refactors, each V-cycle sends its
-    /// right-hand side down and the solution up. The same arithmetic as the CPU, at the cost of those transfers.
-    Host { matrix: Csr, solve: Box<CoarseSolve>, b: Vec<f64>, x: Vec<f64> },
+    /// solver on the host: each refresh reads the level's values back and factors them (`solve`, `None` until
+    /// the first refresh), each V-cycle sends its right-hand side down and the solution up. The same arithmetic
+    /// as the CPU, at the cost of those transfers.
+    Host { matrix: Csr, solve: Option<Box<CoarseSolve>>, b: Vec<f64>, x: Vec<f64> },
 }
 
 pub struct DeviceHierarchy<O: LinearOps> {
@@ -142,7 +143,7 @@ impl<O: LinearOps> DeviceHierarchy<O> {
         let n = last.rows();
         let coarsest = match h.coarsest {
             CoarseSolve::Cholesky(_) => DeviceCoarsest::Dense { n: n as u32, factor: ops.zeros((n * n).max(1))?, status: ops.upload_indices(&[0])? },
-            _ => DeviceCoarsest::Host { matrix: last.clone(), solve: Box::new(CoarseSolve::new(last)), b: vec![0.0; n], x: vec![0.0; n] },
+            _ => DeviceCoarsest::Host { matrix: last.clone(), solve: None, b: vec![0.0; n], x: vec![0.0; n] },
         };
         let mut d = DeviceHierarchy { levels, coarsest, pre_sweeps: h.options.pre_sweeps, post_sweeps: h.options.post_sweeps };
         d.refresh(ops, fine)?;
@@ -172,7 +173,7 @@ impl<O: LinearOps> DeviceHierarchy<O> {
                 let values = ops.download(&last.val)?;
                 let nnz = matrix.nnz();
                 matrix.data_mut().iter_mut().zip(&values[..nnz]).for_each(|(m, v)| *m = v.to_f64());
-                **solve = CoarseSolve::new(matrix);
+                *solve = Some(Box::new(CoarseSolve::new(matrix)));
             }
         }
         Ok(())
@@ -201,6 +202,7 @@ impl<O: LinearOps> DeviceHierarchy<O> {
         match &mut self.coarsest {
             DeviceCoarsest::Dense { n, factor, .. } => ops.cholesky_solve(factor, *n, cb, cx)?,
             DeviceCoarsest::Host { solve, b: hb, x: hx, .. } => {
+                let solve = solve.as_mut().ok_or("the coarsest AMG level was not factored (no refresh after the upload)")?;
                 let down = ops.download(cb)?;
                 hb.iter_mut().zip(&down).for_each(|(h, d)| *h = d.to_f64());
                 solve.solve(hb, hx);

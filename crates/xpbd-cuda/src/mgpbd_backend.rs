@@ -8,26 +8,23 @@
 use std::time::Instant;
 
 use xpbd_core::backend::{Backend, FrameStats};
-use xpbd_core::linear::PRIMAL_SOLVER;
 use xpbd_core::metrics::residual_norm;
 use xpbd_core::model::Model;
 use xpbd_core::state::State;
 use xpbd_cpu::{timed, SubstepBoundary};
 
 use crate::amg_ops::LinearOps;
-use crate::outer_device::DeviceOuter;
+use crate::outer_device::{device_settings, DeviceOuter};
 use crate::KernelScalar;
 
-/// Why the device MGPBD loop cannot run `model`, or `Ok` when it can.
+/// Why the device MGPBD loop cannot run `model`, or `Ok` when it can. (Materials without scalar rows are
+/// already rejected when the scene is built.)
 pub fn check_supported(model: &Model) -> Result<(), String> {
-    let settings = model.solver.mgpbd.as_ref().ok_or("solver.kind is not mgpbd")?;
-    if settings.linear_solver != PRIMAL_SOLVER {
-        return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{PRIMAL_SOLVER}\")", settings.linear_solver));
+    device_settings(model)?;
+    match model.attachments.iter().find(|a| a.compliance > 0.0) {
+        Some(a) => Err(format!("vertex {} has a soft attachment: MGPBD's GPU path does not iterate attachments", a.vertex)),
+        None => Ok(()),
     }
-    if let Some(a) = model.attachments.iter().find(|a| a.compliance > 0.0) {
-        return Err(format!("vertex {} has a soft attachment: MGPBD's GPU path does not iterate attachments", a.vertex));
-    }
-    xpbd_core::mgpbd::rows::Rows::new(model).map(|_| ()).map_err(|e| e.to_string())
 }
 
 pub struct MgpbdDevice<O: LinearOps> {

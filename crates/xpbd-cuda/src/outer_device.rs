@@ -5,7 +5,7 @@
 //! backtracking line search on ‖C + α̃λ‖. Positions and multipliers stay on the device; the host reads back the
 //! residuals and the solve's scalars, and K and x at a full setup. The multipliers are the rows' own: with
 //! ARAP component rows nine per element, whose state (cone) multipliers [`DeviceOuter::state_multipliers`]
-//! gives. Not used by any backend yet: the substep loop around it (prediction, velocities) is the next step.
+//! gives. The substep loop around it is `mgpbd_backend::MgpbdDevice`.
 
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
@@ -56,13 +56,20 @@ pub struct DeviceOuter<O: LinearOps> {
     pub stats: OuterStats,
 }
 
+/// The MGPBD settings of `model` when the device outer iteration runs its linear solver (only
+/// `"primal-amg"`); `Err` is why not.
+pub fn device_settings(model: &Model) -> Result<&MgpbdSettings, String> {
+    let settings = model.solver.mgpbd.as_ref().ok_or("solver.kind is not mgpbd")?;
+    if settings.linear_solver != PRIMAL_SOLVER {
+        return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{PRIMAL_SOLVER}\")", settings.linear_solver));
+    }
+    Ok(settings)
+}
+
 impl<O: LinearOps> DeviceOuter<O> {
-    /// For an MGPBD model with `linear_solver = "primal-amg"` and rows the device evaluates; `Err` is why not.
+    /// For an MGPBD model with `linear_solver = "primal-amg"` ([`device_settings`]); `Err` is why not.
     pub fn new(ops: &O, model: &Model) -> Result<Self, String> {
-        let settings = model.solver.mgpbd.clone().ok_or("solver.kind is not mgpbd")?;
-        if settings.linear_solver != PRIMAL_SOLVER {
-            return Err(format!("solver.linear_solver = \"{}\": the device runs only \"{PRIMAL_SOLVER}\"", settings.linear_solver));
-        }
+        let settings = device_settings(model)?.clone();
         let rows = Rows::new(model).map_err(|e| e.to_string())?;
         let at = alpha_tilde(&rows, model.h());
         let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);

@@ -112,6 +112,15 @@ impl Polar {
         }
         d
     }
+
+    /// [`component`] from this decomposition of `f`.
+    #[inline]
+    pub fn component(&self, f: &Matrix3<f64>, k: usize, exact: bool) -> (f64, Matrix3<f64>) {
+        let (r, c) = (k / 3, k % 3);
+        let mut g = if exact { -self.rotation_derivative(r, c) } else { Matrix3::zeros() };
+        g[(r, c)] += 1.0;
+        (f[(r, c)] - self.u.row(r).dot(&self.v.row(c)), g)
+    }
 }
 
 /// The rotation R of F = R S.
@@ -140,17 +149,6 @@ pub fn arap(f: &Matrix3<f64>) -> (f64, Matrix3<f64>) {
 #[inline]
 pub fn component(f: &Matrix3<f64>, k: usize, exact: bool) -> (f64, Matrix3<f64>) {
     Polar::new(f).component(f, k, exact)
-}
-
-impl Polar {
-    /// [`component`] from this decomposition of `f`.
-    #[inline]
-    pub fn component(&self, f: &Matrix3<f64>, k: usize, exact: bool) -> (f64, Matrix3<f64>) {
-        let (r, c) = (k / 3, k % 3);
-        let mut g = if exact { -self.rotation_derivative(r, c) } else { Matrix3::zeros() };
-        g[(r, c)] += 1.0;
-        (f[(r, c)] - self.u.row(r).dot(&self.v.row(c)), g)
-    }
 }
 
 /// Ψ = μ/2 ‖F − R‖².
