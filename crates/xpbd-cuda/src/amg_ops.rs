@@ -25,6 +25,8 @@ pub trait LinearOps {
     fn copy(&self, src: &Self::Vector, dst: &mut Self::Vector) -> Result<(), String>;
     fn set_zero(&self, a: &mut Self::Vector) -> Result<(), String>;
     fn len(a: &Self::Vector) -> usize;
+    /// Waits until every launch so far has finished (for the phase times of `outer_device`).
+    fn synchronize(&self) -> Result<(), String>;
 
     /// `y = A x`.
     fn spmv(&self, a: &DeviceCsr<Self>, x: &Self::Vector, y: &mut Self::Vector) -> Result<(), String>;

@@ -114,6 +114,9 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
     fn len(a: &CudaSlice<T>) -> usize {
         a.len()
     }
+    fn synchronize(&self) -> Result<(), String> {
+        self.gpu.stream().synchronize().map_err(err("synchronizing"))
+    }
 
     fn spmv(&self, a: &DeviceCsr<Self>, x: &CudaSlice<T>, y: &mut CudaSlice<T>) -> Result<(), String> {
         let mut l = self.builder("csr_spmv");

@@ -1,16 +1,17 @@
 //! The baseline of MGPBD's solve phase on a device: the dual system `A Δλ = b`, `A = J M⁻¹ Jᵀ + α̃`, refilled on
 //! the fixed pattern of [`Pattern`] (one thread per nonzero, `kernels/dual.cu`) and solved by plain CG from
-//! Δλ = 0 (`xpbd_core::linear::cg`, `LinearSolver::solve`: stop on ‖b − A Δλ‖ ≤ tol ‖b‖), and the position
-//! correction `M⁻¹ Jᵀ Δλ` per vertex (`Pattern::correction`).
+//! Δλ = 0 (`xpbd_core::linear::cg`, `LinearSolver::solve`: stop on ‖b − A Δλ‖ ≤ tol ‖b‖). The outer iteration
+//! (`outer_device::DeviceOuter`) runs it for `linear_solver = "cg"` and makes the position correction.
 
 use xpbd_core::linear::SolveStats;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 
-use crate::amg_ops::{csr_indices, flat_gradients, nonempty, to_t, DeviceCsr, DeviceIncidence, LinearOps};
+use crate::amg_ops::{csr_indices, flat_gradients, nonempty, to_t, DeviceCsr, LinearOps};
 use crate::pcg_device::{DevicePcg, Identity};
 
-/// [`Pattern`]'s arrays on the device, with the rows' vertices (4 per row) and every vertex's inverse mass.
+/// [`Pattern`]'s arrays of A's refill on the device, with the rows' vertices (4 per row) and every vertex's
+/// inverse mass.
 pub struct DeviceDualPattern<O: LinearOps + ?Sized> {
     pub nnz: u32,
     pub nz_row: O::Indices,
@@ -21,8 +22,6 @@ pub struct DeviceDualPattern<O: LinearOps + ?Sized> {
     pub pair_slots: O::Indices,
     pub row_vertex: O::Indices,
     pub inv_mass: O::Vector,
-    /// The rows at each vertex (all vertices; pinned ones have none).
-    pub incidence: DeviceIncidence<O>,
 }
 
 /// The dual system's state on the device.
@@ -34,10 +33,7 @@ pub struct DeviceDual<O: LinearOps> {
     pub grads: O::Vector,
     pub b: O::Vector,
     pub dlambda: O::Vector,
-    /// M⁻¹ Jᵀ Δλ, 3 per vertex.
-    pub dx: O::Vector,
     pcg: DevicePcg<O>,
-    ones_rows: O::Vector,
 }
 
 impl<O: LinearOps> DeviceDual<O> {
@@ -61,7 +57,6 @@ impl<O: LinearOps> DeviceDual<O> {
             pair_slots: ops.upload_indices(&nonempty(&pattern.pairs.iter().map(|p| 4 * p[0] as u32 + p[1] as u32).collect::<Vec<_>>()))?,
             row_vertex: ops.upload_indices(&vertices.iter().flatten().copied().collect::<Vec<_>>())?,
             inv_mass: ops.upload(&to_t(inv_mass))?,
-            incidence: DeviceIncidence::upload(ops, &pattern.vertex_start, &pattern.vertex_rows)?,
         };
         Ok(DeviceDual {
             pattern: d,
@@ -70,15 +65,18 @@ impl<O: LinearOps> DeviceDual<O> {
             grads: ops.zeros(12 * rows)?,
             b: ops.zeros(rows)?,
             dlambda: ops.zeros(rows)?,
-            dx: ops.zeros(3 * inv_mass.len())?,
             pcg: DevicePcg::new(ops, rows)?,
-            ones_rows: ops.upload(&to_t(&vec![1.0; rows]))?,
         })
     }
 
-    /// Writes the rows' gradients and refills A on the device.
+    /// Writes the rows' gradients from the host and refills A on the device.
     pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<(), String> {
         ops.write(&flat_gradients(grads), &mut self.grads)?;
+        self.refill(ops)
+    }
+
+    /// Refills A from [`Self::grads`] as it is on the device (written by `rows_device::DeviceRows::evaluate`).
+    pub fn refill(&mut self, ops: &O) -> Result<(), String> {
         ops.dual_fill(&self.pattern, &self.grads, &self.alpha_tilde, &mut self.a.val)
     }
 
@@ -97,11 +95,5 @@ impl<O: LinearOps> DeviceDual<O> {
         })?;
         let relative_residual = r_norm / b_norm;
         Ok(SolveStats { iterations, relative_residual, converged: relative_residual <= tol })
-    }
-
-    /// [`Self::dx`] = M⁻¹ Jᵀ Δλ per vertex (zero at pinned vertices).
-    pub fn correction(&mut self, ops: &O) -> Result<(), String> {
-        let d = &self.pattern;
-        ops.jacobian_transpose(&d.incidence, &self.grads, &self.ones_rows, &self.dlambda, &d.inv_mass, &mut self.dx)
     }
 }

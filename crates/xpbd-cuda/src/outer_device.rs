@@ -1,15 +1,19 @@
-//! One MGPBD outer iteration on a device with the primal solve (MGPBD paper Algorithm 1;
-//! `xpbd_cpu::mgpbd::Mgpbd::iterate`, step for step): rows and gradients at x, the inertia term
-//! q = x − x̃ − M⁻¹Jᵀλ, b = Jq − (C + α̃λ), K's refill, the AMG set up (full: by the CPU from K read back,
-//! every `setup_interval` frames; else refreshed on the device), the primal solve, Δx = M⁻¹JᵀΔλ − q, and the
-//! backtracking line search on ‖C + α̃λ‖. Positions and multipliers stay on the device; the host reads back the
-//! residuals and the solve's scalars, and K and x at a full setup. The multipliers are the rows' own: with
-//! ARAP component rows nine per element, whose state (cone) multipliers [`DeviceOuter::state_multipliers`]
-//! gives. The substep loop around it is `mgpbd_backend::MgpbdDevice`.
+//! One MGPBD outer iteration on a device (MGPBD paper Algorithm 1; `xpbd_cpu::mgpbd::Mgpbd::iterate`, step for
+//! step): rows and gradients at x, the inertia term q = x − x̃ − M⁻¹Jᵀλ, b = Jq − (C + α̃λ), the matrix's
+//! refill, the linear solve of Δλ, Δx = M⁻¹JᵀΔλ − q, and the backtracking line search on ‖C + α̃λ‖. The
+//! linear solve ([`DeviceSolver`]) is MGPBD's primal solve (K refilled, the AMG set up fully by the CPU from K
+//! read back every `setup_interval` frames, else refreshed on the device), or plain CG on the assembled dual
+//! matrix A, the baseline. Positions and multipliers stay on the device; the host reads back the residuals
+//! and the solve's scalars, and K and x at a full setup. The multipliers are the rows' own: with ARAP
+//! component rows nine per element, whose state (cone) multipliers [`DeviceOuter::state_multipliers`] gives.
+//! The phase times of [`OuterStats`] (the MGPBD paper's Fig. 10 breakdown) are taken between
+//! synchronisations of the device. The substep loop around it is `mgpbd_backend::MgpbdDevice`.
 
+use std::time::Instant;
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
-use xpbd_core::linear::{Csr, PRIMAL_SOLVER};
+
+use xpbd_core::linear::{Csr, SolveStats, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal::{inverse_alpha, PrimalPattern};
@@ -20,19 +24,80 @@ use xpbd_core::model::Model;
 use xpbd_cpu::mgpbd::MAX_HALVINGS;
 
 use crate::amg_ops::{to_t, DeviceIncidence, LinearOps};
+use crate::dual_device::DeviceDual;
 use crate::primal_device::DevicePrimal;
 use crate::rows_device::DeviceRows;
 use crate::KernelScalar;
 
+/// The linear solver whose name [`device_settings`] accepts: plain CG on A, the baseline.
+const DUAL_CG: &str = "cg";
+
+/// The solve of Δλ in an outer iteration on the device, with the buffers it shares with the outer iteration:
+/// the rows' gradients, b and Δλ.
+pub enum DeviceSolver<O: LinearOps> {
+    /// `primal-amg`, MGPBD's default.
+    Primal(Box<PrimalSolve<O>>),
+    /// `cg`: A refilled on the device (`assembly::Pattern`), plain CG without setup.
+    Dual(Box<DeviceDual<O>>),
+}
+
+/// The primal solve: K and its AMG hierarchy on the device, and K's pattern on the host, into which a full
+/// setup reads K's values back.
+pub struct PrimalSolve<O: LinearOps> {
+    pub device: DevicePrimal<O>,
+    pattern: PrimalPattern,
+    k_host: Csr,
+    options: AmgOptions,
+}
+
+impl<O: LinearOps> DeviceSolver<O> {
+    /// The rows' gradients (12 per row), b and Δλ on the device.
+    fn buffers(&mut self) -> (&mut O::Vector, &mut O::Vector, &mut O::Vector) {
+        match self {
+            DeviceSolver::Primal(p) => (&mut p.device.grads, &mut p.device.b, &mut p.device.dlambda),
+            DeviceSolver::Dual(d) => (&mut d.grads, &mut d.b, &mut d.dlambda),
+        }
+    }
+
+    fn refill(&mut self, ops: &O) -> Result<(), String> {
+        match self {
+            DeviceSolver::Primal(p) => p.device.refill(ops),
+            DeviceSolver::Dual(d) => d.refill(ops),
+        }
+    }
+
+    /// The AMG setup of the primal solve after a refill: `full` by the CPU for K as it is on the device, with
+    /// the rigid-body modes at `x` (PrimalSolver::setup), else the refresh on the device. Plain CG has none.
+    fn setup(&mut self, ops: &mut O, x: &O::Vector, full: bool) -> Result<(), String> {
+        let DeviceSolver::Primal(p) = self else { return Ok(()) };
+        let PrimalSolve { device, pattern, k_host, options } = &mut **p;
+        if !full {
+            return device.refresh(ops);
+        }
+        let k: Vec<f64> = ops.download(&device.k.val)?.into_iter().map(KernelScalar::to_f64).collect();
+        let n = k_host.nnz();
+        k_host.data_mut().copy_from_slice(&k[..n]);
+        let xs: Vec<f64> = ops.download(x)?.into_iter().map(KernelScalar::to_f64).collect();
+        let positions: Vec<Vec3> = xs.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])).collect();
+        let nf = pattern.free_count();
+        let b = rigid_body_modes(&pattern.free_positions(&positions));
+        let h = Hierarchy::smoothed_aggregation(k_host, options, (0..=nf).map(|u| 3 * u).collect(), b, 6);
+        device.setup(ops, k_host, &h)
+    }
+
+    fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats, String> {
+        match self {
+            DeviceSolver::Primal(p) => p.device.solve(ops, tol, max_iter),
+            DeviceSolver::Dual(d) => d.solve(ops, tol, max_iter),
+        }
+    }
+}
+
 pub struct DeviceOuter<O: LinearOps> {
     settings: MgpbdSettings,
-    options: AmgOptions,
-    /// K's pattern on the host: a full setup reads K's values back into it.
-    pattern: PrimalPattern,
     rows_host: Rows,
-    k_host: Csr,
     pub rows: DeviceRows<O>,
-    pub primal: DevicePrimal<O>,
+    pub solver: DeviceSolver<O>,
     /// The rows at every vertex (for M⁻¹Jᵀ over all vertices).
     incidence: DeviceIncidence<O>,
     inv_mass: O::Vector,
@@ -56,30 +121,37 @@ pub struct DeviceOuter<O: LinearOps> {
     pub stats: OuterStats,
 }
 
-/// The MGPBD settings of `model` when the device outer iteration runs its linear solver (only
-/// `"primal-amg"`); `Err` is why not.
+/// The MGPBD settings of `model` when the device outer iteration runs its linear solver (`"primal-amg"` or
+/// `"cg"`); `Err` is why not.
 pub fn device_settings(model: &Model) -> Result<&MgpbdSettings, String> {
     let settings = model.solver.mgpbd.as_ref().ok_or("solver.kind is not mgpbd")?;
-    if settings.linear_solver != PRIMAL_SOLVER {
-        return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{PRIMAL_SOLVER}\")", settings.linear_solver));
+    if settings.linear_solver != PRIMAL_SOLVER && settings.linear_solver != DUAL_CG {
+        return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{PRIMAL_SOLVER}\" and \"{DUAL_CG}\")", settings.linear_solver));
     }
     Ok(settings)
 }
 
 impl<O: LinearOps> DeviceOuter<O> {
-    /// For an MGPBD model with `linear_solver = "primal-amg"` ([`device_settings`]); `Err` is why not.
+    /// For an MGPBD model whose linear solver has a device path ([`device_settings`]); `Err` is why not.
     pub fn new(ops: &O, model: &Model) -> Result<Self, String> {
         let settings = device_settings(model)?.clone();
         let rows = Rows::new(model).map_err(|e| e.to_string())?;
         let at = alpha_tilde(&rows, model.h());
-        let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);
-        let all = Pattern::incidence_only(&rows, &model.inv_mass);
+        let (all, solver) = if settings.linear_solver == PRIMAL_SOLVER {
+            let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);
+            let device = DevicePrimal::new(ops, &pattern, &rows.vertices, &model.inv_mass, &inverse_alpha(&at))?;
+            let solver = DeviceSolver::Primal(Box::new(PrimalSolve { device, k_host: pattern.matrix.clone(), pattern, options: settings.amg_options() }));
+            (Pattern::incidence_only(&rows, &model.inv_mass), solver)
+        } else {
+            let all = Pattern::new(&rows, &model.inv_mass);
+            let dual = DeviceDual::new(ops, &all, &rows.vertices, &model.inv_mass, &at)?;
+            (all, DeviceSolver::Dual(Box::new(dual)))
+        };
         let (n, nv) = (rows.len(), model.vertex_count());
         let one = <O::T as KernelScalar>::from_f64(1.0);
         Ok(DeviceOuter {
-            options: settings.amg_options(),
             rows: DeviceRows::upload(ops, model, &rows, &at)?,
-            primal: DevicePrimal::new(ops, &pattern, &rows.vertices, &model.inv_mass, &inverse_alpha(&at))?,
+            solver,
             incidence: DeviceIncidence::upload(ops, &all.vertex_start, &all.vertex_rows)?,
             inv_mass: ops.upload(&to_t(&model.inv_mass))?,
             ones_rows: ops.upload(&vec![one; n.max(1)])?,
@@ -94,8 +166,6 @@ impl<O: LinearOps> DeviceOuter<O> {
             lambda_trial: ops.zeros(n)?,
             trial_grads: ops.zeros(12 * n)?,
             trial_b: ops.zeros(n)?,
-            k_host: pattern.matrix.clone(),
-            pattern,
             rows_host: rows,
             settings,
             r0: None,
@@ -135,32 +205,38 @@ impl<O: LinearOps> DeviceOuter<O> {
     /// One outer iteration on device positions `x` (3 per vertex) and multipliers `lambda` (one per row,
     /// [`DeviceOuter::multiplier_count`]); whether the stopping tolerance is met afterwards.
     pub fn iterate(&mut self, ops: &mut O, x: &mut O::Vector, lambda: &mut O::Vector) -> Result<bool, String> {
-        let Self { rows, primal, incidence, inv_mass, ones_rows, ones_vertices, c, x_tilde, q, corr, jq, .. } = self;
-        rows.evaluate(ops, x, c, &mut primal.grads)?;
+        let t = Instant::now();
+        let Self { rows, solver, incidence, inv_mass, ones_rows, ones_vertices, c, x_tilde, q, corr, jq, .. } = self;
+        let (grads, b, _) = solver.buffers();
+        rows.evaluate(ops, x, c, grads)?;
         if self.r0.is_none() {
             ops.copy(x, x_tilde)?;
         }
-        ops.jacobian_transpose(incidence, &primal.grads, ones_rows, lambda, inv_mass, corr)?;
+        ops.jacobian_transpose(incidence, grads, ones_rows, lambda, inv_mass, corr)?;
         ops.inertia_term(x, x_tilde, corr, inv_mass, q)?;
-        let r_start = rows.rhs(ops, c, lambda, &mut primal.b)?;
+        let r_start = rows.rhs(ops, c, lambda, b)?;
         let r0 = *self.r0.get_or_insert(r_start);
-        ops.jacobian_rows(&rows.row_vertex, rows.count, &primal.grads, ones_vertices, q, jq)?;
-        ops.axpy(&mut primal.b, <O::T as KernelScalar>::from_f64(1.0), jq)?;
-        primal.refill(ops)?;
+        ops.jacobian_rows(&rows.row_vertex, rows.count, grads, ones_vertices, q, jq)?;
+        ops.axpy(b, <O::T as KernelScalar>::from_f64(1.0), jq)?;
+        solver.refill(ops)?;
+        self.stats.assembly_s += seconds_since(ops, t)?;
 
-        if self.full_setup_due || !self.set_up {
-            self.full_setup(ops, x)?;
-            self.stats.full_setups += 1;
-        } else {
-            self.primal.refresh(ops)?;
-        }
+        let t = Instant::now();
+        let full = self.full_setup_due || !self.set_up;
+        self.solver.setup(ops, x, full)?;
+        self.stats.full_setups += full as usize;
         (self.set_up, self.full_setup_due) = (true, false);
+        self.stats.setup_s += seconds_since(ops, t)?;
 
-        let solve = self.primal.solve(ops, self.settings.pcg_tol, self.settings.pcg_max_iter)?;
+        let t = Instant::now();
+        let solve = self.solver.solve(ops, self.settings.pcg_tol, self.settings.pcg_max_iter)?;
         self.stats.linear_iterations += solve.iterations;
+        self.stats.solve_s += seconds_since(ops, t)?;
 
-        let Self { primal, incidence, inv_mass, ones_rows, q, dx, .. } = self;
-        ops.jacobian_transpose(incidence, &primal.grads, ones_rows, &primal.dlambda, inv_mass, dx)?;
+        let t = Instant::now();
+        let Self { solver, incidence, inv_mass, ones_rows, q, dx, .. } = self;
+        let (grads, _, dlambda) = solver.buffers();
+        ops.jacobian_transpose(incidence, grads, ones_rows, dlambda, inv_mass, dx)?;
         ops.axpy(dx, <O::T as KernelScalar>::from_f64(-1.0), q)?;
         let mut step = if self.settings.line_search { 1.0 } else { self.settings.relaxation };
         for halving in 0..=MAX_HALVINGS {
@@ -172,22 +248,9 @@ impl<O: LinearOps> DeviceOuter<O> {
         }
         ops.copy(&self.x_trial, x)?;
         ops.copy(&self.lambda_trial, lambda)?;
+        self.stats.line_search_s += seconds_since(ops, t)?;
         self.stats.outer_iterations += 1;
         Ok(self.residual <= self.settings.tolerance * r0 || self.residual <= self.settings.abs_tolerance)
-    }
-
-    /// The CPU builds the hierarchy for K as it is on the device, with the rigid-body modes at `x`
-    /// (PrimalSolver::setup), and hands it over.
-    fn full_setup(&mut self, ops: &mut O, x: &O::Vector) -> Result<(), String> {
-        let k: Vec<f64> = ops.download(&self.primal.k.val)?.into_iter().map(KernelScalar::to_f64).collect();
-        let n = self.k_host.nnz();
-        self.k_host.data_mut().copy_from_slice(&k[..n]);
-        let xs: Vec<f64> = ops.download(x)?.into_iter().map(KernelScalar::to_f64).collect();
-        let positions: Vec<Vec3> = xs.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])).collect();
-        let nf = self.pattern.free_count();
-        let b = rigid_body_modes(&self.pattern.free_positions(&positions));
-        let h = Hierarchy::smoothed_aggregation(&self.k_host, &self.options, (0..=nf).map(|u| 3 * u).collect(), b, 6);
-        self.primal.setup(ops, &self.k_host, &h)
     }
 
     /// The trial state x + tΔx, λ + tΔλ and its residual ‖C + α̃λ‖ (Mgpbd::trial).
@@ -196,8 +259,14 @@ impl<O: LinearOps> DeviceOuter<O> {
         ops.copy(x, &mut self.x_trial)?;
         ops.axpy(&mut self.x_trial, t, &self.dx)?;
         ops.copy(lambda, &mut self.lambda_trial)?;
-        ops.axpy(&mut self.lambda_trial, t, &self.primal.dlambda)?;
+        ops.axpy(&mut self.lambda_trial, t, self.solver.buffers().2)?;
         self.rows.evaluate(ops, &self.x_trial, &mut self.c, &mut self.trial_grads)?;
         self.rows.rhs(ops, &self.c, &self.lambda_trial, &mut self.trial_b)
     }
+}
+
+/// Seconds since `start` once the device has finished what was launched.
+fn seconds_since<O: LinearOps>(ops: &O, start: Instant) -> Result<f64, String> {
+    ops.synchronize()?;
+    Ok(start.elapsed().as_secs_f64())
 }

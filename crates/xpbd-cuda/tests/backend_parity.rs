@@ -139,12 +139,12 @@ fn graph_replay_equals_plain_launches() {
 #[test]
 fn unsupported_scene_is_refused_with_the_reason() {
     let mut model = load("mgpbd_beam_nh.toml", |_| {});
-    model.solver.mgpbd.as_mut().unwrap().linear_solver = "cg".into();
+    model.solver.mgpbd.as_mut().unwrap().linear_solver = "amg-pcg".into();
     let reason = match CudaBackend::new(&model, CudaOptions { ordinal: 0, precision: Precision::F64, graph: false }) {
-        Ok(_) => panic!("the CUDA backend accepted MGPBD with plain CG"),
+        Ok(_) => panic!("the CUDA backend accepted MGPBD with AMG-PCG on the dual matrix"),
         Err(reason) => reason,
     };
-    assert!(reason.contains("\"cg\" has no GPU path"), "{reason}");
+    assert!(reason.contains("\"amg-pcg\" has no GPU path"), "{reason}");
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod common;
 
 use common::host_library::library_or_skip;
 use common::host_ops::HostOps;
+use common::mgpbd_frames::FRAME_RUNS;
 use xpbd_core::backend::Backend;
 use xpbd_core::linear::norm;
 use xpbd_core::mesh::Vec3;
@@ -87,64 +88,56 @@ fn arap_component_outer_iterations_match_the_cpu() {
     outer_iterations_match("mgpbd_beam_stiff_primal.toml", 3);
 }
 
-/// The scene whose final residual is compared relative to the substep's starting residual r0 (both relative
-/// residuals are r/r0 of the same r0): one outer iteration of 56 PCG iterations stops the squashed bunny at
-/// r ≈ 1e-4 r0, where C + α̃λ cancels four digits, and the kernels' summation order alone moves the positions
-/// by 7e-10 (relative) and r by 1.7e-5 of itself here (1.4e-9 and 2.4e-4, 2.5e-8 of r0, with the scene's
-/// own max_coarse).
-const RESIDUAL_FROM_R0: &str = "mgpbd_bunny_squash.toml";
-
 /// Whole frames of the device MGPBD backend (`MgpbdDevice`: the host's prediction, contacts and velocities around
-/// the device outer iterations) against `CpuBackend`: the stiff ARAP beam (component rows), the neo-Hookean
-/// beam (10 substeps a frame), the neo-Hookean ball dropped on a plane (contacts and restitution on the host;
-/// its mass-dominated K has no strong connections and stays one level of 2469 rows, which the host factors
-/// sparsely: `DeviceCoarsest::Host`) and the squashed 31k-tet bunny coarsened to at most 1500 rows (levels
-/// 23730, 5993, 1488: the V-cycle's coarsest level on the host below two device levels). The final residuals
-/// agree to 1e-6 of themselves, except the bunny's (see [`RESIDUAL_FROM_R0`]).
+/// the device outer iterations) against `CpuBackend` on [`FRAME_RUNS`], coarsened to at most 100 rows (the
+/// bunny to 1500: levels 23730, 5993, 1488, the V-cycle's coarsest level on the host below two device levels):
+/// the same outer, linear iteration and full-setup counts every frame, and the final residuals within 1e-6 of
+/// themselves (of r0 where `from_r0`).
 #[test]
 fn frames_match_the_cpu_backend() {
     let Some(lib) = library_or_skip() else { return };
-    for (file, frames) in [("mgpbd_beam_stiff_primal.toml", 3), ("mgpbd_beam_nh.toml", 1), ("mgpbd_ball_drop.toml", 12), (RESIDUAL_FROM_R0, 1)] {
-        let mut model = common::load(file, |_| {});
-        let settings = model.solver.mgpbd.as_mut().unwrap();
-        settings.linear_solver = "primal-amg".into();
-        settings.max_coarse = if file == RESIDUAL_FROM_R0 { 1500 } else { 100 };
+    for r in &FRAME_RUNS {
+        let mut model = r.model();
+        model.solver.mgpbd.as_mut().unwrap().max_coarse = if r.file == "mgpbd_bunny_squash.toml" { 1500 } else { 100 };
         let mut dev = MgpbdDevice::new(HostOps::<f64>::new(lib), &model, "host".into()).unwrap();
         let mut cpu = CpuBackend::new(&model);
         let (mut sd, mut sc) = (State::initial(&model), State::initial(&model));
-        for f in 0..frames {
+        let mut linear_iterations = 0;
+        for f in 0..r.frames {
             let (d, c) = (dev.try_step_frame(&model, &mut sd).unwrap(), cpu.step_frame(&model, &mut sc));
             let (dm, cm) = (d.mgpbd.unwrap(), c.mgpbd.unwrap());
             let flat = |v: &[Vec3]| v.iter().flat_map(|p| [p.x, p.y, p.z]).collect::<Vec<f64>>();
             let (ex, ev, el) = (rel(&flat(&sd.x), &flat(&sc.x)), rel(&flat(&sd.v), &flat(&sc.v)), rel(&sd.lambda, &sc.lambda));
+            let what = format!("{}, frame {f}", r.name());
             println!(
-                "{file}, frame {f}: outer {} / {}, linear {} / {}, residual {:e} / {:e}; |x| {ex:e} |v| {ev:e} |lambda| {el:e}",
+                "{what}: outer {} / {}, linear {} / {}, residual {:e} / {:e}; |x| {ex:e} |v| {ev:e} |lambda| {el:e}",
                 dm.outer_iterations, cm.outer_iterations, dm.linear_iterations, cm.linear_iterations, d.relative_residual, c.relative_residual
             );
-            assert_eq!(
-                (dm.outer_iterations, dm.linear_iterations, dm.full_setups),
-                (cm.outer_iterations, cm.linear_iterations, cm.full_setups),
-                "{file}, frame {f}"
-            );
-            let (scale, tol_x) = if file == RESIDUAL_FROM_R0 { (1.0, 1e-8) } else { (c.relative_residual, 1e-12) };
-            assert!((d.relative_residual - c.relative_residual).abs() <= 1e-6 * scale, "{file}, frame {f}");
-            assert!(ex <= tol_x && ev <= 1e-8 && el <= 1e-9, "{file}, frame {f}");
+            assert_eq!((dm.outer_iterations, dm.linear_iterations, dm.full_setups), (cm.outer_iterations, cm.linear_iterations, cm.full_setups), "{what}");
+            linear_iterations += dm.linear_iterations;
+            let (scale, tol_x, tol_v) = if r.from_r0 { (1.0, 1e-8, 1e-6) } else { (c.relative_residual, 1e-12, 1e-8) };
+            assert!((d.relative_residual - c.relative_residual).abs() <= 1e-6 * scale, "{what}");
+            assert!(ex <= tol_x && ev <= tol_v && el <= 1e-9, "{what}");
             assert_eq!((sd.frame, sd.time), (sc.frame, sc.time));
         }
-        if file == "mgpbd_ball_drop.toml" {
+        assert!(linear_iterations > 0, "{}: the linear solver ran", r.name());
+        if r.file == "mgpbd_ball_drop.toml" {
             let lowest = sd.x.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
             assert!(lowest > -0.01, "the plane stopped the ball (falling freely its bottom would be 0.4 m below it): {lowest}");
         }
     }
 }
 
-/// What the device outer iteration does not run is refused with the reason: a dual linear solver.
+/// What the device outer iteration does not run is refused with the reason: the dual linear solvers other
+/// than plain CG.
 #[test]
 fn unsupported_models_are_refused_with_the_reason() {
     let Some(lib) = library_or_skip() else { return };
     let ops = HostOps::<f64>::new(lib);
-    let mut cg = common::load("mgpbd_beam_nh.toml", |_| {});
-    cg.solver.mgpbd.as_mut().unwrap().linear_solver = "cg".into();
-    let reason = DeviceOuter::new(&ops, &cg).err().expect("cg refused");
-    assert!(reason.contains("\"cg\"") && reason.contains("primal-amg"), "{reason}");
+    for solver in ["amg-pcg", "jacobi-pcg", "direct"] {
+        let mut model = common::load("mgpbd_beam_nh.toml", |_| {});
+        model.solver.mgpbd.as_mut().unwrap().linear_solver = solver.into();
+        let reason = DeviceOuter::new(&ops, &model).err().expect("refused");
+        assert!(reason.contains(&format!("\"{solver}\"")) && reason.contains("primal-amg") && reason.contains("\"cg\""), "{reason}");
+    }
 }

@@ -83,6 +83,9 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
     fn len(a: &Vec<T>) -> usize {
         a.len()
     }
+    fn synchronize(&self) -> Result<(), String> {
+        Ok(())
+    }
 
     fn spmv(&self, a: &DeviceCsr<Self>, x: &Vec<T>, y: &mut Vec<T>) -> Result<(), String> {
         unsafe { self.f::<Csr3<T>>("csr_spmv")(y.as_mut_ptr(), a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), x.as_ptr(), a.rows) };

@@ -4,6 +4,7 @@
 
 pub mod host_library;
 pub mod host_ops;
+pub mod mgpbd_frames;
 pub mod primal_system;
 
 use std::path::{Path, PathBuf};
