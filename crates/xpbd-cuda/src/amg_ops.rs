@@ -139,6 +139,8 @@ pub trait LinearOps {
         alpha_tilde: &Self::Vector,
         values: &mut Self::Vector,
     ) -> Result<(), String>;
+    /// One pass over the soft attachments on positions `x` at substep `h` (`kernels/boundary.cu`).
+    fn soft_attachments(&self, a: &mut crate::attachments_device::DeviceSoftAttachments<Self>, x: &mut Self::Vector, h: f64) -> Result<(), String>;
 }
 
 /// The rows at each vertex (of some numbering: free vertices for K, all vertices for A): entries

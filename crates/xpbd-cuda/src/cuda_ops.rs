@@ -1,5 +1,5 @@
-//! [`LinearOps`] on a CUDA device: each method is one launch of a kernel of `kernels/amg_solve.cu` or
-//! `kernels/primal.cu`, `kernels/dual.cu` or `kernels/mgpbd_rows.cu` on the context's stream (blocks of [`BLOCK`] threads, grid-stride; the single-block kernels
+//! [`LinearOps`] on a CUDA device: each method is one launch of a kernel of `kernels/amg_solve.cu`,
+//! `kernels/primal.cu`, `kernels/dual.cu`, `kernels/mgpbd_rows.cu` or `kernels/boundary.cu` on the context's stream (blocks of [`BLOCK`] threads, grid-stride; the single-block kernels
 //! on one block), or a copy.
 
 use std::collections::HashMap;
@@ -8,6 +8,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchArgs, LaunchConfig, PushKernelArg};
 
 use crate::amg_ops::{DeviceCsr, DeviceIncidence, DevicePlan, LinearOps};
+use crate::attachments_device::DeviceSoftAttachments;
 use crate::device_model::{blocks, err, BLOCK};
 use crate::dual_device::DeviceDualPattern;
 use crate::primal_device::DevicePrimalPattern;
@@ -44,6 +45,7 @@ pub const SOLVE_KERNELS: &[(&str, &str)] = &[
     ("mgpbd_rows", "evaluate_arap_components"),
     ("mgpbd_rows", "dual_rhs"),
     ("mgpbd_rows", "inertia_term"),
+    ("boundary", "soft_attachments"),
 ];
 
 /// The solve phase's kernels of one precision on a [`GpuContext`].
@@ -286,6 +288,12 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
             .arg(alpha_tilde)
             .arg(&a.nnz);
         launch(l, grid(a.nnz), "dual_fill")
+    }
+    fn soft_attachments(&self, a: &mut DeviceSoftAttachments<Self>, x: &mut CudaSlice<T>, h: f64) -> Result<(), String> {
+        let h = T::from_f64(h);
+        let mut l = self.builder("soft_attachments");
+        l.arg(x).arg(&a.inv_mass).arg(&a.vertex).arg(&a.origin).arg(&a.velocity).arg(&a.compliance).arg(&mut a.lambda).arg(&h).arg(&a.time).arg(&a.count);
+        launch(l, grid(a.count), "soft_attachments")
     }
     fn evaluate_rows(&self, rows: &DeviceRows<Self>, x: &CudaSlice<T>, c: &mut CudaSlice<T>, grads: &mut CudaSlice<T>) -> Result<(), String> {
         let mut l = self.builder("evaluate_rows");

@@ -75,6 +75,17 @@ pub fn collider_table(model: &Model) -> Vec<f64> {
     t
 }
 
+/// `Err` names a vertex with two soft attachments: the GPU pass (`soft_attachments` in `kernels/boundary.cu`, one
+/// thread per attachment) would update it twice at once.
+pub fn soft_attachments_distinct(model: &Model) -> Result<(), String> {
+    let mut soft: Vec<u32> = model.attachments.iter().filter(|a| a.compliance > 0.0).map(|a| a.vertex).collect();
+    soft.sort_unstable();
+    match soft.windows(2).find(|w| w[0] == w[1]) {
+        Some(w) => Err(format!("vertex {} has two soft attachments: the GPU pass updates attachments in parallel", w[0])),
+        None => Ok(()),
+    }
+}
+
 /// Why the CUDA backend cannot run `model`, or `Ok` when it can. Everything it does not support is named here,
 /// so that nothing runs silently wrong.
 pub fn check_supported(model: &Model) -> Result<(), String> {
@@ -90,11 +101,7 @@ pub fn check_supported(model: &Model) -> Result<(), String> {
     if model.colliders.len() > MAX_COLLIDERS {
         return Err(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len()));
     }
-    let mut soft: Vec<u32> = model.attachments.iter().filter(|a| a.compliance > 0.0).map(|a| a.vertex).collect();
-    soft.sort_unstable();
-    if let Some(w) = soft.windows(2).find(|w| w[0] == w[1]) {
-        return Err(format!("vertex {} has two soft attachments: the GPU pass updates attachments in parallel", w[0]));
-    }
+    soft_attachments_distinct(model)?;
     let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>()
         + model.cloth_groups.iter().map(|g| 2 * g.edges.len() + 4 * g.hinges.len()).sum::<usize>();
     if u32::try_from(3 * model.vertex_count().max(slots)).is_err() || u32::try_from(model.rows).is_err() {

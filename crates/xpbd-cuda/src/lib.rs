@@ -14,6 +14,7 @@
 
 pub mod amg_device;
 pub mod amg_ops;
+pub mod attachments_device;
 mod backend;
 mod context;
 mod cuda_ops;

@@ -1,6 +1,7 @@
 //! MGPBD on a device (issue 7): `xpbd_cpu::CpuBackend`'s substep loop around the device outer iterations
 //! ([`DeviceOuter`]). The prediction, contacts, velocity update and restitution stay on the host
-//! ([`SubstepBoundary`], O(n) per substep); per substep the positions go up after the prediction and come down
+//! ([`SubstepBoundary`], O(n) per substep); the soft attachments are iterated on the device after each outer
+//! iteration ([`DeviceSoftAttachments`]). Per substep the positions go up after the prediction and come down
 //! after the last outer iteration, with the state's multipliers. Per outer iteration only the scalars of control
 //! cross the bus (the issue's hand-off), and K and x at a full AMG setup. Generic over [`LinearOps`], so the
 //! whole loop runs on the host-compiled kernels in the tests against the CPU backend.
@@ -14,6 +15,8 @@ use xpbd_core::state::State;
 use xpbd_cpu::{timed, SubstepBoundary};
 
 use crate::amg_ops::LinearOps;
+use crate::attachments_device::DeviceSoftAttachments;
+use crate::layout::soft_attachments_distinct;
 use crate::outer_device::{device_settings, DeviceOuter};
 use crate::KernelScalar;
 
@@ -21,16 +24,15 @@ use crate::KernelScalar;
 /// already rejected when the scene is built.)
 pub fn check_supported(model: &Model) -> Result<(), String> {
     device_settings(model)?;
-    match model.attachments.iter().find(|a| a.compliance > 0.0) {
-        Some(a) => Err(format!("vertex {} has a soft attachment: MGPBD's GPU path does not iterate attachments", a.vertex)),
-        None => Ok(()),
-    }
+    soft_attachments_distinct(model)
 }
 
 pub struct MgpbdDevice<O: LinearOps> {
     ops: O,
     outer: DeviceOuter<O>,
     boundary: SubstepBoundary,
+    /// Iterated after each outer iteration (as `CpuBackend` does), on the device.
+    attachments: Option<DeviceSoftAttachments<O>>,
     x: O::Vector,
     lambda: O::Vector,
     describe: String,
@@ -43,7 +45,8 @@ impl<O: LinearOps> MgpbdDevice<O> {
         let outer = DeviceOuter::new(&ops, model)?;
         let x = ops.zeros(3 * model.vertex_count())?;
         let lambda = ops.zeros(outer.multiplier_count())?;
-        Ok(MgpbdDevice { boundary: SubstepBoundary::new(model), outer, x, lambda, ops, describe })
+        let attachments = DeviceSoftAttachments::upload(&ops, model)?;
+        Ok(MgpbdDevice { boundary: SubstepBoundary::new(model), outer, attachments, x, lambda, ops, describe })
     }
 
     /// One frame (as `CpuBackend::step_frame`); `Err` when the device reports an error.
@@ -60,11 +63,18 @@ impl<O: LinearOps> MgpbdDevice<O> {
             let flat: Vec<O::T> = s.x.iter().flat_map(|p| [p.x, p.y, p.z]).map(O::T::from_f64).collect();
             self.ops.write(&flat, &mut self.x)?;
             self.outer.reset(&self.ops, &mut self.lambda)?;
+            if let Some(a) = &mut self.attachments {
+                a.begin(&self.ops, t_end)?;
+            }
             s.lambda.fill(0.0);
             let report = k == n;
             let r0 = report.then(|| timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h)));
             for _ in 0..model.solver.iterations {
-                if self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda)? {
+                let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda)?;
+                if let Some(a) = &mut self.attachments {
+                    a.iterate(&self.ops, &mut self.x, h)?;
+                }
+                if done {
                     break;
                 }
             }

@@ -150,8 +150,8 @@ fn outer_iterations_f64_match_cpu() {
 }
 
 /// Whole frames of MGPBD on the GPU (`CudaBackend` → `MgpbdDevice<CudaOps<f64>>`) against `CpuBackend` on
-/// `FRAME_RUNS` (the primal solve on the beams, the dropped ball, the cloth's first frame and the squashed
-/// bunny; plain CG on the neo-Hookean beam and the cloth), with each scene's own AMG settings: per frame the
+/// `FRAME_RUNS` (the primal solve on the beams, the dropped ball, the cloth's first frame, the squashed bunny
+/// and the beam pulled by soft attachments; plain CG on the neo-Hookean beam and the cloth), with each scene's own AMG settings: per frame the
 /// same outer iterations, the PCG iterations within ±1 per outer iteration and the final relative residual
 /// within 1e-6 of itself, the double-precision parity, with positions within 1e-6 relative; where
 /// `from_r0` the residual within 1e-6 of the starting residual r0 (the host-compiled kernels, which differ

@@ -5,6 +5,7 @@
 use super::host_library::get;
 use libloading::Library;
 use xpbd_cuda::amg_ops::{DeviceCsr, DeviceIncidence, DevicePlan, LinearOps};
+use xpbd_cuda::attachments_device::DeviceSoftAttachments;
 use xpbd_cuda::dual_device::DeviceDualPattern;
 use xpbd_cuda::primal_device::DevicePrimalPattern;
 use xpbd_cuda::rows_device::DeviceRows;
@@ -48,6 +49,7 @@ type EvaluateRows<T> = unsafe extern "C" fn(*mut T, *mut T, U, U, *const T, *con
 type EvaluateArapComponents<T> = unsafe extern "C" fn(*mut T, *mut T, U, U, *const T, *const T, T, u32);
 type InertiaTerm<T> = unsafe extern "C" fn(*mut T, *const T, *const T, *const T, *const T, u32);
 type DualFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *const T, *const T, u32);
+type SoftAttachments<T> = unsafe extern "C" fn(*mut T, *const T, U, *const T, *const T, *const T, *mut T, T, *const T, u32);
 
 // SAFETY (every `unsafe` call below): the function is the kernel of that name with the C signature above; the
 // buffers are the drivers' arrays of the sizes the kernel indexes, as on the GPU (src/cuda_ops.rs).
@@ -214,6 +216,12 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
                 a.nnz,
             )
         };
+        Ok(())
+    }
+    fn soft_attachments(&self, a: &mut DeviceSoftAttachments<Self>, x: &mut Vec<T>, h: f64) -> Result<(), String> {
+        let f = self.f::<SoftAttachments<T>>("soft_attachments");
+        let (w, v, o, u, c, t) = (a.inv_mass.as_ptr(), a.vertex.as_ptr(), a.origin.as_ptr(), a.velocity.as_ptr(), a.compliance.as_ptr(), a.time.as_ptr());
+        unsafe { f(x.as_mut_ptr(), w, v, o, u, c, a.lambda.as_mut_ptr(), T::from_f64(h), t, a.count) };
         Ok(())
     }
     fn evaluate_rows(&self, rows: &DeviceRows<Self>, x: &Vec<T>, c: &mut Vec<T>, grads: &mut Vec<T>) -> Result<(), String> {

@@ -18,11 +18,18 @@ pub struct FrameRun {
     /// differences of the dot products grow) reach r ≈ 9e-11 r0, where the residuals differ by 2e-3 of
     /// themselves (2e-13 of r0), positions by 3e-12 and the nearly static beam's velocities by 1.1e-7.
     pub from_r0: bool,
+    /// Text replaced in the scene file (`from`, `to`), if any.
+    pub edit: Option<(&'static str, &'static str)>,
 }
 
 const fn run(file: &'static str, frames: usize, solver: &'static str, from_r0: bool) -> FrameRun {
-    FrameRun { file, frames, solver, from_r0 }
+    FrameRun { file, frames, solver, from_r0, edit: None }
 }
+
+/// The neo-Hookean beam's clamp, and the same with a soft attachment on the tip face pulled upwards at 0.5 m/s.
+const BEAM_CLAMP: &str = "pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 10.0, 10.0] } }";
+const BEAM_CLAMP_AND_SOFT_TIP: &str = "pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 10.0, 10.0] } }, \
+    { box = { min = [3.99, -1.0, -1.0], max = [4.01, 10.0, 10.0] }, compliance = 1e-6, velocity = [0.0, 0.5, 0.0] }";
 
 /// With the primal solve: the stiff ARAP beam (component rows), the neo-Hookean beam (10 substeps a frame), the
 /// neo-Hookean ball dropped on a plane (contacts and restitution on the host; its mass-dominated K has no strong
@@ -30,8 +37,9 @@ const fn run(file: &'static str, frames: usize, solver: &'static str, from_r0: b
 /// first frame of the hanging cloth of Fig. 14 (edge and hinge rows, two pinned corners; from the second frame
 /// the primal solve fails on it, on the CPU as on the device: docs/mgpbd.md "The defaults") and the squashed
 /// 31k-tet bunny (R held fixed); and with plain CG on the assembled dual matrix (the baseline) the neo-Hookean
-/// beam and three frames of the cloth (capped at 100 CG iterations, 40 outer iterations: CG stagnates there).
-pub const FRAME_RUNS: [FrameRun; 7] = [
+/// beam and three frames of the cloth (capped at 100 CG iterations, 40 outer iterations: CG stagnates there);
+/// and the neo-Hookean beam with its tip pulled by soft attachments (iterated after each outer iteration).
+pub const FRAME_RUNS: [FrameRun; 8] = [
     run("mgpbd_beam_stiff_primal.toml", 3, "primal-amg", false),
     run("mgpbd_beam_nh.toml", 1, "primal-amg", false),
     run("mgpbd_ball_drop.toml", 12, "primal-amg", false),
@@ -39,18 +47,25 @@ pub const FRAME_RUNS: [FrameRun; 7] = [
     run("mgpbd_bunny_squash.toml", 1, "primal-amg", true),
     run("mgpbd_beam_nh.toml", 1, "cg", true),
     run("mgpbd_cloth_16.toml", 3, "cg", false),
+    FrameRun { edit: Some((BEAM_CLAMP, BEAM_CLAMP_AND_SOFT_TIP)), ..run("mgpbd_beam_nh.toml", 2, "primal-amg", false) },
 ];
 
 impl FrameRun {
-    /// The scene with the run's linear solver.
+    /// The scene, edited, with the run's linear solver.
     pub fn model(&self) -> Model {
-        let mut model = super::load(self.file, |_| {});
+        let mut model = super::load(self.file, |text| {
+            if let Some((from, to)) = self.edit {
+                assert!(text.contains(from), "{}: no {from:?} to replace", self.file);
+                *text = text.replace(from, to);
+            }
+        });
         model.solver.mgpbd.as_mut().expect("an MGPBD scene").linear_solver = self.solver.into();
         model
     }
 
     /// `file (solver)`, for messages.
     pub fn name(&self) -> String {
-        format!("{} ({})", self.file, self.solver)
+        let edited = if self.edit.is_some() { ", edited" } else { "" };
+        format!("{} ({}{edited})", self.file, self.solver)
     }
 }

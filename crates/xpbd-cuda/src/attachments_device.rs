@@ -1,0 +1,61 @@
+//! The soft attachments of the device MGPBD loop (`mgpbd_backend`): one pass after each outer iteration, as
+//! `xpbd_cpu::SubstepBoundary::attachments` does on the CPU (per axis C = x − target(t), Δλ = −(C + α̃λ)/(w + α̃),
+//! Δx = w Δλ; DESIGN.md §7), by `soft_attachments` of `kernels/boundary.cu`, one thread per attachment. The
+//! positions stay on the device; per substep only the end time goes up.
+
+use xpbd_core::mesh::Vec3;
+use xpbd_core::model::Model;
+
+use crate::amg_ops::{to_t, LinearOps};
+
+/// The soft attachments (`compliance > 0`) on the device, with 3 multipliers each.
+pub struct DeviceSoftAttachments<O: LinearOps + ?Sized> {
+    pub count: u32,
+    pub vertex: O::Indices,
+    /// Target at time 0 and its velocity, 3 per attachment.
+    pub origin: O::Vector,
+    pub velocity: O::Vector,
+    pub compliance: O::Vector,
+    pub lambda: O::Vector,
+    /// Every vertex's inverse mass (the kernel indexes it by vertex).
+    pub inv_mass: O::Vector,
+    /// The substep's end time, the attachments' target time (one scalar).
+    pub time: O::Vector,
+}
+
+/// Three scalars per vector.
+fn flat(v: impl Iterator<Item = Vec3>) -> Vec<f64> {
+    v.flat_map(|p| [p.x, p.y, p.z]).collect()
+}
+
+impl<O: LinearOps> DeviceSoftAttachments<O> {
+    /// `None` when `model` has no soft attachment. The support check (`mgpbd_backend::check_supported`) has
+    /// made sure that no vertex has two, which a parallel pass could not update in order.
+    pub fn upload(ops: &O, model: &Model) -> Result<Option<Self>, String> {
+        let soft: Vec<_> = model.attachments.iter().filter(|a| a.compliance > 0.0).collect();
+        if soft.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(DeviceSoftAttachments {
+            count: soft.len() as u32,
+            vertex: ops.upload_indices(&soft.iter().map(|a| a.vertex).collect::<Vec<_>>())?,
+            origin: ops.upload(&to_t(&flat(soft.iter().map(|a| a.origin))))?,
+            velocity: ops.upload(&to_t(&flat(soft.iter().map(|a| a.velocity))))?,
+            compliance: ops.upload(&to_t(&soft.iter().map(|a| a.compliance).collect::<Vec<_>>()))?,
+            lambda: ops.zeros(3 * soft.len())?,
+            inv_mass: ops.upload(&to_t(&model.inv_mass))?,
+            time: ops.zeros(1)?,
+        }))
+    }
+
+    /// Start of a substep ending at `t_end`: multipliers to zero, the target time set.
+    pub fn begin(&mut self, ops: &O, t_end: f64) -> Result<(), String> {
+        ops.set_zero(&mut self.lambda)?;
+        ops.write(&to_t(&[t_end]), &mut self.time)
+    }
+
+    /// One pass over the attachments on device positions `x` (3 per vertex), substep `h`.
+    pub fn iterate(&mut self, ops: &O, x: &mut O::Vector, h: f64) -> Result<(), String> {
+        ops.soft_attachments(self, x, h)
+    }
+}
