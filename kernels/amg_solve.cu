@@ -101,19 +101,41 @@ __device__ __forceinline__ void gauss_seidel_color_impl(T* __restrict__ x, const
     }
 }
 
-// Numeric sparse product on a fixed pattern from a plan built once per full setup (src/amg_ops.rs, ProductPlan):
-// out_o = sum over k in start[o] .. start[o+1] of left[left_idx[k]] * right[right_idx[k]], the terms in the order
-// of the CPU's sparse product. Run twice per level, A P then P^T (A P), it is the Galerkin refresh.
+// Numeric sparse product c = a b on c's fixed pattern (the CPU's symbolic product of the full setup), one thread
+// per row of c: Gustavson's accumulation, row i of c = sum over a's stored entries a_ik, in a's order, of a_ik times
+// row k of b, each term added at its column's place in c's row (found by binary search in the sorted columns). Every
+// entry of c thus adds its terms in the order of the CPU's product (xpbd_core::amg::product). Run twice per level,
+// A P then P^T (A P), it is the Galerkin refresh. The CPU's pattern holds every structural product; a column not
+// found (which that rules out) is skipped rather than added elsewhere.
 template <typename T>
-__device__ __forceinline__ void sparse_product_impl(T* __restrict__ out, const unsigned int* __restrict__ start,
-                                                    const unsigned int* __restrict__ left_idx,
-                                                    const unsigned int* __restrict__ right_idx,
-                                                    const T* __restrict__ left, const T* __restrict__ right,
-                                                    unsigned int count) {
-    for (size_t o = xpbd::global_thread_index(); o < count; o += xpbd::grid_stride()) {
-        T s = T(0);
-        for (size_t k = start[o]; k < start[o + 1]; ++k) s += left[left_idx[k]] * right[right_idx[k]];
-        out[o] = s;
+__device__ __forceinline__ void csr_product_impl(T* __restrict__ c_val, const unsigned int* __restrict__ c_ptr,
+                                                 const unsigned int* __restrict__ c_col,
+                                                 const unsigned int* __restrict__ a_ptr,
+                                                 const unsigned int* __restrict__ a_col, const T* __restrict__ a_val,
+                                                 const unsigned int* __restrict__ b_ptr,
+                                                 const unsigned int* __restrict__ b_col, const T* __restrict__ b_val,
+                                                 unsigned int rows) {
+    for (size_t i = xpbd::global_thread_index(); i < rows; i += xpbd::grid_stride()) {
+        const unsigned int first = c_ptr[i], last = c_ptr[i + 1];
+        for (unsigned int o = first; o < last; ++o) c_val[o] = T(0);
+        for (unsigned int ka = a_ptr[i]; ka < a_ptr[i + 1]; ++ka) {
+            const unsigned int k = a_col[ka];
+            const T av = a_val[ka];
+            // b's row k has ascending columns: each search starts after the previous one's place.
+            unsigned int lo = first;
+            for (unsigned int kb = b_ptr[k]; kb < b_ptr[k + 1]; ++kb) {
+                const unsigned int j = b_col[kb];
+                unsigned int hi = last;
+                while (lo < hi) {
+                    const unsigned int mid = lo + (hi - lo) / 2;
+                    if (c_col[mid] < j)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo < last && c_col[lo] == j) c_val[lo] += av * b_val[kb];
+            }
+        }
     }
 }
 
@@ -241,11 +263,12 @@ XPBD_EXPORT_F32_F64(gauss_seidel_color,
                     (T* __restrict__ x, const T* __restrict__ b, const T* __restrict__ inv_diag, XPBD_CSR_PARAMS,
                      const unsigned int* __restrict__ rows, unsigned int first, unsigned int count),
                     (x, b, inv_diag, row_ptr, col, val, rows, first, count))
-XPBD_EXPORT_F32_F64(sparse_product,
-                    (T* __restrict__ out, const unsigned int* __restrict__ start, const unsigned int* __restrict__ left_idx,
-                     const unsigned int* __restrict__ right_idx, const T* __restrict__ left, const T* __restrict__ right,
-                     unsigned int count),
-                    (out, start, left_idx, right_idx, left, right, count))
+XPBD_EXPORT_F32_F64(csr_product,
+                    (T* __restrict__ c_val, const unsigned int* __restrict__ c_ptr, const unsigned int* __restrict__ c_col,
+                     const unsigned int* __restrict__ a_ptr, const unsigned int* __restrict__ a_col,
+                     const T* __restrict__ a_val, const unsigned int* __restrict__ b_ptr,
+                     const unsigned int* __restrict__ b_col, const T* __restrict__ b_val, unsigned int rows),
+                    (c_val, c_ptr, c_col, a_ptr, a_col, a_val, b_ptr, b_col, b_val, rows))
 XPBD_EXPORT_F32_F64(dense_scatter, (T* __restrict__ dense, XPBD_CSR_PARAMS, unsigned int n), (dense, row_ptr, col, val, n))
 XPBD_EXPORT_F32_F64(dense_cholesky, (T* __restrict__ a, unsigned int n, unsigned int* __restrict__ status), (a, n, status))
 XPBD_EXPORT_F32_F64(cholesky_solve, (const T* __restrict__ l, const T* __restrict__ b, T* __restrict__ x, unsigned int n),

@@ -3,8 +3,8 @@
 //! `xpbd_core::amg::vcycle`).
 //!
 //! What the CPU builds at each full setup and uploads here: per level P, Pᵀ, the relaxation's kind, ρ(D⁻¹A) and
-//! Gauss-Seidel colouring, and the plans of the products A P and Pᵀ (A P) ([`ProductPlan`]) with the coarse
-//! patterns. Everything that depends on the finest values (the coarse values, the diagonals, the coarsest
+//! Gauss-Seidel colouring, and the patterns of A P and of the coarse matrix Pᵀ (A P) (the CPU's symbolic
+//! products), on which `csr_product` recomputes both. Everything that depends on the finest values (the coarse values, the diagonals, the coarsest
 //! Cholesky factor) is recomputed on the device by [`DeviceHierarchy::refresh`]; nothing crosses the bus for it,
 //! unless the coarsest level is too large to factor densely ([`DeviceCoarsest::Host`]).
 
@@ -13,7 +13,9 @@ use xpbd_core::amg::smoothers::{Relaxation, CHEBYSHEV_DEGREE, CHEBYSHEV_LOWER, C
 use xpbd_core::amg::Smoother;
 use xpbd_core::linear::Csr;
 
-use crate::amg_ops::{DeviceCsr, DevicePlan, LinearOps, ProductPlan};
+use xpbd_core::amg::product::ProductPlan;
+
+use crate::amg_ops::{DeviceCsr, LinearOps};
 use crate::KernelScalar;
 
 /// One level's relaxation on the device, with the scalars of its polynomial computed on the host once.
@@ -30,18 +32,16 @@ pub enum DeviceRelaxation<O: LinearOps> {
     GaussSeidel { rows: O::Indices, classes: Vec<(u32, u32)> },
 }
 
-/// One level above the coarsest: its matrix's diagonal and relaxation, P and Pᵀ, the coarse matrix and the plans
-/// that refresh it, and the V-cycle's vectors.
+/// One level above the coarsest: its matrix's diagonal and relaxation, P and Pᵀ, A P and the coarse matrix (on
+/// the patterns of the full setup), and the V-cycle's vectors.
 pub struct DeviceLevel<O: LinearOps> {
     pub rows: usize,
     pub inv_diag: O::Vector,
     pub relax: DeviceRelaxation<O>,
     pub p: DeviceCsr<O>,
     pub pt: DeviceCsr<O>,
-    /// Values of A P on the plan's pattern.
-    pub ap: O::Vector,
-    pub ap_plan: DevicePlan<O>,
-    pub coarse_plan: DevicePlan<O>,
+    /// A P, refreshed before the coarse matrix.
+    pub ap: DeviceCsr<O>,
     /// The next coarser matrix Pᵀ A P.
     pub coarse: DeviceCsr<O>,
     /// A x (and the residual b − A x).
@@ -115,28 +115,31 @@ impl<O: LinearOps> DeviceHierarchy<O> {
         for level in &h.levels {
             let rows = cur.rows();
             let pt = level.p.transpose_view().to_csr();
-            let ap = ProductPlan::new(cur, &level.p)?;
-            let ap_csr = Csr::new(
-                (rows, level.p.cols()),
-                ap.row_ptr.iter().map(|&p| p as usize).collect(),
-                ap.col.iter().map(|&c| c as usize).collect(),
-                vec![0.0; ap.nnz()],
-            );
-            let coarse = ProductPlan::new(&pt, &ap_csr)?;
-            let nc = level.p.cols();
+            // The pattern of A P: the CPU's own for a smoothed P; formed here (in parallel) for a tentative one.
+            let formed;
+            let ap = match level.galerkin.ap() {
+                Some(ap) => ap,
+                None => {
+                    formed = ProductPlan::multiply(cur, &level.p).0;
+                    &formed
+                }
+            };
+            let pattern = |m: &Csr| {
+                let (row_ptr, col) = crate::amg_ops::csr_indices(m);
+                DeviceCsr::pattern(ops, m.rows(), &row_ptr, &col)
+            };
+            let coarse = &level.galerkin.coarse;
             levels.push(DeviceLevel {
                 rows,
                 inv_diag: ops.zeros(rows)?,
                 relax: upload_relaxation(ops, &level.relax, cur)?,
                 p: DeviceCsr::upload(ops, &level.p)?,
                 pt: DeviceCsr::upload(ops, &pt)?,
-                ap: ops.zeros(ap.nnz().max(1))?,
-                ap_plan: DevicePlan::upload(ops, &ap)?,
-                coarse_plan: DevicePlan::upload(ops, &coarse)?,
-                coarse: DeviceCsr::pattern(ops, nc, &coarse.row_ptr, &coarse.col)?,
+                ap: pattern(ap)?,
+                coarse: pattern(coarse)?,
                 work: ops.zeros(rows)?,
-                coarse_b: ops.zeros(nc)?,
-                coarse_x: ops.zeros(nc)?,
+                coarse_b: ops.zeros(coarse.rows())?,
+                coarse_x: ops.zeros(coarse.rows())?,
             });
             cur = &level.galerkin.coarse;
         }
@@ -158,8 +161,8 @@ impl<O: LinearOps> DeviceHierarchy<O> {
             let cur = done.last().map_or(fine, |d| &d.coarse);
             let level = &mut rest[0];
             ops.inverse_diagonal(cur, &mut level.inv_diag)?;
-            ops.sparse_product(&level.ap_plan, &cur.val, &level.p.val, &mut level.ap)?;
-            ops.sparse_product(&level.coarse_plan, &level.pt.val, &level.ap, &mut level.coarse.val)?;
+            ops.csr_product(cur, &level.p, &mut level.ap)?;
+            ops.csr_product(&level.pt, &level.ap, &mut level.coarse)?;
         }
         let last = self.levels.last().map_or(fine, |l| &l.coarse);
         match &mut self.coarsest {

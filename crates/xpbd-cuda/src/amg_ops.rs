@@ -1,7 +1,7 @@
 //! The operations of MGPBD's solve phase on a device (`kernels/amg_solve.cu`, `kernels/primal.cu`), as a trait:
 //! the drivers (`amg_device.rs`, `pcg_device.rs`, `primal_device.rs`) are written once against it, run on the GPU
 //! through [`crate::CudaOps`], and on the same kernels compiled as host C++ in `tests/host_amg.rs` (no GPU needed).
-//! Also the flat device forms of a CSR matrix and of a product plan, built on the CPU.
+//! Also the flat device form of a CSR matrix and of a vertex→rows incidence, built on the CPU.
 
 use xpbd_core::linear::Csr;
 
@@ -62,8 +62,8 @@ pub trait LinearOps {
         count: u32,
         x: &mut Self::Vector,
     ) -> Result<(), String>;
-    /// `out_o = Σ left[l] right[r]` over the plan's pairs of output `o`.
-    fn sparse_product(&self, plan: &DevicePlan<Self>, left: &Self::Vector, right: &Self::Vector, out: &mut Self::Vector) -> Result<(), String>;
+    /// `c = a b` on `c`'s pattern, which holds every structural product (Gustavson's order, as the CPU's product).
+    fn csr_product(&self, a: &DeviceCsr<Self>, b: &DeviceCsr<Self>, c: &mut DeviceCsr<Self>) -> Result<(), String>;
     /// The n × n row-major dense form of `a`.
     fn dense_scatter(&self, a: &DeviceCsr<Self>, dense: &mut Self::Vector) -> Result<(), String>;
     /// In-place Cholesky of the n × n `dense`; `Ok(false)` when a pivot was not positive.
@@ -207,82 +207,4 @@ pub fn csr_indices(a: &Csr) -> (Vec<u32>, Vec<u32>) {
 
 pub fn to_t<T: KernelScalar>(a: &[f64]) -> Vec<T> {
     a.iter().map(|&v| T::from_f64(v)).collect()
-}
-
-/// The symbolic product `left · right` and, for each of its nonzeros o, the pairs (k, m) of stored entries of
-/// `left` and `right` whose products add up to it, in the order the CPU's sparse product (sprs) adds them: by
-/// `left`'s row entry, then `right`'s. Built on the CPU once per full setup; `out[o] = Σ left[k] right[m]` on
-/// the device (`sparse_product`) is then the numeric product for any values on these patterns.
-pub struct ProductPlan {
-    pub rows: usize,
-    pub row_ptr: Vec<u32>,
-    pub col: Vec<u32>,
-    /// Pairs of output o: `start[o]..start[o + 1]`.
-    pub start: Vec<u32>,
-    pub left: Vec<u32>,
-    pub right: Vec<u32>,
-}
-
-impl ProductPlan {
-    /// `Err` when an index does not fit the kernels' 32 bits.
-    pub fn new(left: &Csr, right: &Csr) -> Result<Self, String> {
-        if left.nnz() > u32::MAX as usize || right.nnz() > u32::MAX as usize {
-            return Err(format!("a Galerkin product of matrices with {} and {} nonzeros: more than 2^32", left.nnz(), right.nnz()));
-        }
-        let (l_ptr, r_ptr) = (left.indptr(), right.indptr());
-        let (l_ptr, r_ptr) = (l_ptr.raw_storage(), r_ptr.raw_storage());
-        let (l_col, r_col) = (left.indices(), right.indices());
-        let mut plan = ProductPlan { rows: left.rows(), row_ptr: vec![0], col: Vec::new(), start: vec![0], left: Vec::new(), right: Vec::new() };
-        let mut terms: Vec<(usize, u32, u32)> = Vec::new();
-        for i in 0..left.rows() {
-            terms.clear();
-            for (k, &j) in (l_ptr[i]..l_ptr[i + 1]).zip(&l_col[l_ptr[i]..l_ptr[i + 1]]) {
-                terms.extend((r_ptr[j]..r_ptr[j + 1]).map(|m| (r_col[m], k as u32, m as u32)));
-            }
-            // Stable: within one output column the pairs keep the order of the CPU's accumulation.
-            terms.sort_by_key(|t| t.0);
-            for (n, &(c, k, m)) in terms.iter().enumerate() {
-                if n > 0 && terms[n - 1].0 != c {
-                    plan.start.push(plan.left.len() as u32);
-                }
-                if n == 0 || terms[n - 1].0 != c {
-                    plan.col.push(c as u32);
-                }
-                plan.left.push(k);
-                plan.right.push(m);
-            }
-            if !terms.is_empty() {
-                plan.start.push(plan.left.len() as u32);
-            }
-            if plan.left.len() > u32::MAX as usize {
-                return Err(format!("the Galerkin plan exceeds 2^32 products at row {i} of {}", left.rows()));
-            }
-            plan.row_ptr.push(plan.col.len() as u32);
-        }
-        Ok(plan)
-    }
-
-    /// Output nonzeros.
-    pub fn nnz(&self) -> usize {
-        self.col.len()
-    }
-}
-
-/// A [`ProductPlan`]'s pairs on the device.
-pub struct DevicePlan<O: LinearOps + ?Sized> {
-    pub count: u32,
-    pub start: O::Indices,
-    pub left: O::Indices,
-    pub right: O::Indices,
-}
-
-impl<O: LinearOps> DevicePlan<O> {
-    pub fn upload(ops: &O, plan: &ProductPlan) -> Result<Self, String> {
-        Ok(DevicePlan {
-            count: plan.nnz() as u32,
-            start: ops.upload_indices(&plan.start)?,
-            left: ops.upload_indices(&nonempty(&plan.left))?,
-            right: ops.upload_indices(&nonempty(&plan.right))?,
-        })
-    }
 }

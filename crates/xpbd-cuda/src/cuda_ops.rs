@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchArgs, LaunchConfig, PushKernelArg};
 
-use crate::amg_ops::{DeviceCsr, DeviceIncidence, DevicePlan, LinearOps};
+use crate::amg_ops::{DeviceCsr, DeviceIncidence, LinearOps};
 use crate::attachments_device::DeviceSoftAttachments;
 use crate::device_model::{blocks, err, BLOCK};
 use crate::dual_device::DeviceDualPattern;
@@ -27,7 +27,7 @@ pub const SOLVE_KERNELS: &[(&str, &str)] = &[
     ("amg_solve", "jacobi_sweep"),
     ("amg_solve", "chebyshev_step"),
     ("amg_solve", "gauss_seidel_color"),
-    ("amg_solve", "sparse_product"),
+    ("amg_solve", "csr_product"),
     ("amg_solve", "dense_scatter"),
     ("amg_solve", "dense_cholesky"),
     ("amg_solve", "cholesky_solve"),
@@ -175,10 +175,10 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
         l.arg(x).arg(b).arg(inv_diag).arg(&a.row_ptr).arg(&a.col).arg(&a.val).arg(rows).arg(&first).arg(&count);
         launch(l, grid(count), "gauss_seidel_color")
     }
-    fn sparse_product(&self, plan: &DevicePlan<Self>, left: &CudaSlice<T>, right: &CudaSlice<T>, out: &mut CudaSlice<T>) -> Result<(), String> {
-        let mut l = self.builder("sparse_product");
-        l.arg(out).arg(&plan.start).arg(&plan.left).arg(&plan.right).arg(left).arg(right).arg(&plan.count);
-        launch(l, grid(plan.count), "sparse_product")
+    fn csr_product(&self, a: &DeviceCsr<Self>, b: &DeviceCsr<Self>, c: &mut DeviceCsr<Self>) -> Result<(), String> {
+        let mut l = self.builder("csr_product");
+        l.arg(&mut c.val).arg(&c.row_ptr).arg(&c.col).arg(&a.row_ptr).arg(&a.col).arg(&a.val).arg(&b.row_ptr).arg(&b.col).arg(&b.val).arg(&c.rows);
+        launch(l, grid(c.rows), "csr_product")
     }
     fn dense_scatter(&self, a: &DeviceCsr<Self>, dense: &mut CudaSlice<T>) -> Result<(), String> {
         let mut l = self.builder("dense_scatter");

@@ -93,6 +93,15 @@ impl Galerkin {
         Galerkin { coarse, product: Product::Sparse { ap, ap_plan, outer_plan } }
     }
 
+    /// `A P` of the last refresh when the product is sparse (a smoothed P; its pattern is that of the full
+    /// setup); `None` for the block product of a tentative P, which does not form it.
+    pub fn ap(&self) -> Option<&Csr> {
+        match &self.product {
+            Product::Sparse { ap, .. } => Some(ap),
+            Product::Blocks { .. } => None,
+        }
+    }
+
     /// Recomputes the values of `Pᵀ A P` for `a` with the pattern this was built for (`pt` = Pᵀ).
     pub fn refresh(&mut self, a: &Csr, p: &Csr, pt: &Csr) {
         match &mut self.product {

@@ -4,7 +4,7 @@
 
 use super::host_library::get;
 use libloading::Library;
-use xpbd_cuda::amg_ops::{DeviceCsr, DeviceIncidence, DevicePlan, LinearOps};
+use xpbd_cuda::amg_ops::{DeviceCsr, DeviceIncidence, LinearOps};
 use xpbd_cuda::attachments_device::DeviceSoftAttachments;
 use xpbd_cuda::dual_device::DeviceDualPattern;
 use xpbd_cuda::primal_device::DevicePrimalPattern;
@@ -33,7 +33,7 @@ type InvDiag<T> = unsafe extern "C" fn(*mut T, U, U, *const T, u32);
 type Jacobi<T> = unsafe extern "C" fn(*mut T, *const T, *const T, *const T, T, u32);
 type Chebyshev<T> = unsafe extern "C" fn(*mut T, *mut T, *const T, *const T, *const T, T, T, u32);
 type GaussSeidel<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, U, *const T, U, u32, u32);
-type Product<T> = unsafe extern "C" fn(*mut T, U, U, U, *const T, *const T, u32);
+type Product<T> = unsafe extern "C" fn(*mut T, U, U, U, U, *const T, U, U, *const T, u32);
 type Cholesky<T> = unsafe extern "C" fn(*mut T, u32, *mut u32);
 type CholeskySolve<T> = unsafe extern "C" fn(*const T, *const T, *mut T, u32);
 type Axpy<T> = unsafe extern "C" fn(*mut T, T, *const T, u32);
@@ -129,9 +129,10 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
         unsafe { f(x.as_mut_ptr(), b.as_ptr(), inv_diag.as_ptr(), a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), rows.as_ptr(), first, count) };
         Ok(())
     }
-    fn sparse_product(&self, plan: &DevicePlan<Self>, left: &Vec<T>, right: &Vec<T>, out: &mut Vec<T>) -> Result<(), String> {
-        let f = self.f::<Product<T>>("sparse_product");
-        unsafe { f(out.as_mut_ptr(), plan.start.as_ptr(), plan.left.as_ptr(), plan.right.as_ptr(), left.as_ptr(), right.as_ptr(), plan.count) };
+    fn csr_product(&self, a: &DeviceCsr<Self>, b: &DeviceCsr<Self>, c: &mut DeviceCsr<Self>) -> Result<(), String> {
+        let f = self.f::<Product<T>>("csr_product");
+        let (ap, ac, av, bp, bc, bv) = (a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), b.row_ptr.as_ptr(), b.col.as_ptr(), b.val.as_ptr());
+        unsafe { f(c.val.as_mut_ptr(), c.row_ptr.as_ptr(), c.col.as_ptr(), ap, ac, av, bp, bc, bv, c.rows) };
         Ok(())
     }
     fn dense_scatter(&self, a: &DeviceCsr<Self>, dense: &mut Vec<T>) -> Result<(), String> {
