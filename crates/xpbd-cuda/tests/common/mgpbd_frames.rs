@@ -16,7 +16,9 @@ pub struct FrameRun {
     /// itself (1.4e-9 and 2.4e-4, 2.5e-8 of r0, with the scene's own max_coarse). The neo-Hookean beam with
     /// plain CG: 20 outer iterations of up to 100 CG iterations (capped, not converged, so rounding
     /// differences of the dot products grow) reach r ≈ 9e-11 r0, where the residuals differ by 2e-3 of
-    /// themselves (2e-13 of r0), positions by 3e-12 and the nearly static beam's velocities by 1.1e-7.
+    /// themselves (2e-13 of r0), positions by 3e-12 and the nearly static beam's velocities by 1.1e-7. The
+    /// cloth with plain CG likewise (40 outer iterations of CG capped at 100 iterations): on the host-compiled
+    /// kernels its sums happen to run in the CPU's order and agree bitwise, on a GPU they will not.
     pub from_r0: bool,
     /// Text replaced in the scene file (`from`, `to`), if any.
     pub edit: Option<(&'static str, &'static str)>,
@@ -46,7 +48,7 @@ pub const FRAME_RUNS: [FrameRun; 8] = [
     run("mgpbd_cloth_16.toml", 1, "primal-amg", false),
     run("mgpbd_bunny_squash.toml", 1, "primal-amg", true),
     run("mgpbd_beam_nh.toml", 1, "cg", true),
-    run("mgpbd_cloth_16.toml", 3, "cg", false),
+    run("mgpbd_cloth_16.toml", 3, "cg", true),
     FrameRun { edit: Some((BEAM_CLAMP, BEAM_CLAMP_AND_SOFT_TIP)), ..run("mgpbd_beam_nh.toml", 2, "primal-amg", false) },
 ];
 
