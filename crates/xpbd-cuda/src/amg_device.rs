@@ -114,7 +114,6 @@ impl<O: LinearOps> DeviceHierarchy<O> {
         let mut cur = a;
         for level in &h.levels {
             let rows = cur.rows();
-            let pt = level.p.transpose_view().to_csr();
             // The pattern of A P: the CPU's own for a smoothed P; formed here (in parallel) for a tentative one.
             let formed;
             let ap = match level.galerkin.ap() {
@@ -134,7 +133,7 @@ impl<O: LinearOps> DeviceHierarchy<O> {
                 inv_diag: ops.zeros(rows)?,
                 relax: upload_relaxation(ops, &level.relax, cur)?,
                 p: DeviceCsr::upload(ops, &level.p)?,
-                pt: DeviceCsr::upload(ops, &pt)?,
+                pt: DeviceCsr::upload(ops, &level.pt)?,
                 ap: pattern(ap)?,
                 coarse: pattern(coarse)?,
                 work: ops.zeros(rows)?,
