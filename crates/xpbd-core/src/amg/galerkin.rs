@@ -3,17 +3,22 @@
 //! For a tentative prolongator P has one dense block row per node (the columns of its aggregate),
 //! so `A_c` is block-sparse: block (a, b) is nonzero when some `a_ij ≠ 0` has i in aggregate a and
 //! j in b. That pattern is built once; `refresh` recomputes the values for new values of A on the
-//! same pattern, which is all the lazy setup redoes between full setups. A smoothed prolongator
+//! same pattern, which is all the lazy setup redoes between full setups. Both run in parallel over
+//! aggregates, each of which owns its coarse rows, with a fixed order of summation per entry. A smoothed prolongator
 //! (`smoothing.rs`) has no such structure: its product is two sparse products `Pᵀ (A P)` whose
 //! patterns are computed at the full setup and whose values are refilled in parallel (`product.rs`).
 
+use rayon::prelude::*;
+
+use super::aggregation::Aggregates;
 use super::product::ProductPlan;
-use super::prolongation::Tentative;
+use super::prolongation::{members, Tentative};
 use crate::linear::Csr;
 
 /// Marks an entry of A with an endpoint in no aggregate: it has no coarse image.
 const NONE: usize = usize::MAX;
 
+/// The Galerkin product of one level: the coarse matrix and how to recompute it.
 pub struct Galerkin {
     pub coarse: Csr,
     product: Product,
@@ -28,6 +33,11 @@ enum Product {
         offset: Vec<usize>,
         /// Aggregate of each fine node (`NONE` if isolated).
         agg: Vec<usize>,
+        /// The nodes of each aggregate in ascending order (`prolongation::members`) and its coarse
+        /// rows `col_start[a]..col_start[a + 1]`: an aggregate's coarse rows are written only by its
+        /// nodes, so aggregates are filled in parallel.
+        members: (Vec<usize>, Vec<usize>),
+        col_start: Vec<usize>,
     },
     /// Any P: `Pᵀ (A P)` by two sparse products on the patterns of the full setup, with `A P`
     /// and the plans of both products kept.
@@ -35,55 +45,69 @@ enum Product {
 }
 
 impl Galerkin {
-    /// Pattern and values of `Pᵀ A P`; `agg_of_node` is the aggregation that `t` was built from.
-    pub fn new(a: &Csr, t: &Tentative, agg_of_node: &[Option<usize>]) -> Self {
-        let agg: Vec<usize> = agg_of_node.iter().map(|a| a.unwrap_or(NONE)).collect();
+    /// Pattern and values of `Pᵀ A P` for the tentative `t` built from `aggregates`. Aggregates in
+    /// parallel: each one's sorted neighbour aggregates (the blocks of its coarse rows) and, per
+    /// stored entry of A, the offset of its block within them.
+    pub fn new(a: &Csr, t: &Tentative, aggregates: &Aggregates) -> Self {
+        let agg: Vec<usize> = aggregates.of_node.iter().map(|a| a.unwrap_or(NONE)).collect();
+        let (start, nodes) = members(aggregates);
         let count = t.col_start.len() - 1;
+        assert_eq!(count, aggregates.count, "the tentative prolongator of these aggregates");
         let width = |b: usize| t.col_start[b + 1] - t.col_start[b];
-        // Neighbouring aggregates of each aggregate, sorted.
-        let mut nb: Vec<Vec<usize>> = vec![Vec::new(); count];
-        for (i, row) in a.outer_iterator().enumerate() {
-            if agg[i] == NONE {
-                continue;
-            }
-            for (j, _) in row.iter() {
-                if agg[j] != NONE {
-                    nb[agg[i]].push(agg[j]);
-                }
-            }
-        }
-        for list in &mut nb {
-            list.sort_unstable();
-            list.dedup();
-        }
-        let mut offset = vec![NONE; a.nnz()];
-        let mut k = 0;
-        for (i, row) in a.outer_iterator().enumerate() {
-            for (j, _) in row.iter() {
-                if agg[i] != NONE && agg[j] != NONE {
-                    let list = &nb[agg[i]];
-                    let pos = list.binary_search(&agg[j]).expect("neighbour recorded above");
-                    offset[k] = list[..pos].iter().map(|&b| width(b)).sum();
-                }
-                k += 1;
-            }
-        }
+        let (a_ptr, a_idx) = (a.indptr(), a.indices());
+        let a_ptr = a_ptr.raw_storage();
+        let nb: Vec<Vec<usize>> = (0..count)
+            .into_par_iter()
+            .map(|g| {
+                let mut list: Vec<usize> =
+                    nodes[start[g]..start[g + 1]].iter().flat_map(|&i| a_idx[a_ptr[i]..a_ptr[i + 1]].iter().map(|&j| agg[j])).filter(|&b| b != NONE).collect();
+                list.sort_unstable();
+                list.dedup();
+                list
+            })
+            .collect();
+        // Offset of each neighbour's block within the aggregate's coarse rows.
+        let block_offset: Vec<Vec<usize>> = nb
+            .par_iter()
+            .map(|list| {
+                list.iter()
+                    .scan(0, |at, &b| {
+                        let o = *at;
+                        *at += width(b);
+                        Some(o)
+                    })
+                    .collect()
+            })
+            .collect();
+        let offset: Vec<usize> = (0..a.rows())
+            .into_par_iter()
+            .flat_map_iter(|i| {
+                let (nb, block_offset, agg) = (&nb, &block_offset, &agg);
+                a_idx[a_ptr[i]..a_ptr[i + 1]].iter().map(move |&j| {
+                    if agg[i] == NONE || agg[j] == NONE {
+                        return NONE;
+                    }
+                    let pos = nb[agg[i]].binary_search(&agg[j]).expect("neighbour recorded above");
+                    block_offset[agg[i]][pos]
+                })
+            })
+            .collect();
+        let rows: Vec<Vec<usize>> = nb.par_iter().map(|list| list.iter().flat_map(|&b| t.col_start[b]..t.col_start[b + 1]).collect()).collect();
         let nc = t.col_start[count];
         let mut indptr = Vec::with_capacity(nc + 1);
-        let mut indices = Vec::new();
+        let mut indices = Vec::with_capacity(rows.iter().enumerate().map(|(g, r)| width(g) * r.len()).sum());
         indptr.push(0);
-        for (a_id, list) in nb.iter().enumerate() {
-            for _ in 0..width(a_id) {
-                for &b in list {
-                    indices.extend(t.col_start[b]..t.col_start[b + 1]);
-                }
+        for (g, row) in rows.iter().enumerate() {
+            for _ in 0..width(g) {
+                indices.extend_from_slice(row);
                 indptr.push(indices.len());
             }
         }
         let data = vec![0.0; indices.len()];
         let mut coarse = Csr::new((nc, nc), indptr, indices, data);
-        fill_blocks(a, &t.p, &offset, &agg, &mut coarse);
-        Galerkin { coarse, product: Product::Blocks { offset, agg } }
+        let (members, col_start) = ((start, nodes), t.col_start.clone());
+        fill_blocks(a, &t.p, &offset, &agg, &members, &col_start, &mut coarse);
+        Galerkin { coarse, product: Product::Blocks { offset, agg, members, col_start } }
     }
 
     /// `Pᵀ A P` for any prolongator `p` (a smoothed one) and its transpose `pt`, by sparse products.
@@ -105,7 +129,7 @@ impl Galerkin {
     /// Recomputes the values of `Pᵀ A P` for `a` with the pattern this was built for (`pt` = Pᵀ).
     pub fn refresh(&mut self, a: &Csr, p: &Csr, pt: &Csr) {
         match &mut self.product {
-            Product::Blocks { offset, agg } => fill_blocks(a, p, offset, agg, &mut self.coarse),
+            Product::Blocks { offset, agg, members, col_start } => fill_blocks(a, p, offset, agg, members, col_start, &mut self.coarse),
             Product::Sparse { ap, ap_plan, outer_plan } => {
                 ap_plan.refill(a, p, ap);
                 outer_plan.refill(pt, ap, &mut self.coarse);
@@ -114,35 +138,47 @@ impl Galerkin {
     }
 }
 
-/// The values of `Pᵀ A P` for a tentative `p` on the block pattern of `coarse` (see [`Product::Blocks`]).
-fn fill_blocks(a: &Csr, p: &Csr, offset: &[usize], agg: &[usize], coarse: &mut Csr) {
+/// The values of `Pᵀ A P` for a tentative `p` on the block pattern of `coarse` (see [`Product::Blocks`]),
+/// aggregates in parallel. Each coarse entry adds its terms in the order of the fine rows (ascending
+/// nodes of the aggregate, then each row's entries), so the result does not depend on the threads.
+fn fill_blocks(a: &Csr, p: &Csr, offset: &[usize], agg: &[usize], members: &(Vec<usize>, Vec<usize>), col_start: &[usize], coarse: &mut Csr) {
     assert_eq!(a.nnz(), offset.len(), "Galerkin refresh needs the pattern of the full setup");
+    let (start, nodes) = members;
+    let (a_ptr, a_idx, a_val) = (a.indptr(), a.indices(), a.data());
+    let a_ptr = a_ptr.raw_storage();
     let p_ptr = p.indptr();
     let p_ptr = p_ptr.raw_storage();
     let (p_idx, p_val) = (p.indices(), p.data());
     let c_ptr = coarse.indptr().raw_storage().to_vec();
-    let data = coarse.data_mut();
-    data.fill(0.0);
-    let mut k = 0;
-    for (i, row) in a.outer_iterator().enumerate() {
-        let pi = &p_val[p_ptr[i]..p_ptr[i + 1]];
-        let first_row = p_idx[p_ptr[i]..p_ptr[i + 1]].first().copied();
-        for (j, &v) in row.iter() {
-            let off = offset[k];
-            k += 1;
-            let Some(first_row) = first_row else { continue };
-            if off == NONE || agg[i] == NONE {
-                continue;
-            }
-            let pj = &p_val[p_ptr[j]..p_ptr[j + 1]];
-            for (r, &pir) in pi.iter().enumerate() {
-                let base = c_ptr[first_row + r] + off;
-                for (c, &pjc) in pj.iter().enumerate() {
-                    data[base + c] += pir * v * pjc;
+    // Aggregate g's coarse rows as one slice, starting at entry c_ptr[col_start[g]].
+    let mut blocks: Vec<(usize, &mut [f64])> = Vec::with_capacity(col_start.len() - 1);
+    let mut rest = coarse.data_mut();
+    for g in 0..col_start.len() - 1 {
+        let (block, tail) = std::mem::take(&mut rest).split_at_mut(c_ptr[col_start[g + 1]] - c_ptr[col_start[g]]);
+        blocks.push((g, block));
+        rest = tail;
+    }
+    blocks.into_par_iter().for_each(|(g, block)| {
+        block.fill(0.0);
+        let base = c_ptr[col_start[g]];
+        for &i in &nodes[start[g]..start[g + 1]] {
+            let pi = &p_val[p_ptr[i]..p_ptr[i + 1]];
+            let Some(&first_row) = p_idx[p_ptr[i]..p_ptr[i + 1]].first() else { continue };
+            for k in a_ptr[i]..a_ptr[i + 1] {
+                let (j, v, off) = (a_idx[k], a_val[k], offset[k]);
+                if off == NONE || agg[i] == NONE {
+                    continue;
+                }
+                let pj = &p_val[p_ptr[j]..p_ptr[j + 1]];
+                for (r, &pir) in pi.iter().enumerate() {
+                    let row = c_ptr[first_row + r] + off - base;
+                    for (c, &pjc) in pj.iter().enumerate() {
+                        block[row + c] += pir * v * pjc;
+                    }
                 }
             }
         }
-    }
+    });
 }
 
 #[cfg(test)]
@@ -174,7 +210,7 @@ mod tests {
             let (b, k) = near_kernel(&a, &o);
             let agg = standard_aggregation(&symmetric_strength(&a, o.theta));
             let t = tentative(&agg, &b, k);
-            let mut g = Galerkin::new(&a, &t, &agg.of_node);
+            let mut g = Galerkin::new(&a, &t, &agg);
             let (dp, check) = (dense(&t.p), |g: &Galerkin, a: &Csr| {
                 let want = dense(&t.p).transpose() * dense(a) * dense(&t.p);
                 let err = (dense(&g.coarse) - &want).abs().max();

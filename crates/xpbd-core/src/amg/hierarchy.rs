@@ -129,7 +129,7 @@ impl Hierarchy {
                 let galerkin = Galerkin::sparse(cur, &p, &pt);
                 (p, pt, galerkin)
             } else {
-                let galerkin = Galerkin::new(cur, &t, &agg.of_node);
+                let galerkin = Galerkin::new(cur, &t, &agg);
                 let pt = t.p.transpose_view().to_csr();
                 (t.p, pt, galerkin)
             };
