@@ -8,7 +8,8 @@
 # then with the device tool: run(command="bash target/gpu-bundle/run.sh", carry=["target/gpu-bundle"])
 #
 # run.sh [tests|table2|squash|all] runs the parity tests, Table 2 (5 steps) and MGPBD's squash benchmark on
-# the GPU (all three by default; one stage per call keeps each under the device tool's 10 minutes) and
+# the GPU (all three by default, as benches/gpu/run.sh does on a GPU machine that has cargo; one stage per call
+# keeps each under the device tool's 10 minutes) and
 # copies their output to $OUT (when set) as gpu-tests.txt, table2.md and mgpbd_squash.md. The test binaries read the
 # scenes through the source path they were built in (env!("CARGO_MANIFEST_DIR")); run.sh links that path to
 # the device's copy of the repository.
@@ -47,7 +48,8 @@ git rev-parse --short HEAD > "$bundle/COMMIT"
 cat > "$bundle/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # On the device machine, from the repository root: bash target/gpu-bundle/run.sh [tests|table2|squash|all]
-# (see scripts/gpu-bundle.sh). SIZES and FRAMES go to benches/gpu/mgpbd_squash.sh.
+# (see scripts/gpu-bundle.sh). TABLE2_ARGS go to table2_gpu (default --steps 5); SIZES and FRAMES go to
+# benches/gpu/mgpbd_squash.sh.
 set -uo pipefail
 stage=${1:-all}
 bundle=target/gpu-bundle
@@ -67,7 +69,8 @@ if [ "$stage" = tests ] || [ "$stage" = all ]; then
     done
 fi
 if [ "$stage" = table2 ] || [ "$stage" = all ]; then
-    "$bundle/table2_gpu" --steps 5 2>&1 | tee "$out/table2.md"
+    # shellcheck disable=SC2086 # TABLE2_ARGS is a list of arguments
+    "$bundle/table2_gpu" ${TABLE2_ARGS:---steps 5} 2>&1 | tee "$out/table2.md"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
 fi
 if [ "$stage" = squash ] || [ "$stage" = all ]; then
