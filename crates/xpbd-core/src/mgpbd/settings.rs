@@ -26,8 +26,10 @@ pub struct MgpbdSettings {
     pub tolerance: f64,
     /// … or at ‖r‖ ≤ abs_tolerance.
     pub abs_tolerance: f64,
-    /// AMG: strength threshold θ, coarsest size, near-kernel vectors and smoother.
-    pub theta: f64,
+    /// AMG: strength threshold θ (`None` until [`MgpbdSettings::resolve`] when the scene leaves it: then
+    /// [`PRIMAL_THETA`] for `primal-amg`, [`DUAL_THETA`] otherwise), coarsest size, near-kernel vectors and
+    /// smoother.
+    pub theta: Option<f64>,
     pub max_coarse: usize,
     /// Smoothed aggregation (`primal-amg`): smoothed prolongators on this many finest levels.
     pub smoothed_levels: usize,
@@ -49,6 +51,14 @@ pub const ARAP_ROTATIONS: [&str; 2] = ["exact", "fixed"];
 /// The default of `linear_solver` and `arap_rows`: chosen per model by [`MgpbdSettings::resolve`].
 pub const AUTO: &str = "auto";
 
+/// The default strength threshold of the primal solve's smoothed aggregation: every connection strong. On the
+/// squashed box and bunny it halves the PCG iterations against θ = 0.1 and makes the coarse levels sparser
+/// (docs/mgpbd.md, "Strength threshold of the primal solve"); PyAMG's default for smoothed aggregation too.
+pub const PRIMAL_THETA: f64 = 0.0;
+
+/// The default strength threshold of the AMG-PCG on the dual matrix, as measured against PyAMG (docs/amg.md).
+pub const DUAL_THETA: f64 = 0.1;
+
 /// `auto`'s linear solver for compliant cloth (docs/amg.md: 20–60× faster than the iterative solvers there).
 const CLOTH_SOLVER: &str = "direct";
 
@@ -56,7 +66,7 @@ impl MgpbdSettings {
     /// The AMG options these settings name (the rest at their defaults).
     pub fn amg_options(&self) -> AmgOptions {
         AmgOptions {
-            theta: self.theta,
+            theta: self.theta.unwrap_or(if self.linear_solver == PRIMAL_SOLVER { PRIMAL_THETA } else { DUAL_THETA }),
             max_coarse: self.max_coarse,
             smoothed_levels: self.smoothed_levels,
             near_kernel: NearKernel::from_name(&self.near_kernel).expect("validated near_kernel"),
@@ -76,7 +86,7 @@ impl MgpbdSettings {
             relaxation: s.relaxation,
             tolerance: s.tolerance.unwrap_or(1e-6),
             abs_tolerance: s.abs_tolerance.unwrap_or(0.0),
-            theta: s.theta.unwrap_or(0.1),
+            theta: s.theta,
             max_coarse: s.max_coarse.unwrap_or(400),
             smoothed_levels: s.smoothed_levels.unwrap_or(AmgOptions::default().smoothed_levels),
             near_kernel: s.near_kernel.clone().unwrap_or_else(|| "constant".into()),
@@ -93,7 +103,7 @@ impl MgpbdSettings {
             ("pcg_tol", m.pcg_tol > 0.0 && m.pcg_tol < 1.0, "must lie in (0, 1)", m.pcg_tol),
             ("tolerance", m.tolerance >= 0.0 && m.tolerance < 1.0, "must lie in [0, 1)", m.tolerance),
             ("abs_tolerance", m.abs_tolerance >= 0.0 && m.abs_tolerance.is_finite(), "must be ≥ 0", m.abs_tolerance),
-            ("theta", (0.0..1.0).contains(&m.theta), "must lie in [0, 1)", m.theta),
+            ("theta", m.theta.is_none_or(|t| (0.0..1.0).contains(&t)), "must lie in [0, 1)", m.theta.unwrap_or(0.0)),
         ];
         for (field, ok, what, v) in checks {
             if !ok {
@@ -108,7 +118,7 @@ impl MgpbdSettings {
         Ok(m)
     }
 
-    /// Resolves the `auto` defaults for `model` (docs/mgpbd.md, "The defaults"): plain CG with cone rows
+    /// Resolves the `auto` defaults and θ for `model` (docs/mgpbd.md, "The defaults"): plain CG with cone rows
     /// when a row is hard (cloth with inextensible edges or rigid hinges: no primal form); else the sparse
     /// direct solve for cloth (its primal K has the soft bending modes of the sheet outside the rigid-mode
     /// coarse space: capped at `pcg_max_iter` the primal solve lets the outer loop diverge, where the
@@ -130,6 +140,7 @@ impl MgpbdSettings {
         if self.arap_rows == AUTO {
             self.arap_rows = if self.linear_solver == PRIMAL_SOLVER { "components" } else { "cone" }.into();
         }
+        self.theta = Some(self.amg_options().theta);
         Ok(())
     }
 

@@ -253,7 +253,8 @@ fn mgpbd_fields_are_validated_and_rejected_for_xpbd() {
 }
 
 /// The `auto` defaults: the primal solve with smooth ARAP rows where every row is compliant, plain CG
-/// with cone rows where a cloth row is hard; a value the scene sets is kept.
+/// with cone rows where a cloth row is hard; a value the scene sets is kept. θ follows the linear solver
+/// unless the scene sets it.
 #[test]
 fn auto_defaults_follow_the_rows() {
     let resolved = |m: Model| {
@@ -272,4 +273,9 @@ fn auto_defaults_follow_the_rows() {
     };
     assert_eq!(resolved(cloth(1e-7)), ("direct".to_string(), "cone".to_string()));
     assert_eq!(resolved(cloth(0.0)), ("cg".to_string(), "cone".to_string()));
+    let theta = |m: Model| m.solver.mgpbd.unwrap().theta;
+    assert_eq!(theta(tet_model_with("arap", "")), Some(0.0));
+    assert_eq!(theta(tet_model_with("arap", "linear_solver = \"amg-pcg\"")), Some(0.1));
+    assert_eq!(theta(tet_model_with("arap", "theta = 0.25")), Some(0.25));
+    assert_eq!(theta(tet_model_with("arap", "linear_solver = \"amg-pcg\"\ntheta = 0.0")), Some(0.0));
 }
