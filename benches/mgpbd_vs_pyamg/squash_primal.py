@@ -21,7 +21,10 @@ with ‖b − A Δλ‖ ≤ tol ‖b‖.
          iteration; the solve is then timed again without the callback for exactly that many
          iterations, which is the solve time reported (the checks' time is reported apart).
 
-    python squash_primal.py [--xpbd X] [--tol 1e-3] [--single-thread] [--row LABEL] [--compare-tol 1e-8] DIR
+    python squash_primal.py [--xpbd X] [--tol 1e-3] [--single-thread] [--repeat N] [--row LABEL] [--compare-tol 1e-8] DIR
+
+--repeat N times each setup and solve N times and reports the fastest of each (a loaded machine's
+times only err upwards); iterations and residuals do not change between repeats.
 
 --row LABEL prints markdown table rows (ours, [ours 1 thread,] PyAMG; LABEL in the first column) instead
 of JSON; --compare-tol T also solves both to T and prints ‖Δλ_PyAMG − Δλ_ours‖ / ‖Δλ_ours‖ and each
@@ -73,7 +76,7 @@ class System:
             sys.exit(f"{d}: alpha_tilde.mtx row {np.argmin(self.alpha > 0) + 1}: α̃ ≤ 0 has no primal form")
         self.w = np.repeat(inv_mass, 3)  # W per coordinate (0: pinned)
         self.free = self.w > 0
-        self.Jf = self.J[:, self.free].tocsr()
+        self.Jf = self.J if self.free.all() else self.J[:, self.free].tocsr()  # no copy without pins
         self.wf = self.w[self.free]
         self.xf = x.reshape(-1, 3)[inv_mass > 0]
 
@@ -103,13 +106,15 @@ def rigid_body_modes(p):
     return B
 
 
-def run_pyamg(s, tol):
-    t = time.perf_counter()
-    K, rhs = s.primal()
-    k_s = time.perf_counter() - t
-    t = time.perf_counter()
-    ml = pyamg.smoothed_aggregation_solver(K, B=rigid_body_modes(s.xf))
-    setup_s = time.perf_counter() - t
+def run_pyamg(s, tol, repeat=1):
+    k_s, setup_s, solve_s = (np.inf,) * 3
+    for _ in range(repeat):
+        t = time.perf_counter()
+        K, rhs = s.primal()
+        k_s = min(k_s, time.perf_counter() - t)
+        t = time.perf_counter()
+        ml = pyamg.smoothed_aggregation_solver(K, B=rigid_body_modes(s.xf))
+        setup_s = min(setup_s, time.perf_counter() - t)
     b_norm, history = np.linalg.norm(s.b), []
 
     def check(y):  # the dual residual J W (rhs − K y), as ours
@@ -124,9 +129,10 @@ def run_pyamg(s, tol):
         pass
     checked_s = time.perf_counter() - t
     iterations = len(history)
-    t = time.perf_counter()
-    y = ml.solve(rhs, x0=np.zeros_like(rhs), tol=1e-300, maxiter=iterations, accel="cg")
-    solve_s = time.perf_counter() - t
+    for _ in range(repeat):
+        t = time.perf_counter()
+        y = ml.solve(rhs, x0=np.zeros_like(rhs), tol=1e-300, maxiter=iterations, accel="cg")
+        solve_s = min(solve_s, time.perf_counter() - t)
     dl = s.dlambda(y)
     return {
         "solver": "PyAMG",
@@ -145,13 +151,14 @@ def run_pyamg(s, tol):
     }
 
 
-def run_ours(xpbd, d, tol, threads=None):
+def run_ours(xpbd, d, tol, threads=None, repeat=1):
     env = dict(os.environ, **({"RAYON_NUM_THREADS": str(threads)} if threads else {}))
     with tempfile.TemporaryDirectory() as t:
         out = Path(t) / "dlambda.mtx"
         cmd = [xpbd, "solve-system", str(d / "A.mtx"), str(d / "b.mtx"), "--method", "primal-amg", "--matrix-free"]
         cmd += ["--tol", str(tol), "--max-iter", str(MAX_ITER), *OURS_AMG, "--json", "--out", str(out)]
-        r = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout)
+        runs = [json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout) for _ in range(repeat)]
+        r = dict(runs[0], setup_s=min(q["setup_s"] for q in runs), solve_s=min(q["solve_s"] for q in runs))
         r["dlambda"] = vector(out)
     return {
         "solver": "ours" + (f", {threads} thread" if threads else ""),
@@ -190,15 +197,16 @@ def main():
     ap.add_argument("--xpbd", default="target/release/xpbd")
     ap.add_argument("--tol", type=float, default=1e-3)
     ap.add_argument("--single-thread", action="store_true")
+    ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--row", metavar="LABEL")
     ap.add_argument("--compare-tol", type=float)
     ap.add_argument("dir", type=Path)
     args = ap.parse_args()
     s = System(args.dir)
-    results = [run_ours(args.xpbd, args.dir, args.tol)]
+    results = [run_ours(args.xpbd, args.dir, args.tol, repeat=args.repeat)]
     if args.single_thread:
-        results.append(run_ours(args.xpbd, args.dir, args.tol, threads=1))
-    results.append(run_pyamg(s, args.tol))
+        results.append(run_ours(args.xpbd, args.dir, args.tol, threads=1, repeat=args.repeat))
+    results.append(run_pyamg(s, args.tol, args.repeat))
     if args.row:
         for r in results:
             print(row(args.row, s, r, results[0]))
