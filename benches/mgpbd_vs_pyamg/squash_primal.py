@@ -50,7 +50,7 @@ import scipy.sparse.linalg as spla
 MAX_ITER = 1000
 # The MGPBD solver's AMG defaults (MgpbdSettings::from_scene), passed explicitly so that the
 # comparison does not depend on solve-system's own defaults.
-OURS_AMG = ["--theta", "0.1", "--max-coarse", "400", "--smoothed-levels", "1", "--smoother", "jacobi"]
+OURS_AMG = {"--theta": "0.1", "--max-coarse": "400", "--smoothed-levels": "1", "--smoother": "jacobi"}
 
 
 class Converged(Exception):
@@ -107,18 +107,12 @@ def rigid_body_modes(p):
     return B
 
 
-def run_pyamg(s, tol, repeat=1):
-    k_s, setup_s, solve_s = (np.inf,) * 3
-    for _ in range(repeat):
-        t = time.perf_counter()
-        K, rhs = s.primal()
-        k_s = min(k_s, time.perf_counter() - t)
-        t = time.perf_counter()
-        ml = pyamg.smoothed_aggregation_solver(K, B=rigid_body_modes(s.xf))
-        setup_s = min(setup_s, time.perf_counter() - t)
+def solve_checked(s, ml, K, rhs, tol):
+    """CG with `ml` from y = 0 until the dual relative residual J W (rhs − K y) / ‖b‖ is ≤ tol (or
+    MAX_ITER): its value per iteration, the iterate with the lowest (as ours) and the seconds taken."""
     b_norm, history, best = np.linalg.norm(s.b), [], np.zeros_like(rhs)
 
-    def check(y):  # the dual residual J W (rhs − K y); like ours, keep the iterate with the lowest
+    def check(y):
         history.append(np.linalg.norm(s.Jf @ (s.wf * (rhs - K @ y))) / b_norm)
         if history[-1] <= min(history):
             best[:] = y
@@ -130,7 +124,19 @@ def run_pyamg(s, tol, repeat=1):
         ml.solve(rhs, x0=np.zeros_like(rhs), tol=1e-300, maxiter=MAX_ITER, accel="cg", callback=check)
     except Converged:
         pass
-    checked_s = time.perf_counter() - t
+    return history, best, time.perf_counter() - t
+
+
+def run_pyamg(s, tol, repeat=1):
+    k_s, setup_s, solve_s = (np.inf,) * 3
+    for _ in range(repeat):
+        t = time.perf_counter()
+        K, rhs = s.primal()
+        k_s = min(k_s, time.perf_counter() - t)
+        t = time.perf_counter()
+        ml = pyamg.smoothed_aggregation_solver(K, B=rigid_body_modes(s.xf))
+        setup_s = min(setup_s, time.perf_counter() - t)
+    history, best, checked_s = solve_checked(s, ml, K, rhs, tol)
     iterations = len(history)
     for _ in range(repeat):
         t = time.perf_counter()
@@ -154,12 +160,14 @@ def run_pyamg(s, tol, repeat=1):
     }
 
 
-def run_ours(xpbd, d, tol, threads=None, repeat=1):
+def run_ours(xpbd, d, tol, threads=None, repeat=1, amg=None):
+    """`xpbd solve-system --method primal-amg` with OURS_AMG, overridden by `amg` (flag: value)."""
     env = dict(os.environ, **({"RAYON_NUM_THREADS": str(threads)} if threads else {}))
     with tempfile.TemporaryDirectory() as t:
         out = Path(t) / "dlambda.mtx"
         cmd = [xpbd, "solve-system", str(d / "A.mtx"), str(d / "b.mtx"), "--method", "primal-amg", "--matrix-free"]
-        cmd += ["--tol", str(tol), "--max-iter", str(MAX_ITER), *OURS_AMG, "--json", "--out", str(out)]
+        flags = [a for flag, value in dict(OURS_AMG, **(amg or {})).items() for a in (flag, value)]
+        cmd += ["--tol", str(tol), "--max-iter", str(MAX_ITER), *flags, "--json", "--out", str(out)]
         runs = [json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True, env=env).stdout) for _ in range(repeat)]
         r = dict(runs[0], setup_s=min(q["setup_s"] for q in runs), solve_s=min(q["solve_s"] for q in runs))
         r["dlambda"] = vector(out)
