@@ -20,11 +20,11 @@ with ‖b − A Δλ‖ ≤ tol ‖b‖.
          CG accelerated (PyAMG's own krylov.cg). The dual residual is checked in a callback every
          iteration (keeping the lowest, as ours); the solve is then timed again without the callback
          for exactly that many iterations, which is the solve time reported (the checks' time is
-         reported apart).
+         in the JSON only).
 
     python squash_primal.py [--xpbd X] [--tol 1e-3] [--single-thread] [--repeat N] [--row LABEL] [--compare-tol 1e-8 [--check]] DIR
 
---repeat N times each setup and solve N times and reports the fastest of each (a loaded machine's
+--repeat N runs each setup and solve N times and reports the fastest of each (a loaded machine's
 times only err upwards); iterations and residuals do not change between repeats.
 
 --row LABEL prints markdown table rows (ours, [ours 1 thread,] PyAMG; LABEL in the first column) instead
