@@ -11,15 +11,22 @@
 # Usage: bash benches/gpu/mgpbd_squash.sh [OUT]
 #   SIZES   box cells per side (default "27 39 55": 98k, 297k and 832k tets, 5 per cell)
 #   DEVICES default "cuda cpu" (`xpbd run --device`; the CPU's numbers for the issue's ratio are those of
-#           the 2-core machine, recorded in docs/gpu.md, not of the GPU machine's CPU)
+#           the 2-core machine, recorded in docs/gpu.md, not of the GPU machine's CPU); "pyamg" is a
+#           stage, not a device: one linear solve of frame 1's first outer iteration, ours
+#           (`xpbd solve-system --method primal-amg`, all cores and one thread) against PyAMG on the CPU on
+#           the same exported system (`xpbd export-system --no-matrix`; the venv of
+#           benches/mgpbd_vs_pyamg/setup.sh), to 1e-3 relative dual residual, e.g. DEVICES="cpu pyamg"
 #   FRAMES  default 3
-# Results: OUT/table.md (default out/mgpbd_squash) and each run's folder.
+#   REPEAT  "pyamg" stage: each setup and solve timed this many times, the fastest kept (default 3)
+# Results: OUT/table.md (default out/mgpbd_squash) and each run's folder; with "pyamg", OUT/pyamg.md (the
+# exported system, OUT/squash_N_system, is removed after its row: 0.2 GB of text at 98k tets, 0.7 GB at 297k).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-out/mgpbd_squash}
 sizes=${SIZES:-"27 39 55"}
 devices=${DEVICES:-"cuda cpu"}
 frames=${FRAMES:-3}
+repeat=${REPEAT:-3}
 x=target/release/xpbd
 [ -x "$x" ] || cargo build --release -p xpbd-cli
 mkdir -p "$out"
@@ -32,6 +39,20 @@ table="$out/table.md"
     echo "| tets | device | ms/frame (to 1e-3) | outer/frame | PCG/frame | ms/PCG it. | ms/outer it. | setup ms: full frame, refresh | assembly / setup / solve / line search % | final relative residual |"
     echo "|---|---|---|---|---|---|---|---|---|---|"
 } > "$table"
+pyamg_table="$out/pyamg.md"
+pyamg=false
+[[ " $devices " != *" pyamg "* ]] || pyamg=true
+if $pyamg; then
+    py="$(bash benches/mgpbd_vs_pyamg/setup.sh)"
+    {
+        echo "# MGPBD squash, one primal solve: ours vs PyAMG ($(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD))"
+        echo
+        echo "Command: SIZES=\"$sizes\" DEVICES=\"$devices\" REPEAT=$repeat bash benches/gpu/mgpbd_squash.sh $out"
+        echo
+        echo "| tets | dual rows | rows of K | solver | levels | operator complexity | K assembly s | setup s | PCG iterations to 1e-3 | solve s | ms/PCG it. | K + setup + solve s | vs ours | dual relative residual |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+    } > "$pyamg_table"
+fi
 for n in $sizes; do
     scene="$out/squash_$n.toml"
     cat > "$scene" <<EOF
@@ -55,6 +76,13 @@ initial_deform = { scale = [1.3, 0.3, 1.3] }
 formats = ["none"]
 EOF
     for device in $devices; do
+        if [ "$device" = pyamg ]; then
+            system="$out/squash_${n}_system"
+            "$x" export-system "$scene" --frame 0 --no-matrix --out "$system"
+            "$py" benches/mgpbd_vs_pyamg/squash_primal.py --xpbd "$x" --tol 1e-3 --single-thread --repeat "$repeat" --row "$((5 * n * n * n))" "$system" >> "$pyamg_table"
+            rm -rf "$system"
+            continue
+        fi
         run="$out/squash_${n}_$device"
         if ! "$x" run "$scene" --device "$device" --out "$run" --quiet; then
             echo "| $((5 * n * n * n)) | $device | failed: see above | | | | | | | |" >> "$table"
@@ -76,3 +104,4 @@ EOF
     done
 done
 cat "$table"
+! $pyamg || cat "$pyamg_table"
