@@ -12,7 +12,7 @@ whose dual residual is A Δλ − b = J W (K y − Jᵀ α̃⁻¹ b). Both solve
 with ‖b − A Δλ‖ ≤ tol ‖b‖.
 
   ours:  `xpbd solve-system DIR/A.mtx DIR/b.mtx --method primal-amg --matrix-free` with the AMG
-         settings of the MGPBD solver's defaults (theta 0.1, max_coarse 400, one smoothed level,
+         settings of the MGPBD solver's defaults (theta 0, max_coarse 400, one smoothed level,
          Jacobi smoother; crates/xpbd-core/src/mgpbd/settings.rs), all cores and, with
          --single-thread, also RAYON_NUM_THREADS=1;
   PyAMG: K as 3×3-block BSR (one block per free vertex, like ours), smoothed_aggregation_solver
@@ -54,7 +54,7 @@ MAX_ITER = 1000
 AGREE = 1e-6
 # The MGPBD solver's AMG defaults (MgpbdSettings::from_scene), passed explicitly so that the
 # comparison does not depend on solve-system's own defaults.
-OURS_AMG = {"--theta": "0.1", "--max-coarse": "400", "--smoothed-levels": "1", "--smoother": "jacobi"}
+OURS_AMG = {"--theta": "0", "--max-coarse": "400", "--smoothed-levels": "1", "--smoother": "jacobi"}
 
 
 class Converged(Exception):

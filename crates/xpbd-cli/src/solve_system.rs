@@ -19,6 +19,7 @@ use xpbd_core::linear::{norm, solver_by_name, spmv, Csr, LinearSolver, Setup, Se
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
+use xpbd_core::mgpbd::settings::{DUAL_THETA, PRIMAL_THETA};
 use xpbd_core::{Error, Result};
 
 #[derive(Args)]
@@ -47,9 +48,9 @@ pub struct SolveSystemArgs {
     /// AMG smoother.
     #[arg(long, default_value = "jacobi", value_parser = Smoother::NAMES)]
     smoother: String,
-    /// Strength-of-connection threshold θ.
-    #[arg(long, default_value_t = 0.1)]
-    theta: f64,
+    /// Strength-of-connection threshold θ [default: 0 for primal-amg, 0.1 otherwise: the MGPBD defaults]
+    #[arg(long)]
+    theta: Option<f64>,
     /// Coarsening stops at this many rows.
     #[arg(long, default_value_t = 400)]
     max_coarse: usize,
@@ -224,7 +225,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         return Err(Error::invalid(format!("--tol must be positive, got {}", args.tol)));
     }
     let options = AmgOptions {
-        theta: args.theta,
+        theta: args.theta.unwrap_or(if args.method == PRIMAL_SOLVER { PRIMAL_THETA } else { DUAL_THETA }),
         max_coarse: args.max_coarse,
         smoothed_levels: args.smoothed_levels,
         near_kernel: NearKernel::from_name(&args.near_kernel).expect("clap checked --near-kernel"),
