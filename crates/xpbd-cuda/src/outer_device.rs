@@ -10,9 +10,9 @@
 //! synchronisations of the device. The substep loop around it is `mgpbd_backend::MgpbdDevice`.
 
 use std::time::Instant;
+
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
-
 use xpbd_core::linear::{Csr, SolveStats, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
