@@ -123,10 +123,6 @@ impl<O: LinearOps> DeviceHierarchy<O> {
                     &formed
                 }
             };
-            let pattern = |m: &Csr| {
-                let (row_ptr, col) = crate::amg_ops::csr_indices(m);
-                DeviceCsr::pattern(ops, m.rows(), &row_ptr, &col)
-            };
             let coarse = &level.galerkin.coarse;
             levels.push(DeviceLevel {
                 rows,
@@ -134,8 +130,8 @@ impl<O: LinearOps> DeviceHierarchy<O> {
                 relax: upload_relaxation(ops, &level.relax, cur)?,
                 p: DeviceCsr::upload(ops, &level.p)?,
                 pt: DeviceCsr::upload(ops, &level.pt)?,
-                ap: pattern(ap)?,
-                coarse: pattern(coarse)?,
+                ap: DeviceCsr::pattern_of(ops, ap)?,
+                coarse: DeviceCsr::pattern_of(ops, coarse)?,
                 work: ops.zeros(rows)?,
                 coarse_b: ops.zeros(coarse.rows())?,
                 coarse_x: ops.zeros(coarse.rows())?,

@@ -140,7 +140,13 @@ pub trait LinearOps {
         values: &mut Self::Vector,
     ) -> Result<(), String>;
     /// One pass over the soft attachments on positions `x` at substep `h` (`kernels/boundary.cu`).
-    fn soft_attachments(&self, a: &mut crate::attachments_device::DeviceSoftAttachments<Self>, x: &mut Self::Vector, h: f64) -> Result<(), String>;
+    fn soft_attachments(
+        &self,
+        a: &mut crate::attachments_device::DeviceSoftAttachments<Self>,
+        x: &mut Self::Vector,
+        inv_mass: &Self::Vector,
+        h: f64,
+    ) -> Result<(), String>;
 }
 
 /// The rows at each vertex (of some numbering: free vertices for K, all vertices for A): entries
@@ -183,6 +189,12 @@ impl<O: LinearOps> DeviceCsr<O> {
         let (row_ptr, col) = csr_indices(a);
         let val = nonempty(&to_t(a.data()));
         Ok(DeviceCsr { rows: a.rows() as u32, row_ptr: ops.upload_indices(&row_ptr)?, col: ops.upload_indices(&nonempty(&col))?, val: ops.upload(&val)? })
+    }
+
+    /// Uploads the pattern of `a` with zero values (filled on the device).
+    pub fn pattern_of(ops: &O, a: &Csr) -> Result<Self, String> {
+        let (row_ptr, col) = csr_indices(a);
+        Self::pattern(ops, a.rows(), &row_ptr, &col)
     }
 
     /// Uploads the pattern `(row_ptr, col)` with zero values (filled on the device).

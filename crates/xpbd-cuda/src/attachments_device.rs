@@ -3,10 +3,10 @@
 //! Δx = w Δλ; DESIGN.md §7), by `soft_attachments` of `kernels/boundary.cu`, one thread per attachment. The
 //! positions stay on the device; per substep only the end time goes up.
 
-use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 
 use crate::amg_ops::{to_t, LinearOps};
+use crate::device_model::flat3;
 
 /// The soft attachments (`compliance > 0`) on the device, with 3 multipliers each.
 pub struct DeviceSoftAttachments<O: LinearOps + ?Sized> {
@@ -17,15 +17,8 @@ pub struct DeviceSoftAttachments<O: LinearOps + ?Sized> {
     pub velocity: O::Vector,
     pub compliance: O::Vector,
     pub lambda: O::Vector,
-    /// Every vertex's inverse mass (the kernel indexes it by vertex).
-    pub inv_mass: O::Vector,
     /// The substep's end time, the attachments' target time (one scalar).
     pub time: O::Vector,
-}
-
-/// Three scalars per vector.
-fn flat(v: impl Iterator<Item = Vec3>) -> Vec<f64> {
-    v.flat_map(|p| [p.x, p.y, p.z]).collect()
 }
 
 impl<O: LinearOps> DeviceSoftAttachments<O> {
@@ -39,11 +32,10 @@ impl<O: LinearOps> DeviceSoftAttachments<O> {
         Ok(Some(DeviceSoftAttachments {
             count: soft.len() as u32,
             vertex: ops.upload_indices(&soft.iter().map(|a| a.vertex).collect::<Vec<_>>())?,
-            origin: ops.upload(&to_t(&flat(soft.iter().map(|a| a.origin))))?,
-            velocity: ops.upload(&to_t(&flat(soft.iter().map(|a| a.velocity))))?,
+            origin: ops.upload(&flat3(soft.iter().map(|a| a.origin)))?,
+            velocity: ops.upload(&flat3(soft.iter().map(|a| a.velocity)))?,
             compliance: ops.upload(&to_t(&soft.iter().map(|a| a.compliance).collect::<Vec<_>>()))?,
             lambda: ops.zeros(3 * soft.len())?,
-            inv_mass: ops.upload(&to_t(&model.inv_mass))?,
             time: ops.zeros(1)?,
         }))
     }
@@ -54,8 +46,9 @@ impl<O: LinearOps> DeviceSoftAttachments<O> {
         ops.write(&to_t(&[t_end]), &mut self.time)
     }
 
-    /// One pass over the attachments on device positions `x` (3 per vertex), substep `h`.
-    pub fn iterate(&mut self, ops: &O, x: &mut O::Vector, h: f64) -> Result<(), String> {
-        ops.soft_attachments(self, x, h)
+    /// One pass over the attachments on device positions `x` (3 per vertex) with every vertex's inverse mass
+    /// `inv_mass` (the outer iteration's, `DeviceOuter::inv_mass`), substep `h`.
+    pub fn iterate(&mut self, ops: &O, x: &mut O::Vector, inv_mass: &O::Vector, h: f64) -> Result<(), String> {
+        ops.soft_attachments(self, x, inv_mass, h)
     }
 }

@@ -289,10 +289,10 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
             .arg(&a.nnz);
         launch(l, grid(a.nnz), "dual_fill")
     }
-    fn soft_attachments(&self, a: &mut DeviceSoftAttachments<Self>, x: &mut CudaSlice<T>, h: f64) -> Result<(), String> {
+    fn soft_attachments(&self, a: &mut DeviceSoftAttachments<Self>, x: &mut CudaSlice<T>, inv_mass: &CudaSlice<T>, h: f64) -> Result<(), String> {
         let h = T::from_f64(h);
         let mut l = self.builder("soft_attachments");
-        l.arg(x).arg(&a.inv_mass).arg(&a.vertex).arg(&a.origin).arg(&a.velocity).arg(&a.compliance).arg(&mut a.lambda).arg(&h).arg(&a.time).arg(&a.count);
+        l.arg(x).arg(inv_mass).arg(&a.vertex).arg(&a.origin).arg(&a.velocity).arg(&a.compliance).arg(&mut a.lambda).arg(&h).arg(&a.time).arg(&a.count);
         launch(l, grid(a.count), "soft_attachments")
     }
     fn evaluate_rows(&self, rows: &DeviceRows<Self>, x: &CudaSlice<T>, c: &mut CudaSlice<T>, grads: &mut CudaSlice<T>) -> Result<(), String> {

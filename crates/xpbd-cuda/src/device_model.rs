@@ -102,7 +102,8 @@ fn to_t<T: KernelScalar>(a: impl IntoIterator<Item = f64>) -> Vec<T> {
     a.into_iter().map(T::from_f64).collect()
 }
 
-fn flat3<T: KernelScalar>(a: impl IntoIterator<Item = xpbd_core::mesh::Vec3>) -> Vec<T> {
+/// Three scalars of type `T` per vector.
+pub(crate) fn flat3<T: KernelScalar>(a: impl IntoIterator<Item = xpbd_core::mesh::Vec3>) -> Vec<T> {
     to_t(a.into_iter().flat_map(|p| [p.x, p.y, p.z]))
 }
 

@@ -16,6 +16,7 @@ use xpbd_cpu::{timed, SubstepBoundary};
 
 use crate::amg_ops::LinearOps;
 use crate::attachments_device::DeviceSoftAttachments;
+use crate::device_model::flat3;
 use crate::layout::soft_attachments_distinct;
 use crate::outer_device::{device_settings, DeviceOuter};
 use crate::KernelScalar;
@@ -60,8 +61,7 @@ impl<O: LinearOps> MgpbdDevice<O> {
         for k in 1..=n {
             let t_end = t0 + model.solver.dt * k as f64 / n as f64;
             self.boundary.begin(model, s, h, t_end);
-            let flat: Vec<O::T> = s.x.iter().flat_map(|p| [p.x, p.y, p.z]).map(O::T::from_f64).collect();
-            self.ops.write(&flat, &mut self.x)?;
+            self.ops.write(&flat3(s.x.iter().copied()), &mut self.x)?;
             self.outer.reset(&self.ops, &mut self.lambda)?;
             if let Some(a) = &mut self.attachments {
                 a.begin(&self.ops, t_end)?;
@@ -72,7 +72,7 @@ impl<O: LinearOps> MgpbdDevice<O> {
             for _ in 0..model.solver.iterations {
                 let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda)?;
                 if let Some(a) = &mut self.attachments {
-                    a.iterate(&self.ops, &mut self.x, h)?;
+                    a.iterate(&self.ops, &mut self.x, self.outer.inv_mass(), h)?;
                 }
                 if done {
                     break;

@@ -176,6 +176,11 @@ impl<O: LinearOps> DeviceOuter<O> {
         })
     }
 
+    /// Every vertex's inverse mass on the device.
+    pub fn inv_mass(&self) -> &O::Vector {
+        &self.inv_mass
+    }
+
     /// How many multipliers `iterate` takes: one per row ([`Rows::len`]).
     pub fn multiplier_count(&self) -> usize {
         self.rows_host.len()

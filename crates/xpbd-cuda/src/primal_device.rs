@@ -76,10 +76,9 @@ impl<O: LinearOps> DevicePrimal<O> {
     /// For the CPU's pattern (`PrimalSolver::pattern`), the rows' vertices, inverse masses and 1/α̃.
     pub fn new(ops: &O, pattern: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64], inv_alpha: &[f64]) -> Result<Self, String> {
         let (n, rows) = (pattern.matrix.rows().max(1), vertices.len().max(1));
-        let (row_ptr, col) = crate::amg_ops::csr_indices(&pattern.matrix);
         Ok(DevicePrimal {
             pattern: DevicePrimalPattern::upload(ops, pattern, vertices, inv_mass)?,
-            k: DeviceCsr::pattern(ops, pattern.matrix.rows(), &row_ptr, &col)?,
+            k: DeviceCsr::pattern_of(ops, &pattern.matrix)?,
             hierarchy: None,
             pcg: DevicePcg::new(ops, n)?,
             inv_alpha: ops.upload(&to_t(&nonempty(inv_alpha)))?,

@@ -219,9 +219,9 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
         };
         Ok(())
     }
-    fn soft_attachments(&self, a: &mut DeviceSoftAttachments<Self>, x: &mut Vec<T>, h: f64) -> Result<(), String> {
+    fn soft_attachments(&self, a: &mut DeviceSoftAttachments<Self>, x: &mut Vec<T>, inv_mass: &Vec<T>, h: f64) -> Result<(), String> {
         let f = self.f::<SoftAttachments<T>>("soft_attachments");
-        let (w, v, o, u, c, t) = (a.inv_mass.as_ptr(), a.vertex.as_ptr(), a.origin.as_ptr(), a.velocity.as_ptr(), a.compliance.as_ptr(), a.time.as_ptr());
+        let (w, v, o, u, c, t) = (inv_mass.as_ptr(), a.vertex.as_ptr(), a.origin.as_ptr(), a.velocity.as_ptr(), a.compliance.as_ptr(), a.time.as_ptr());
         unsafe { f(x.as_mut_ptr(), w, v, o, u, c, a.lambda.as_mut_ptr(), T::from_f64(h), t, a.count) };
         Ok(())
     }
