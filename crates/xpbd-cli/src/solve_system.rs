@@ -19,7 +19,7 @@ use xpbd_core::linear::{norm, solver_by_name, spmv, Csr, LinearSolver, Setup, Se
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
-use xpbd_core::mgpbd::settings::{DUAL_THETA, PRIMAL_THETA};
+use xpbd_core::mgpbd::settings::default_theta;
 use xpbd_core::{Error, Result};
 
 #[derive(Args)]
@@ -225,7 +225,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         return Err(Error::invalid(format!("--tol must be positive, got {}", args.tol)));
     }
     let options = AmgOptions {
-        theta: args.theta.unwrap_or(if args.method == PRIMAL_SOLVER { PRIMAL_THETA } else { DUAL_THETA }),
+        theta: args.theta.unwrap_or_else(|| default_theta(&args.method)),
         max_coarse: args.max_coarse,
         smoothed_levels: args.smoothed_levels,
         near_kernel: NearKernel::from_name(&args.near_kernel).expect("clap checked --near-kernel"),

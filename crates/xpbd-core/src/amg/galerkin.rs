@@ -31,8 +31,6 @@ enum Product {
         /// For each stored entry `a_ij` of A, the offset of block (agg(i), agg(j)) within the
         /// coarse rows of agg(i), or `NONE`.
         offset: Vec<usize>,
-        /// Aggregate of each fine node (`NONE` if isolated).
-        agg: Vec<usize>,
         /// The nodes of each aggregate in ascending order (`prolongation::members`) and its coarse
         /// rows `col_start[a]..col_start[a + 1]`: an aggregate's coarse rows are written only by its
         /// nodes, so aggregates are filled in parallel.
@@ -106,8 +104,8 @@ impl Galerkin {
         let data = vec![0.0; indices.len()];
         let mut coarse = Csr::new((nc, nc), indptr, indices, data);
         let (members, col_start) = ((start, nodes), t.col_start.clone());
-        fill_blocks(a, &t.p, &offset, &agg, &members, &col_start, &mut coarse);
-        Galerkin { coarse, product: Product::Blocks { offset, agg, members, col_start } }
+        fill_blocks(a, &t.p, &offset, &members, &col_start, &mut coarse);
+        Galerkin { coarse, product: Product::Blocks { offset, members, col_start } }
     }
 
     /// `Pᵀ A P` for any prolongator `p` (a smoothed one) and its transpose `pt`, by sparse products.
@@ -129,7 +127,7 @@ impl Galerkin {
     /// Recomputes the values of `Pᵀ A P` for `a` with the pattern this was built for (`pt` = Pᵀ).
     pub fn refresh(&mut self, a: &Csr, p: &Csr, pt: &Csr) {
         match &mut self.product {
-            Product::Blocks { offset, agg, members, col_start } => fill_blocks(a, p, offset, agg, members, col_start, &mut self.coarse),
+            Product::Blocks { offset, members, col_start } => fill_blocks(a, p, offset, members, col_start, &mut self.coarse),
             Product::Sparse { ap, ap_plan, outer_plan } => {
                 ap_plan.refill(a, p, ap);
                 outer_plan.refill(pt, ap, &mut self.coarse);
@@ -141,7 +139,7 @@ impl Galerkin {
 /// The values of `Pᵀ A P` for a tentative `p` on the block pattern of `coarse` (see [`Product::Blocks`]),
 /// aggregates in parallel. Each coarse entry adds its terms in the order of the fine rows (ascending
 /// nodes of the aggregate, then each row's entries), so the result does not depend on the threads.
-fn fill_blocks(a: &Csr, p: &Csr, offset: &[usize], agg: &[usize], members: &(Vec<usize>, Vec<usize>), col_start: &[usize], coarse: &mut Csr) {
+fn fill_blocks(a: &Csr, p: &Csr, offset: &[usize], members: &(Vec<usize>, Vec<usize>), col_start: &[usize], coarse: &mut Csr) {
     assert_eq!(a.nnz(), offset.len(), "Galerkin refresh needs the pattern of the full setup");
     let (start, nodes) = members;
     let (a_ptr, a_idx, a_val) = (a.indptr(), a.indices(), a.data());
@@ -166,7 +164,7 @@ fn fill_blocks(a: &Csr, p: &Csr, offset: &[usize], agg: &[usize], members: &(Vec
             let Some(&first_row) = p_idx[p_ptr[i]..p_ptr[i + 1]].first() else { continue };
             for k in a_ptr[i]..a_ptr[i + 1] {
                 let (j, v, off) = (a_idx[k], a_val[k], offset[k]);
-                if off == NONE || agg[i] == NONE {
+                if off == NONE {
                     continue;
                 }
                 let pj = &p_val[p_ptr[j]..p_ptr[j + 1]];

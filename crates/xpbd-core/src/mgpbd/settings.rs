@@ -59,6 +59,15 @@ pub const PRIMAL_THETA: f64 = 0.0;
 /// The default strength threshold of the AMG-PCG on the dual matrix, as measured against PyAMG (docs/amg.md).
 pub const DUAL_THETA: f64 = 0.1;
 
+/// θ's default for `linear_solver` (resolved, or as a scene or `xpbd solve-system --method` names it).
+pub fn default_theta(linear_solver: &str) -> f64 {
+    if linear_solver == PRIMAL_SOLVER {
+        PRIMAL_THETA
+    } else {
+        DUAL_THETA
+    }
+}
+
 /// `auto`'s linear solver for compliant cloth (docs/amg.md: 20–60× faster than the iterative solvers there).
 const CLOTH_SOLVER: &str = "direct";
 
@@ -66,7 +75,7 @@ impl MgpbdSettings {
     /// The AMG options these settings name (the rest at their defaults).
     pub fn amg_options(&self) -> AmgOptions {
         AmgOptions {
-            theta: self.theta.unwrap_or(if self.linear_solver == PRIMAL_SOLVER { PRIMAL_THETA } else { DUAL_THETA }),
+            theta: self.theta.unwrap_or_else(|| default_theta(&self.linear_solver)),
             max_coarse: self.max_coarse,
             smoothed_levels: self.smoothed_levels,
             near_kernel: NearKernel::from_name(&self.near_kernel).expect("validated near_kernel"),
