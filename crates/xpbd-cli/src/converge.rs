@@ -42,7 +42,7 @@ pub fn converge(a: ConvergeArgs) -> Result<()> {
     };
     let title = format!("{}: frame {} + first substep, {counts} iterations", sim.scene.name, a.frame);
     write_outputs(&out, &title, &curves)?;
-    println!("{title} ({} elements, h = {:.3e} s)", sim.model.element_count(), sim.model.h());
+    println!("{title} ({} elements, h = {:.3e} s)", sim.model.element_count(), sim.config.h());
     for c in &curves {
         let (first, last) = (c.samples[0], c.samples[c.samples.len() - 1]);
         println!(

@@ -68,12 +68,12 @@ pub struct DualSystem {
 /// Runs `scene` to `frame` and assembles the next substep's first dual system; A only when `matrix`.
 pub fn dual_system(scene: &Path, frame: usize, matrix: bool) -> Result<DualSystem> {
     let mut sim = Simulation::load(scene, Some(Device::Cpu))?;
-    let rows = Rows::new(&sim.model).map_err(|e| xpbd_core::Error::invalid(format!("{}: {e}", scene.display())))?;
+    let rows = Rows::new(&sim.model, sim.config.method.mgpbd()).map_err(|e| xpbd_core::Error::invalid(format!("{}: {e}", scene.display())))?;
     run_up(&mut sim, frame)?;
     let model = &sim.model;
-    let (mut s, h) = (sim.state.clone(), model.h());
+    let (mut s, h) = (sim.state.clone(), sim.config.h());
     let t_end = s.time + h;
-    CpuBackend::new(model).begin_substep(model, &mut s, h, t_end);
+    CpuBackend::new(model, &sim.config).begin_substep(model, &mut s, h, t_end);
     // Multipliers at zero, one per row (ARAP component rows have more rows than the state has multipliers).
     // Without A, an empty pattern: `assemble` then computes b only.
     let pattern = if matrix { Pattern::new(&rows, &model.inv_mass) } else { Pattern::incidence_only(&rows, &model.inv_mass) };

@@ -137,7 +137,7 @@ impl MgpbdSettings {
     pub fn resolve(&mut self, model: &Model) -> Result<()> {
         if self.linear_solver == AUTO {
             // Rows::new reads an unresolved `auto` as cone rows without the primal check.
-            let rows = Rows::new(model)?;
+            let rows = Rows::new(model, Some(&*self))?;
             let cloth = rows.kind.iter().any(|k| matches!(k, RowKind::Edge | RowKind::Hinge));
             self.linear_solver = match (super::primal::hard_row(&rows), cloth) {
                 (Some(_), _) => DEFAULT_SOLVER,

@@ -1,7 +1,7 @@
 //! The whole-frame MGPBD parity runs of the device backend against `CpuBackend`, shared by the host-compiled
 //! kernels' test (`host_outer.rs`) and the GPU's (`amg_parity.rs`).
 
-use xpbd_core::model::Model;
+use xpbd_core::scene::Built;
 
 /// A scene, how many frames, and the linear solver of the outer iteration.
 pub struct FrameRun {
@@ -55,14 +55,14 @@ pub const FRAME_RUNS: [FrameRun; 8] = [
 
 impl FrameRun {
     /// The scene, edited, with the run's linear solver.
-    pub fn model(&self) -> Model {
+    pub fn model(&self) -> Built {
         let mut model = super::load(self.file, |text| {
             if let Some((from, to)) = self.edit {
                 assert!(text.contains(from), "{}: no {from:?} to replace", self.file);
                 *text = text.replace(from, to);
             }
         });
-        model.solver.mgpbd.as_mut().expect("an MGPBD scene").linear_solver = self.solver.into();
+        super::mgpbd_mut(&mut model).linear_solver = self.solver.into();
         model
     }
 
