@@ -28,13 +28,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 use xpbd::converge::substep_history;
-use xpbd::plot::{panels_svg, Panel, Series};
 use xpbd_core::backend::Backend;
 use xpbd_core::metrics;
 use xpbd_core::scene::Built;
 use xpbd_core::solver_config::Method;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
+use xpbd_tools::plot::{panels_svg, Panel, Series};
 
 /// A scene and how it is sampled.
 struct Setup {

@@ -2,9 +2,10 @@
 
 use clap::Args;
 use std::path::PathBuf;
-use xpbd::converge::{converge as run_converge, parse_solvers, write_outputs, DEFAULT_SOLVERS};
+use xpbd::converge::{converge as run_converge, parse_solvers, DEFAULT_SOLVERS};
 use xpbd::simulation::default_out_dir;
 use xpbd_core::Result;
+use xpbd_tools::converge_plot::write_outputs;
 
 #[derive(Args)]
 pub struct ConvergeArgs {

@@ -2,17 +2,15 @@
 //! the CPU up to frame F, then, from that same state, start frame F+1's first substep with each
 //! solver (prediction and multiplier reset) and record after every iteration the residual
 //! ‖C(x) + α̃λ‖ of DESIGN.md §7, its ratio to the residual right after the prediction, and the
-//! elastic energy. Output: `converge.csv` and the plot `converge.svg`.
+//! elastic energy. Output: `converge.csv` (`csv`); `xpbd-tools` draws the plot `converge.svg`.
 
 use crate::device::Device;
-use crate::plot::{panels_svg, Panel, Series};
 use crate::simulation::Simulation;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 use xpbd_core::backend::Backend;
 use xpbd_core::constraint::tet_model::TetModel;
-use xpbd_core::mesh::io::write_atomic;
 use xpbd_core::metrics::{elastic_energy, residual_norm};
 use xpbd_core::mgpbd::rows::Rows;
 use xpbd_core::mgpbd::settings::MgpbdSettings;
@@ -248,29 +246,6 @@ pub fn csv(curves: &[Curve]) -> String {
         }
     }
     out
-}
-
-/// The three panels of `converge.svg`: relative residual and elastic energy against iteration, and
-/// relative residual against solver wall time, all on a logarithmic y axis.
-pub fn svg(title: &str, curves: &[Curve]) -> Result<String> {
-    let series =
-        |f: fn(&Sample) -> (f64, f64)| curves.iter().map(|c| Series { name: c.solver.clone(), points: c.samples.iter().map(f).collect() }).collect::<Vec<_>>();
-    let panel = |title: &str, x: &str, y: &str, series| Panel { title: title.into(), x_label: x.into(), y_label: y.into(), log_y: true, series };
-    panels_svg(
-        title,
-        &[
-            panel("relative residual", "iteration", "‖r‖ / ‖r₀‖", series(|s| (s.iteration as f64, s.relative_residual))),
-            panel("elastic energy", "iteration", "energy (J)", series(|s| (s.iteration as f64, s.energy))),
-            panel("relative residual against time", "solver wall time (ms)", "‖r‖ / ‖r₀‖", series(|s| (s.wall_ms, s.relative_residual))),
-        ],
-    )
-}
-
-/// Writes `converge.csv` and `converge.svg` into `dir` (created when missing).
-pub fn write_outputs(dir: &Path, title: &str, curves: &[Curve]) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    write_atomic(&dir.join("converge.csv"), csv(curves).as_bytes())?;
-    write_atomic(&dir.join("converge.svg"), svg(title, curves)?.as_bytes())
 }
 
 #[cfg(test)]
