@@ -23,19 +23,19 @@ impl Schedule {
     }
 
     pub fn colored(c: &Coloring) -> Self {
-        let n = c.order.len();
-        Schedule { batch_start: c.offsets.clone(), item_start: (0..=n).collect(), elements: c.order.clone() }
+        let n = c.color.len();
+        Schedule { batch_start: c.classes.offsets.clone(), item_start: (0..=n).collect(), elements: c.classes.members.clone() }
     }
 
     /// Clusters grouped by their color, each cluster's elements in their order of addition.
     pub fn clustered(cl: &Clustering, cluster_colors: &Coloring) -> Self {
         let mut item_start = vec![0];
         let mut elements = Vec::with_capacity(cl.parent.len());
-        for &r in &cluster_colors.order {
+        for &r in &cluster_colors.classes.members {
             elements.extend_from_slice(cl.members_of(r as usize));
             item_start.push(elements.len());
         }
-        Schedule { batch_start: cluster_colors.offsets.clone(), item_start, elements }
+        Schedule { batch_start: cluster_colors.classes.offsets.clone(), item_start, elements }
     }
 
     /// Every element in the order the sweep visits them.

@@ -9,6 +9,7 @@
 
 use xpbd_core::collider::Shape;
 use xpbd_core::constraint::tet_model::TetModel;
+use xpbd_core::graph::groups::Groups;
 use xpbd_core::graph::partition::partitions;
 use xpbd_core::model::{Model, Ordering};
 use xpbd_cpu::schedule::Schedule;
@@ -164,28 +165,16 @@ pub struct JacobiLayout {
 impl JacobiLayout {
     fn new(families: &[Family], vertex_count: usize) -> Self {
         let owners: Vec<u32> = families.iter().flat_map(|f| f.idx.iter().copied()).collect();
-        let mut start = vec![0u32; vertex_count + 1];
-        for &v in &owners {
-            start[v as usize + 1] += 1;
-        }
+        let slots = Groups::from_labels(&owners, vertex_count);
         let mut family_start = Vec::with_capacity(families.len());
         let mut inv_count = Vec::new();
         let mut slot = 0;
         for f in families {
             family_start.push((inv_count.len(), slot));
-            inv_count.extend(f.idx.chunks_exact(f.kind.vertices()).map(|t| 1.0 / t.iter().map(|&v| start[v as usize + 1]).max().unwrap_or(1) as f64));
+            inv_count.extend(f.idx.chunks_exact(f.kind.vertices()).map(|t| 1.0 / t.iter().map(|&v| slots.group(v as usize).len()).max().unwrap_or(1) as f64));
             slot += f.idx.len();
         }
-        for i in 0..vertex_count {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut adj = vec![0u32; owners.len()];
-        for (slot, &v) in owners.iter().enumerate() {
-            adj[fill[v as usize] as usize] = slot as u32;
-            fill[v as usize] += 1;
-        }
-        JacobiLayout { inv_count, family_start, start, adj }
+        JacobiLayout { inv_count, family_start, start: narrow(&slots.offsets), adj: slots.members }
     }
 }
 
@@ -295,6 +284,11 @@ fn flatten(s: &Schedule) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
         batch_start.push(items.end as u32);
     }
     (order, batch_start, item_start)
+}
+
+/// CSR offsets as the kernels' 32-bit indices ([`check_supported`] bounds them).
+fn narrow(offsets: &[usize]) -> Vec<u32> {
+    offsets.iter().map(|&i| i as u32).collect()
 }
 
 fn row_major(m: &nalgebra::Matrix3<f64>) -> [f64; 9] {
