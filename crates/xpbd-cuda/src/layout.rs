@@ -1,8 +1,8 @@
 //! The model in the flat arrays the kernels read (`kernels/sweeps.cu`, `kernels/boundary.cu`), built on the
 //! host once per model and uploaded once. Pure host code: it is unit-tested without a GPU.
 //!
-//! Gauss-Seidel schedules are the CPU backend's own (`xpbd_cpu::schedule::Schedule` from the cached partitions
-//! of `xpbd_core::graph::partition`), flattened into CSR arrays: the items of batch (color) `b` are
+//! Gauss-Seidel schedules are the CPU backend's own (`xpbd_core::graph::schedule::Schedule` from the cached
+//! partitions of `xpbd_core::graph::partition`), flattened into CSR arrays: the items of batch (color) `b` are
 //! `batch_start[b]..batch_start[b+1]`, the elements of item `i` are `item_start[i]..item_start[i+1]`. Element data
 //! is permuted into execution order, so an item's elements are contiguous; `lambda_of` maps the device's
 //! multipliers back to model order.
@@ -11,8 +11,8 @@ use xpbd_core::collider::Shape;
 use xpbd_core::constraint::tet_model::TetModel;
 use xpbd_core::graph::groups::Groups;
 use xpbd_core::graph::partition::partitions;
+use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::model::{Model, Ordering};
-use xpbd_cpu::schedule::Schedule;
 
 /// The element kinds of `kernels/sweeps.cu`: tets of one model, cloth edges (distance), cloth hinges (bending).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,8 +5,8 @@
 //! - colored (block paper, Algorithm 2): a batch per color, an item per element;
 //! - clustered (Algorithm 3): a batch per color of the supernodal graph, an item per cluster.
 
-use xpbd_core::graph::clustering::Clustering;
-use xpbd_core::graph::coloring::Coloring;
+use super::clustering::Clustering;
+use super::coloring::Coloring;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
