@@ -271,19 +271,7 @@ impl Family {
 
 /// A schedule as (execution order, batch_start, item_start).
 fn flatten(s: &Schedule) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let mut batch_start = vec![0u32];
-    let mut item_start = vec![0u32];
-    let mut order = Vec::new();
-    for b in 0..s.batches() {
-        let items = s.batch(b);
-        assert_eq!(items.start, *batch_start.last().unwrap() as usize, "a schedule's batches are consecutive item ranges");
-        for i in items.clone() {
-            order.extend_from_slice(s.item(i));
-            item_start.push(order.len() as u32);
-        }
-        batch_start.push(items.end as u32);
-    }
-    (order, batch_start, item_start)
+    (s.execution_order(), narrow(s.batch_starts()), narrow(&s.items().offsets))
 }
 
 /// CSR offsets as the kernels' 32-bit indices ([`check_supported`] bounds them).

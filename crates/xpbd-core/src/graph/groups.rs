@@ -1,6 +1,6 @@
 //! Items grouped in compressed sparse row form: the one layout behind the block paper's partitions —
 //! a coloring's color classes (Algorithm 2), a clustering's χ(r) (Algorithm 4), the elements at a
-//! vertex.
+//! vertex — and behind the Gauss-Seidel [`Schedule`](super::schedule::Schedule).
 
 /// Groups `0..len()`: group `g` holds `members[offsets[g]..offsets[g+1]]`.
 #[derive(Clone, Debug, PartialEq, Eq)]

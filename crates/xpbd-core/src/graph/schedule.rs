@@ -7,49 +7,58 @@
 
 use super::clustering::Clustering;
 use super::coloring::Coloring;
+use super::groups::Groups;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
     /// Items of batch b: `batch_start[b]..batch_start[b+1]`.
     batch_start: Vec<usize>,
-    /// Elements of item i: `elements[item_start[i]..item_start[i+1]]`.
-    item_start: Vec<usize>,
-    elements: Vec<u32>,
+    /// The elements of every item, items in batch order.
+    items: Groups,
 }
 
 impl Schedule {
+    /// Batch `b` runs the groups `batches.group(b)` of `items`, one item per group.
+    fn new(items: &Groups, batches: &Groups) -> Self {
+        Schedule { batch_start: batches.offsets.clone(), items: items.gather(&batches.members) }
+    }
+
     pub fn serial(n: usize) -> Self {
-        Schedule { batch_start: vec![0, 1], item_start: vec![0, n], elements: (0..n as u32).collect() }
+        Schedule::new(&Groups::from_labels(&vec![0; n], 1), &Groups::singletons(1))
     }
 
     pub fn colored(c: &Coloring) -> Self {
-        let n = c.color.len();
-        Schedule { batch_start: c.classes.offsets.clone(), item_start: (0..=n).collect(), elements: c.classes.members.clone() }
+        Schedule::new(&Groups::singletons(c.color.len()), &c.classes)
     }
 
     /// Clusters grouped by their color, each cluster's elements in their order of addition.
     pub fn clustered(cl: &Clustering, cluster_colors: &Coloring) -> Self {
-        let mut item_start = vec![0];
-        let mut elements = Vec::with_capacity(cl.parent.len());
-        for &r in &cluster_colors.classes.members {
-            elements.extend_from_slice(cl.members_of(r as usize));
-            item_start.push(elements.len());
-        }
-        Schedule { batch_start: cluster_colors.classes.offsets.clone(), item_start, elements }
+        Schedule::new(&cl.chi, &cluster_colors.classes)
     }
 
     /// Every element in the order the sweep visits them.
     pub fn execution_order(&self) -> Vec<u32> {
-        self.elements.clone()
+        self.items.members.clone()
     }
 
     /// The same batches and items over elements renumbered in execution order (0, 1, 2, ...).
     pub fn in_execution_order(&self) -> Schedule {
-        Schedule { batch_start: self.batch_start.clone(), item_start: self.item_start.clone(), elements: (0..self.elements.len() as u32).collect() }
+        let items = Groups { offsets: self.items.offsets.clone(), members: (0..self.items.members.len() as u32).collect() };
+        Schedule { batch_start: self.batch_start.clone(), items }
     }
 
     pub fn batches(&self) -> usize {
         self.batch_start.len() - 1
+    }
+
+    /// Where each batch's items start: batch `b` is `batch_starts()[b]..batch_starts()[b+1]`.
+    pub fn batch_starts(&self) -> &[usize] {
+        &self.batch_start
+    }
+
+    /// The elements of every item, items in batch order.
+    pub fn items(&self) -> &Groups {
+        &self.items
     }
 
     /// Item indices of batch `b`.
@@ -59,6 +68,45 @@ impl Schedule {
 
     /// Elements of item `i`.
     pub fn item(&self, i: usize) -> &[u32] {
-        &self.elements[self.item_start[i]..self.item_start[i + 1]]
+        self.items.group(i)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::partition::Partitions;
+    use crate::mesh::generators::box_mesh;
+
+    #[test]
+    fn batches_follow_the_colors_and_items_the_clusters() {
+        let m = box_mesh([1.0, 1.0, 1.0], [3, 2, 2], 5).unwrap();
+        let p = Partitions::compute(&m.tets, m.vertices.len(), 4);
+        let n = m.tets.len();
+
+        let s = Schedule::serial(n);
+        assert_eq!((s.batches(), s.batch(0), s.item(0).len()), (1, 0..1, n));
+        assert_eq!(Schedule::serial(0).item(0), [] as [u32; 0]);
+
+        let s = Schedule::colored(&p.colored);
+        assert_eq!(s.batches(), p.colored.colors());
+        for b in 0..s.batches() {
+            let elements: Vec<u32> = s.batch(b).flat_map(|i| s.item(i).to_vec()).collect();
+            assert_eq!(elements, p.colored.class(b));
+        }
+
+        let s = Schedule::clustered(&p.clustering, &p.cluster_colors);
+        assert_eq!(s.batches(), p.cluster_colors.colors());
+        for b in 0..s.batches() {
+            let items: Vec<&[u32]> = s.batch(b).map(|i| s.item(i)).collect();
+            let clusters: Vec<&[u32]> = p.cluster_colors.class(b).iter().map(|&r| p.clustering.members_of(r as usize)).collect();
+            assert_eq!(items, clusters);
+        }
+        let mut order = s.execution_order();
+        order.sort_unstable();
+        assert_eq!(order, (0..n as u32).collect::<Vec<_>>());
+        let renumbered = s.in_execution_order();
+        assert_eq!(renumbered.execution_order(), (0..n as u32).collect::<Vec<_>>());
+        assert_eq!(renumbered.items().offsets, s.items().offsets);
     }
 }
