@@ -76,8 +76,8 @@ fn projection(c: &mut Criterion) {
 fn in_color_order(mut m: xpbd_core::model::Model) -> xpbd_core::model::Model {
     let g = &mut m.tet_groups[0];
     let c = xpbd_core::graph::partition::partitions(&g.tets, m.rest.len(), 1).colored.clone();
-    g.tets = c.order.iter().map(|&e| g.tets[e as usize]).collect();
-    g.rest = c.order.iter().map(|&e| g.rest[e as usize]).collect();
+    g.tets = c.classes.members.iter().map(|&e| g.tets[e as usize]).collect();
+    g.rest = c.classes.members.iter().map(|&e| g.rest[e as usize]).collect();
     m
 }
 

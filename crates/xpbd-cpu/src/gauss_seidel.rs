@@ -3,11 +3,11 @@
 //! of a batch in parallel with rayon; the elements of an item in sequence, each update seen by the next.
 
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, Lanes, Local};
-use crate::schedule::Schedule;
 use crate::shared::SharedMut;
 use rayon::prelude::*;
 use xpbd_core::constraint::lanes::{project_block_neohookean_x4, Block4};
 use xpbd_core::graph::partition::partitions;
+use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 

@@ -10,7 +10,6 @@ pub mod integrate;
 pub mod jacobi;
 pub mod mgpbd;
 pub mod multilayer;
-pub mod schedule;
 mod shared;
 
 use gauss_seidel::{GaussSeidel, ScheduleKind};

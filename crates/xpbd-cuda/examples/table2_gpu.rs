@@ -12,54 +12,27 @@
 //! Run: `bash benches/gpu/run.sh` (or `cargo run --release -p xpbd-cuda --example table2_gpu -- [--steps N]
 //! [--meshes 3.7k,20k] [--no-cpu]`).
 
-use std::path::Path;
-use std::time::Instant;
 use xpbd_core::backend::Backend;
-use xpbd_core::model::Model;
+use xpbd_core::scene::table2::{self, Body, VARIANTS};
 use xpbd_core::scene::Built;
-use xpbd_core::scene::{build, parse};
-use xpbd_core::state::State;
 use xpbd_cuda::{CudaBackend, CudaOptions, Precision};
 
 /// (label, box cells): 5 tets per cell.
 const MESHES: [(&str, [usize; 3]); 4] = [("3.7k", [30, 5, 5]), ("20k", [40, 10, 10]), ("56k", [56, 10, 20]), ("160k", [80, 20, 20])];
 
+/// A box 4 m long with `cells`, clamped at x = 0.
 fn model(cells: [usize; 3], material: &str, ordering: &str, substeps: usize) -> Result<Built, String> {
     let size = [4.0, 4.0 * cells[1] as f64 / cells[0] as f64, 4.0 * cells[2] as f64 / cells[0] as f64];
-    let text = format!(
-        r#"name = "table2_gpu"
-[simulation]
-dt = 0.01
-substeps = {substeps}
-iterations = 1
-[solver]
-ordering = "{ordering}"
-cluster_size = 5
-[[body]]
-name = "beam"
-mesh = {{ generator = "box", size = [{}, {}, {}], cells = [{}, {}, {}], split = 5 }}
-material = {{ model = "{material}", youngs = 1e7, poisson = 0.45, density = 1000.0 }}
-pin = [{{ box = {{ min = [-0.01, -10.0, -10.0], max = [0.01, 10.0, 10.0] }} }}]
-"#,
-        size[0], size[1], size[2], cells[0], cells[1], cells[2]
-    );
-    let scene = parse(&text, Path::new("table2_gpu.toml")).map_err(|e| e.to_string())?;
-    build(&scene, Path::new(".")).map_err(|e| e.to_string())
-}
-
-/// Mean (solver ms, wall ms) per time step over `steps` steps after one warm-up step (which also captures the graph).
-fn time(model: &Model, backend: &mut dyn Backend, steps: usize) -> Result<(f64, f64), String> {
-    let mut state = State::initial(model);
-    backend.step_frame(model, &mut state).map_err(|e| e.to_string())?;
-    let (mut solve, start) = (0.0, Instant::now());
-    for _ in 0..steps {
-        solve += backend.step_frame(model, &mut state).map_err(|e| e.to_string())?.solve_seconds;
-    }
-    let wall = start.elapsed().as_secs_f64();
-    if let Some(v) = state.first_non_finite() {
-        return Err(format!("vertex {v} is not finite: the benchmark scene blew up"));
-    }
-    Ok((solve * 1e3 / steps as f64, wall * 1e3 / steps as f64))
+    let body = Body {
+        name: "beam".into(),
+        mesh: format!(
+            r#"{{ generator = "box", size = [{}, {}, {}], cells = [{}, {}, {}], split = 5 }}"#,
+            size[0], size[1], size[2], cells[0], cells[1], cells[2]
+        ),
+        youngs: 1e7,
+        pin: "{ box = { min = [-0.01, -10.0, -10.0], max = [0.01, 10.0, 10.0] } }".into(),
+    };
+    table2::model(&body, material, ordering, substeps).map_err(|e| e.to_string())
 }
 
 struct Args {
@@ -109,19 +82,13 @@ fn run() -> Result<(), String> {
     println!("| mesh | tets | variant | ordering | substeps | colors | CPU f64 ms/step | GPU f32 plain ms/step | GPU f32 graph ms/step | CPU/GPU (graph) |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for (label, cells) in MESHES.iter().filter(|(l, _)| args.meshes.iter().any(|m| m == l)) {
-        let beam = *label == "3.7k";
-        let (base_substeps, block_substeps) = if beam { (200, 30) } else { (250, 50) };
-        for (variant, material, ordering, substeps) in [
-            ("baseline", "neohookean", "colored", base_substeps),
-            ("C", "neohookean", "clustered", base_substeps),
-            ("B", "neohookean_block", "colored", block_substeps),
-            ("B+C", "neohookean_block", "clustered", block_substeps),
-        ] {
-            let Built { model: m, config, .. } = model(*cells, material, ordering, substeps)?;
-            let cpu_ms = if args.cpu { Some(time(&m, &mut xpbd_cpu::CpuBackend::new(&m, &config), args.steps)?.0) } else { None };
+        for v in VARIANTS {
+            let (variant, ordering, substeps) = (v.label, v.ordering, v.substeps(*label == "3.7k"));
+            let Built { model: m, config, .. } = model(*cells, v.material, ordering, substeps)?;
+            let cpu_ms = if args.cpu { Some(table2::ms_per_step(&m, &mut xpbd_cpu::CpuBackend::new(&m, &config), args.steps)?) } else { None };
             let gpu = |graph| -> Result<(f64, Option<usize>), String> {
                 let mut b = CudaBackend::new(&m, &config, CudaOptions { ordinal: 0, precision: Precision::F32, graph })?;
-                Ok((time(&m, &mut b, args.steps)?.0, b.colors()))
+                Ok((table2::ms_per_step(&m, &mut b, args.steps)?, b.colors()))
             };
             let (plain, colors) = gpu(false)?;
             let (graph, _) = gpu(true)?;

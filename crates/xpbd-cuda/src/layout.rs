@@ -1,18 +1,19 @@
 //! The model in the flat arrays the kernels read (`kernels/sweeps.cu`, `kernels/boundary.cu`), built on the
 //! host once per model and uploaded once. Pure host code: it is unit-tested without a GPU.
 //!
-//! Gauss-Seidel schedules are the CPU backend's own (`xpbd_cpu::schedule::Schedule` from the cached partitions
-//! of `xpbd_core::graph::partition`), flattened into CSR arrays: the items of batch (color) `b` are
+//! Gauss-Seidel schedules are the CPU backend's own (`xpbd_core::graph::schedule::Schedule` from the cached
+//! partitions of `xpbd_core::graph::partition`), flattened into CSR arrays: the items of batch (color) `b` are
 //! `batch_start[b]..batch_start[b+1]`, the elements of item `i` are `item_start[i]..item_start[i+1]`. Element data
 //! is permuted into execution order, so an item's elements are contiguous; `lambda_of` maps the device's
 //! multipliers back to model order.
 
 use xpbd_core::collider::Shape;
 use xpbd_core::constraint::tet_model::TetModel;
+use xpbd_core::graph::groups::Groups;
 use xpbd_core::graph::partition::partitions;
+use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::model::Model;
 use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
-use xpbd_cpu::schedule::Schedule;
 
 /// The element kinds of `kernels/sweeps.cu`: tets of one model, cloth edges (distance), cloth hinges (bending).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,28 +167,16 @@ pub struct JacobiLayout {
 impl JacobiLayout {
     fn new(families: &[Family], vertex_count: usize, relaxation: f64) -> Self {
         let owners: Vec<u32> = families.iter().flat_map(|f| f.idx.iter().copied()).collect();
-        let mut start = vec![0u32; vertex_count + 1];
-        for &v in &owners {
-            start[v as usize + 1] += 1;
-        }
+        let slots = Groups::from_labels(&owners, vertex_count);
         let mut family_start = Vec::with_capacity(families.len());
         let mut inv_count = Vec::new();
         let mut slot = 0;
         for f in families {
             family_start.push((inv_count.len(), slot));
-            inv_count.extend(f.idx.chunks_exact(f.kind.vertices()).map(|t| 1.0 / t.iter().map(|&v| start[v as usize + 1]).max().unwrap_or(1) as f64));
+            inv_count.extend(f.idx.chunks_exact(f.kind.vertices()).map(|t| 1.0 / t.iter().map(|&v| slots.group(v as usize).len()).max().unwrap_or(1) as f64));
             slot += f.idx.len();
         }
-        for i in 0..vertex_count {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut adj = vec![0u32; owners.len()];
-        for (slot, &v) in owners.iter().enumerate() {
-            adj[fill[v as usize] as usize] = slot as u32;
-            fill[v as usize] += 1;
-        }
-        JacobiLayout { inv_count, family_start, start, adj, relaxation }
+        JacobiLayout { inv_count, family_start, start: narrow(&slots.offsets), adj: slots.members, relaxation }
     }
 }
 
@@ -288,19 +277,12 @@ impl Family {
 
 /// A schedule as (execution order, batch_start, item_start).
 fn flatten(s: &Schedule) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
-    let mut batch_start = vec![0u32];
-    let mut item_start = vec![0u32];
-    let mut order = Vec::new();
-    for b in 0..s.batches() {
-        let items = s.batch(b);
-        assert_eq!(items.start, *batch_start.last().unwrap() as usize, "a schedule's batches are consecutive item ranges");
-        for i in items.clone() {
-            order.extend_from_slice(s.item(i));
-            item_start.push(order.len() as u32);
-        }
-        batch_start.push(items.end as u32);
-    }
-    (order, batch_start, item_start)
+    (s.execution_order(), narrow(s.batch_starts()), narrow(&s.items().offsets))
+}
+
+/// CSR offsets as the kernels' 32-bit indices ([`check_supported`] bounds them).
+fn narrow(offsets: &[usize]) -> Vec<u32> {
+    offsets.iter().map(|&i| i as u32).collect()
 }
 
 fn row_major(m: &nalgebra::Matrix3<f64>) -> [f64; 9] {

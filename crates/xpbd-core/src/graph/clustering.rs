@@ -4,37 +4,35 @@
 
 use super::coloring::smallest_last_order;
 use super::element_graph::Graph;
+use super::groups::Groups;
 
 /// Unassigned parent.
 const NONE: u32 = u32::MAX;
 
 /// A partition of the nodes of a graph into clusters: `π(j) = parent[j]`, and the members
-/// `χ(r) = members[offsets[r]..offsets[r+1]]` of cluster `r`, in the order they were added.
+/// `χ(r) = chi.group(r)` of cluster `r`, in the order they were added.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Clustering {
     /// π(j): the cluster of node `j`.
     pub parent: Vec<u32>,
-    /// The members of all clusters back to back, cluster by cluster.
-    pub members: Vec<u32>,
-    /// χ(r) = `members[offsets[r]..offsets[r+1]]`; `offsets.len() == clusters() + 1`.
-    pub offsets: Vec<usize>,
+    /// χ: the members of every cluster.
+    pub chi: Groups,
 }
 
 impl Clustering {
     pub fn clusters(&self) -> usize {
-        self.offsets.len() - 1
+        self.chi.len()
     }
 
     /// χ(r): the nodes of cluster `r`, in the order they were added.
     pub fn members_of(&self, r: usize) -> &[u32] {
-        &self.members[self.offsets[r]..self.offsets[r + 1]]
+        self.chi.group(r)
     }
 
     /// `h[s]` = number of clusters of size `s` (`h.len()` = largest size + 1).
     pub fn size_histogram(&self) -> Vec<usize> {
         let mut h = Vec::new();
-        for w in self.offsets.windows(2) {
-            let s = w[1] - w[0];
+        for s in self.chi.sizes() {
             if s >= h.len() {
                 h.resize(s + 1, 0);
             }
@@ -45,7 +43,7 @@ impl Clustering {
 
     /// Every node its own cluster, in index order.
     pub fn singletons(n: usize) -> Clustering {
-        Clustering { parent: (0..n as u32).collect(), members: (0..n as u32).collect(), offsets: (0..=n).collect() }
+        Clustering { parent: (0..n as u32).collect(), chi: Groups::singletons(n) }
     }
 }
 
@@ -279,7 +277,7 @@ pub fn greedy_k_neighbour_ranked(graph: &Graph, dist: &[f32], k_s: usize, rank: 
         ks -= 1;
     }
     debug_assert_eq!(assigned, n);
-    Clustering { parent, members, offsets }
+    Clustering { parent, chi: Groups { offsets, members } }
 }
 
 #[cfg(test)]
@@ -304,8 +302,8 @@ mod tests {
 
     fn assert_partition(cl: &Clustering, n: usize, k_s: usize) {
         assert_eq!(cl.parent.len(), n);
-        assert_eq!(cl.members.len(), n);
-        assert_eq!(*cl.offsets.last().unwrap(), n);
+        assert_eq!(cl.chi.members.len(), n);
+        assert_eq!(*cl.chi.offsets.last().unwrap(), n);
         let mut seen = vec![false; n];
         for r in 0..cl.clusters() {
             let m = cl.members_of(r);
@@ -432,7 +430,7 @@ mod tests {
         let g = graph_of(7, &edges);
         let cl = greedy_k_neighbour(&g, 3);
         assert_partition(&cl, 7, 3);
-        assert_eq!(cl.members.len(), 7);
+        assert_eq!(cl.chi.members.len(), 7);
         // isolated nodes and K_s = 1
         let g = Graph::from_adjacency(vec![0, 0, 0, 0], vec![]);
         let cl = greedy_k_neighbour(&g, 4);

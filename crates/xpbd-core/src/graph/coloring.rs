@@ -3,6 +3,7 @@
 //! order or in parallel.
 
 use super::element_graph::Graph;
+use super::groups::Groups;
 use super::incidence::Incidence;
 
 /// A partition of nodes (elements, or clusters) into colors.
@@ -10,38 +11,24 @@ use super::incidence::Incidence;
 pub struct Coloring {
     /// `color[e]` of every node.
     pub color: Vec<u32>,
-    /// Nodes grouped by color: color c holds `order[offsets[c]..offsets[c+1]]`, ascending.
-    pub order: Vec<u32>,
-    pub offsets: Vec<usize>,
+    /// The color classes: the nodes of color c, ascending, are `classes.group(c)`.
+    pub classes: Groups,
 }
 
 impl Coloring {
     pub fn colors(&self) -> usize {
-        self.offsets.len() - 1
+        self.classes.len()
     }
 
     /// The nodes of color `c`, ascending.
     pub fn class(&self, c: usize) -> &[u32] {
-        &self.order[self.offsets[c]..self.offsets[c + 1]]
+        self.classes.group(c)
     }
 
     /// Groups nodes by their color (colors must be dense `0..k`; an unused color gives an empty class).
     pub fn from_colors(color: Vec<u32>) -> Self {
         let n_colors = color.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
-        let mut offsets = vec![0usize; n_colors + 1];
-        for &c in &color {
-            offsets[c as usize + 1] += 1;
-        }
-        for c in 0..n_colors {
-            offsets[c + 1] += offsets[c];
-        }
-        let mut fill = offsets.clone();
-        let mut order = vec![0u32; color.len()];
-        for (e, &c) in color.iter().enumerate() {
-            order[fill[c as usize]] = e as u32;
-            fill[c as usize] += 1;
-        }
-        Coloring { color, order, offsets }
+        Coloring { classes: Groups::from_labels(&color, n_colors), color }
     }
 
     /// Checks that no two elements of one color share a vertex; returns the first offending pair
@@ -217,7 +204,7 @@ mod tests {
                 assert_ne!(c.color[j as usize], c.color[k as usize], "{j} and {k}");
             }
         }
-        let mut seen = c.order.clone();
+        let mut seen = c.classes.members.clone();
         seen.sort_unstable();
         assert!(seen.iter().enumerate().all(|(i, &e)| i as u32 == e), "every node once");
         for col in 0..c.colors() {

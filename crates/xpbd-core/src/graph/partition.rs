@@ -92,78 +92,24 @@ pub fn partitions<const N: usize>(elements: &[[u32; N]], vertex_count: usize, k_
     .clone()
 }
 
-/// Checks that `c` is a consistent coloring of `n` nodes: `color`, `order` and `offsets` agree and
-/// every node appears exactly once.
-fn check_coloring_shape(c: &Coloring, n: usize, what: &str) -> Result<(), String> {
-    if c.color.len() != n {
-        return Err(format!("{} {what}s colored, but there are {n}", c.color.len()));
-    }
-    if c.offsets.first() != Some(&0) || *c.offsets.last().unwrap() != c.order.len() || c.offsets.windows(2).any(|w| w[0] > w[1]) {
-        return Err("color offsets are not a partition of the order".into());
-    }
-    if c.order.len() != n {
-        return Err(format!("the color classes list {} {what}s, but there are {n}", c.order.len()));
-    }
-    let mut seen = vec![false; n];
-    for col in 0..c.colors() {
-        for &e in c.class(col) {
-            if e as usize >= n {
-                return Err(format!("{what} {e} in color {col} does not exist"));
-            }
-            if seen[e as usize] {
-                return Err(format!("{what} {e} is listed twice"));
-            }
-            seen[e as usize] = true;
-            if c.color[e as usize] != col as u32 {
-                return Err(format!("{what} {e} is listed in color {col} but has color {}", c.color[e as usize]));
-            }
-        }
-    }
-    Ok(())
-}
-
 /// Checks that every element is colored exactly once and that no two elements of one color share a
 /// vertex; the message names the two elements and the vertex.
 pub fn check_colored<const N: usize>(elements: &[[u32; N]], vertex_count: usize, c: &Coloring) -> Result<(), String> {
-    check_coloring_shape(c, elements.len(), "element")?;
+    c.classes.check_labels(&c.color, elements.len(), "element", "color")?;
     match c.conflict_at(elements, vertex_count) {
         Some((a, b, v)) => Err(format!("elements {a} and {b} share vertex {v} and both have color {}", c.color[b as usize])),
         None => Ok(()),
     }
 }
 
-/// Checks that every element is in exactly one cluster (π and χ agree), that `cc` colors every
-/// cluster exactly once, and that no two clusters of one color share a vertex.
+/// Checks that every element is in exactly one non-empty cluster (π and χ agree), that `cc` colors
+/// every cluster exactly once, and that no two clusters of one color share a vertex.
 pub fn check_clustered<const N: usize>(elements: &[[u32; N]], vertex_count: usize, cl: &Clustering, cc: &Coloring) -> Result<(), String> {
-    let n = elements.len();
-    if cl.parent.len() != n {
-        return Err(format!("π covers {} elements, but there are {n}", cl.parent.len()));
+    cl.chi.check_labels(&cl.parent, elements.len(), "element", "cluster")?;
+    if let Some(r) = cl.chi.iter().position(<[u32]>::is_empty) {
+        return Err(format!("cluster {r} is empty"));
     }
-    if cl.offsets.first() != Some(&0) || *cl.offsets.last().unwrap() != cl.members.len() || cl.offsets.windows(2).any(|w| w[0] > w[1]) {
-        return Err("cluster offsets are not a partition of the members".into());
-    }
-    if cl.members.len() != n {
-        return Err(format!("the clusters hold {} elements, but there are {n}", cl.members.len()));
-    }
-    let mut seen = vec![false; n];
-    for r in 0..cl.clusters() {
-        if cl.members_of(r).is_empty() {
-            return Err(format!("cluster {r} is empty"));
-        }
-        for &e in cl.members_of(r) {
-            if e as usize >= n {
-                return Err(format!("element {e} in cluster {r} does not exist"));
-            }
-            if seen[e as usize] {
-                return Err(format!("element {e} is in more than one cluster (again in {r})"));
-            }
-            seen[e as usize] = true;
-            if cl.parent[e as usize] != r as u32 {
-                return Err(format!("element {e} is in χ({r}) but π({e}) = {}", cl.parent[e as usize]));
-            }
-        }
-    }
-    check_coloring_shape(cc, cl.clusters(), "cluster")?;
+    cc.classes.check_labels(&cc.color, cl.clusters(), "cluster", "color")?;
     let inc = Incidence::new(elements, vertex_count);
     // owner[c] = (vertex, element) of an element whose cluster has color c, last seen at that vertex.
     let mut owner: Vec<(u32, u32)> = vec![(u32::MAX, 0); cc.colors()];
@@ -216,7 +162,7 @@ mod tests {
         assert!(check_clustered(&m.tets, n, &cl, &p.cluster_colors).is_err());
         // an element in two clusters
         let mut cl = p.clustering.clone();
-        cl.members[1] = cl.members[0];
+        cl.chi.members[1] = cl.chi.members[0];
         assert!(check_clustered(&m.tets, n, &cl, &p.cluster_colors).is_err());
     }
 

@@ -5,6 +5,7 @@ pub mod build;
 mod cloth_topology;
 pub mod initial_deform;
 pub mod schema;
+pub mod table2;
 
 pub use build::{build, Built};
 pub use schema::Scene;
