@@ -3,8 +3,14 @@
 //! [`SolverConfig`](crate::solver_config::SolverConfig) and owns its working copies.
 
 use crate::model::Model;
+use crate::solver_config::SolverConfig;
 use crate::state::State;
 use crate::{Error, Result};
+
+/// Why a backend cannot run a model under a configuration: one line naming the setting or the feature.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unsupported(pub String);
 
 /// Statistics of one frame, taken at its last substep.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -20,6 +26,12 @@ pub struct FrameStats {
 }
 
 pub trait Backend {
+    /// Whether this backend can run `model` under `config`, asked before it is built (by the dispatcher;
+    /// the backend's constructor asks it too). Every backend includes the method's own requirements
+    /// ([`SolverConfig::requirements`]), which scene building checks for every scene.
+    fn supports(model: &Model, config: &SolverConfig) -> std::result::Result<(), Unsupported>
+    where
+        Self: Sized;
     /// Short description, e.g. "cpu (serial Gauss-Seidel, 1 thread)".
     fn describe(&self) -> String;
     /// Advances `state` by one frame of the configuration's substeps. An error (a device failure) leaves

@@ -21,3 +21,4 @@ pub mod scene;
 pub mod solver_config;
 pub mod stability;
 pub mod state;
+pub mod substep;

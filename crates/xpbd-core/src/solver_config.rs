@@ -3,8 +3,11 @@
 //! physics engine passes its integration parameters beside its bodies: comparing solvers on one model
 //! builds several configurations and clones no model.
 
+use crate::backend::Unsupported;
 use crate::layers::settings::MultilayerSettings;
+use crate::mgpbd::rows::Rows;
 use crate::mgpbd::settings::MgpbdSettings;
+use crate::model::Model;
 use serde::ser::{Serialize, SerializeMap, Serializer};
 
 /// Stepping and method, resolved and checked (`scene::build` reads them from `[simulation]` and `[solver]`).
@@ -110,6 +113,33 @@ impl SolverConfig {
     /// The same stepping with another method.
     pub fn with_method(&self, method: Method) -> Self {
         SolverConfig { method, ..self.clone() }
+    }
+
+    /// What the method needs of `model` on every backend: MGPBD scalar rows without damping (and every
+    /// compliance positive for the primal solve: [`Rows::new`]); the multi-layer solver tet bodies without
+    /// cloth, collider friction, soft or moving pins and constraint damping (docs/multilayer.md).
+    pub fn requirements(&self, model: &Model) -> Result<(), Unsupported> {
+        match &self.method {
+            Method::Xpbd { .. } => Ok(()),
+            Method::Mgpbd(settings) => Rows::new(model, Some(settings)).map(|_| ()).map_err(|e| Unsupported(e.to_string())),
+            Method::Multilayer(_) => {
+                let missing = if !model.cloth_groups.is_empty() {
+                    Some("cloth bodies")
+                } else if model.colliders.iter().any(|c| c.friction > 0.0) {
+                    Some("collider friction")
+                } else if !model.attachments.is_empty() {
+                    Some("soft or moving pins")
+                } else if model.tet_groups.iter().any(|g| g.damping > 0.0) {
+                    Some("body damping")
+                } else {
+                    None
+                };
+                match missing {
+                    Some(what) => Err(Unsupported(format!("solver.kind: \"multilayer\" does not support {what} yet (see docs/multilayer.md)"))),
+                    None => Ok(()),
+                }
+            }
+        }
     }
 
     /// The end time of substep `k` (1-based) of the frame that starts at `t0`.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use cudarc::driver::{sys, CudaGraph, LaunchConfig, PushKernelArg};
-use xpbd_core::backend::{Backend, FrameStats};
+use xpbd_core::backend::{Backend, FrameStats, Unsupported};
 use xpbd_core::model::Model;
 use xpbd_core::solver_config::{Ordering, SolverConfig};
 use xpbd_core::state::State;
@@ -83,7 +83,7 @@ impl CudaBackend {
     /// Uploads `model` to the device of `options` for `config`; `Err` is the reason in words (no device,
     /// unsupported model or solver, driver error).
     pub fn new(model: &Model, config: &SolverConfig, options: CudaOptions) -> Result<Self, String> {
-        check_supported(model, config)?;
+        Self::supports(model, config).map_err(|u| u.0)?;
         if config.method.mgpbd().is_some() {
             return Self::mgpbd(model, config, options);
         }
@@ -125,19 +125,17 @@ impl CudaBackend {
     pub fn device(&self) -> &DeviceInfo {
         &self.info
     }
-
-    /// One frame; `Err` when the driver reports an error.
-    pub fn try_step_frame(&mut self, model: &Model, state: &mut State) -> Result<FrameStats, String> {
-        match &mut self.runner {
-            Runner::F32(g) => g.step_frame(model, state),
-            Runner::F64(g) => g.step_frame(model, state),
-            Runner::MgpbdF32(m) => m.try_step_frame(model, state),
-            Runner::MgpbdF64(m) => m.try_step_frame(model, state),
-        }
-    }
 }
 
 impl Backend for CudaBackend {
+    /// The method's own requirements and what the kernels cover ([`check_supported`]): XPBD in colored,
+    /// clustered or Jacobi order, or MGPBD with the primal AMG or plain CG solve; at most 32 colliders, one soft
+    /// attachment per vertex, 32-bit counts.
+    fn supports(model: &Model, config: &SolverConfig) -> std::result::Result<(), Unsupported> {
+        config.requirements(model)?;
+        check_supported(model, config).map_err(Unsupported)
+    }
+
     fn describe(&self) -> String {
         let launches = if self.options.graph { "CUDA graph per frame" } else { "plain launches" };
         format!("cuda: {} ({}), {}, {}, {launches}", self.info.name, self.info.ordinal, self.ordering, self.options.precision.name())
@@ -147,8 +145,14 @@ impl Backend for CudaBackend {
         self.colors
     }
 
+    /// One frame; `Err` when the driver reports an error.
     fn step_frame(&mut self, model: &Model, state: &mut State) -> xpbd_core::Result<FrameStats> {
-        self.try_step_frame(model, state).map_err(failure)
+        match &mut self.runner {
+            Runner::F32(g) => g.step_frame(model, state).map_err(failure),
+            Runner::F64(g) => g.step_frame(model, state).map_err(failure),
+            Runner::MgpbdF32(m) => m.step_frame(model, state),
+            Runner::MgpbdF64(m) => m.step_frame(model, state),
+        }
     }
 }
 

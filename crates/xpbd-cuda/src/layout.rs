@@ -88,9 +88,9 @@ pub fn soft_attachments_distinct(model: &Model) -> Result<(), String> {
     }
 }
 
-/// Why the CUDA backend cannot run `model` under `config`, or `Ok` when it can. Everything it does not support
-/// is named here, so that nothing runs silently wrong.
-pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<(), String> {
+/// Why the kernels cannot run `model` under `config`, or `Ok` when they can (asked through
+/// `CudaBackend::supports`). Everything they do not cover is named here, so that nothing runs silently wrong.
+pub(crate) fn check_supported(model: &Model, config: &SolverConfig) -> Result<(), String> {
     match &config.method {
         Method::Mgpbd(settings) => return crate::mgpbd_backend::check_supported(model, settings),
         Method::Multilayer(_) => return Err("solver.kind = \"multilayer\" has no GPU path (only \"xpbd\" and \"mgpbd\")".into()),

@@ -10,7 +10,8 @@ use xpbd_core::material::Lame;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::scene::Built;
 use xpbd_core::state::State;
-use xpbd_cpu::{integrate, CpuBackend};
+use xpbd_core::substep::integrate;
+use xpbd_cpu::CpuBackend;
 
 fn model(material: &str, ordering: &str, damping: f64, extra: &str) -> Built {
     let text = format!(

@@ -1,23 +1,21 @@
-//! MGPBD on a device (issue 7): `xpbd_cpu::CpuBackend`'s substep loop around the device outer iterations
-//! ([`DeviceOuter`]). The prediction, contacts, velocity update and restitution stay on the host
-//! ([`SubstepBoundary`], O(n) per substep); the soft attachments are iterated on the device after each outer
+//! MGPBD on a device: core's frame loop and substep boundary around the device outer iterations
+//! ([`DeviceOuter`]), as the CPU backend runs them around its own. The prediction, contacts, velocity update
+//! and restitution stay on the host ([`SubstepBoundary`], O(n) per substep); the soft attachments are iterated on the device after each outer
 //! iteration ([`DeviceSoftAttachments`]). Per substep the positions go up after the prediction and come down
 //! after the last outer iteration, with the state's multipliers. Per outer iteration only the scalars of control
 //! cross the bus (the issue's hand-off), and K and x at a full AMG setup. Generic over [`LinearOps`], so the
 //! whole loop runs on the host-compiled kernels in the tests against the CPU backend.
 
-use std::time::Instant;
-
-use xpbd_core::backend::{Backend, FrameStats};
-use xpbd_core::metrics::residual_norm;
+use xpbd_core::backend::{Backend, FrameStats, Unsupported};
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::model::Model;
 use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
-use xpbd_cpu::{timed, SubstepBoundary};
+use xpbd_core::substep::{step_frame, ConstraintSolver, SubstepBoundary};
 
 use crate::amg_ops::LinearOps;
 use crate::attachments_device::DeviceSoftAttachments;
+use crate::backend::failure;
 use crate::device_model::flat3;
 use crate::layout::soft_attachments_distinct;
 use crate::outer_device::{device_settings, DeviceOuter};
@@ -30,84 +28,90 @@ pub fn check_supported(model: &Model, settings: &MgpbdSettings) -> Result<(), St
     soft_attachments_distinct(model)
 }
 
+/// The MGPBD backend on a device: the host's substep boundary and frame loop around [`DeviceSolve`].
 pub struct MgpbdDevice<O: LinearOps> {
     config: SolverConfig,
+    boundary: SubstepBoundary,
+    solve: DeviceSolve<O>,
+    describe: String,
+}
+
+/// The constraint solve of a substep on the device: the outer iterations and the soft attachments, with the
+/// positions and multipliers that stay there between them.
+struct DeviceSolve<O: LinearOps> {
     ops: O,
     outer: DeviceOuter<O>,
-    boundary: SubstepBoundary,
     /// Iterated after each outer iteration (as `CpuBackend` does), on the device.
     attachments: Option<DeviceSoftAttachments<O>>,
     x: O::Vector,
     lambda: O::Vector,
-    describe: String,
+    h: f64,
 }
 
 impl<O: LinearOps> MgpbdDevice<O> {
     /// Uploads `model`'s rows and buffers through `ops` for the MGPBD `config` (`describe`: the backend's
     /// description).
     pub fn new(ops: O, model: &Model, config: &SolverConfig, describe: String) -> Result<Self, String> {
+        Self::supports(model, config).map_err(|u| u.0)?;
         let settings = config.method.mgpbd().ok_or("solver.kind is not mgpbd")?;
-        check_supported(model, settings)?;
         let outer = DeviceOuter::new(&ops, model, settings, config.h())?;
         let x = ops.zeros(3 * model.vertex_count())?;
         let lambda = ops.zeros(outer.multiplier_count())?;
         let attachments = DeviceSoftAttachments::upload(&ops, model)?;
-        Ok(MgpbdDevice { config: config.clone(), boundary: SubstepBoundary::new(model, config), outer, attachments, x, lambda, ops, describe })
+        let solve = DeviceSolve { outer, attachments, x, lambda, ops, h: config.h() };
+        Ok(MgpbdDevice { config: config.clone(), boundary: SubstepBoundary::new(model, config), solve, describe })
+    }
+}
+
+impl<O: LinearOps> ConstraintSolver for DeviceSolve<O> {
+    /// The predicted positions up, the multipliers (device and state) and the attachments' to zero.
+    fn begin(&mut self, _model: &Model, s: &mut State, t_end: f64) -> xpbd_core::Result<()> {
+        self.ops.write(&flat3(s.x.iter().copied()), &mut self.x).map_err(failure)?;
+        self.outer.reset(&self.ops, &mut self.lambda).map_err(failure)?;
+        if let Some(a) = &mut self.attachments {
+            a.begin(&self.ops, t_end).map_err(failure)?;
+        }
+        s.lambda.fill(0.0);
+        Ok(())
     }
 
-    /// One frame (as `CpuBackend::step_frame`); `Err` when the device reports an error.
-    pub fn try_step_frame(&mut self, model: &Model, s: &mut State) -> Result<FrameStats, String> {
-        let h = self.config.h();
-        let n = self.config.substeps;
-        let t0 = s.time;
-        let start = Instant::now();
-        let (mut stats, mut excluded) = (FrameStats::default(), 0.0);
-        self.outer.begin_frame(s.frame);
-        for k in 1..=n {
-            let t_end = self.config.substep_end(t0, k);
-            self.boundary.begin(model, s, h, t_end);
-            self.ops.write(&flat3(s.x.iter().copied()), &mut self.x)?;
-            self.outer.reset(&self.ops, &mut self.lambda)?;
-            if let Some(a) = &mut self.attachments {
-                a.begin(&self.ops, t_end)?;
-            }
-            s.lambda.fill(0.0);
-            let report = k == n;
-            let r0 = report.then(|| timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h)));
-            for _ in 0..self.config.iterations {
-                let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda)?;
-                if let Some(a) = &mut self.attachments {
-                    a.iterate(&self.ops, &mut self.x, self.outer.inv_mass(), h)?;
-                }
-                if done {
-                    break;
-                }
-            }
-            let x: Vec<f64> = self.ops.download(&self.x)?.into_iter().map(KernelScalar::to_f64).collect();
-            for (p, c) in s.x.iter_mut().zip(x.chunks_exact(3)) {
-                p.copy_from_slice(c);
-            }
-            self.outer.state_multipliers(&self.ops, &self.lambda, &mut s.lambda)?;
-            self.boundary.end(model, s, h, t_end);
-            if let Some(r0) = r0 {
-                let r = timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h));
-                stats.residual = r;
-                stats.relative_residual = if r0 > 0.0 { r / r0 } else { 0.0 };
-            }
+    /// One outer iteration, then the soft attachments on the device (the host boundary's are not used).
+    fn iterate(&mut self, _model: &Model, _s: &mut State, _boundary: &mut SubstepBoundary, _h: f64, _t_end: f64) -> xpbd_core::Result<bool> {
+        let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda).map_err(failure)?;
+        if let Some(a) = &mut self.attachments {
+            a.iterate(&self.ops, &mut self.x, self.outer.inv_mass(), self.h).map_err(failure)?;
         }
-        s.frame += 1;
-        stats.mgpbd = Some(std::mem::take(&mut self.outer.stats));
-        stats.solve_seconds = (start.elapsed().as_secs_f64() - excluded).max(0.0);
-        Ok(stats)
+        Ok(done)
+    }
+
+    /// Positions and the state's multipliers down (the host's contacts and velocity update need both).
+    fn finish(&mut self, s: &mut State, _report: bool) -> xpbd_core::Result<()> {
+        let x: Vec<f64> = self.ops.download(&self.x).map_err(failure)?.into_iter().map(KernelScalar::to_f64).collect();
+        for (p, c) in s.x.iter_mut().zip(x.chunks_exact(3)) {
+            p.copy_from_slice(c);
+        }
+        self.outer.state_multipliers(&self.ops, &self.lambda, &mut s.lambda).map_err(failure)
     }
 }
 
 impl<O: LinearOps> Backend for MgpbdDevice<O> {
+    /// MGPBD's own requirements and what the device outer iteration covers ([`check_supported`]).
+    fn supports(model: &Model, config: &SolverConfig) -> std::result::Result<(), Unsupported> {
+        config.requirements(model)?;
+        let settings = config.method.mgpbd().ok_or_else(|| Unsupported(format!("solver.kind = \"{}\" is not mgpbd", config.method.kind())))?;
+        check_supported(model, settings).map_err(Unsupported)
+    }
+
     fn describe(&self) -> String {
         self.describe.clone()
     }
 
-    fn step_frame(&mut self, model: &Model, state: &mut State) -> xpbd_core::Result<FrameStats> {
-        self.try_step_frame(model, state).map_err(crate::backend::failure)
+    /// One frame (as `CpuBackend::step_frame`); `Err` when the device reports an error.
+    fn step_frame(&mut self, model: &Model, s: &mut State) -> xpbd_core::Result<FrameStats> {
+        let MgpbdDevice { config, boundary, solve, .. } = self;
+        solve.outer.begin_frame(s.frame);
+        let mut stats = step_frame(config, s, |s, h, t_end, report| boundary.substep(solve, config.iterations, model, s, h, t_end, report))?;
+        stats.mgpbd = Some(std::mem::take(&mut solve.outer.stats));
+        Ok(stats)
     }
 }

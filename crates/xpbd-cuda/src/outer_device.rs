@@ -19,9 +19,8 @@ use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal::{inverse_alpha, PrimalPattern};
 use xpbd_core::mgpbd::rows::Rows;
 use xpbd_core::mgpbd::settings::MgpbdSettings;
-use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
+use xpbd_core::mgpbd::{alpha_tilde, OuterStats, MAX_HALVINGS};
 use xpbd_core::model::Model;
-use xpbd_cpu::mgpbd::MAX_HALVINGS;
 
 use crate::amg_ops::{to_t, DeviceIncidence, LinearOps};
 use crate::dual_device::DeviceDual;

@@ -34,7 +34,7 @@ fn run(b: &Built, precision: Precision) -> (f64, f64, f64) {
     let stats_cpu = cpu.step_frame(model, &mut s_cpu).unwrap();
     let mut gpu = CudaBackend::new(model, config, CudaOptions { ordinal: 0, precision, graph: false }).unwrap();
     let mut s_gpu = State::initial(model);
-    let stats_gpu = gpu.try_step_frame(model, &mut s_gpu).unwrap();
+    let stats_gpu = gpu.step_frame(model, &mut s_gpu).unwrap();
     assert_eq!(gpu.colors(), cpu.colors(), "the GPU runs the CPU's schedule");
     let dx = s_cpu.x.iter().zip(&s_gpu.x).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
     let moved = s_cpu.x.iter().zip(&model.rest).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
@@ -126,7 +126,7 @@ fn graph_replay_equals_plain_launches() {
         let mut gpu = CudaBackend::new(&model, &config, CudaOptions { ordinal: 0, precision: Precision::F64, graph }).unwrap();
         let mut s = State::initial(&model);
         for _ in 0..3 {
-            gpu.try_step_frame(&model, &mut s).unwrap();
+            gpu.step_frame(&model, &mut s).unwrap();
         }
         s
     };
@@ -154,7 +154,7 @@ fn test_scenes_are_supported_and_exercise_every_path() {
     // the parity tests claim to cover.
     for material in ["neohookean_block", "neohookean", "stvk", "arap"] {
         let b = with_ordering(beam(material, 0.002), CLUSTERED);
-        xpbd_cuda::layout::check_supported(&b.model, &b.config).unwrap();
+        CudaBackend::supports(&b.model, &b.config).unwrap();
         let (m, config) = (&b.model, &b.config);
         assert_eq!(config.substeps, 20);
         assert!(m.tet_groups[0].damping > 0.0 && config.velocity_damping > 0.0);
@@ -162,7 +162,7 @@ fn test_scenes_are_supported_and_exercise_every_path() {
         assert!(m.inv_mass.contains(&0.0), "hard pins");
     }
     let a = with_ordering(armadillo(), COLORED);
-    xpbd_cuda::layout::check_supported(&a.model, &a.config).unwrap();
+    CudaBackend::supports(&a.model, &a.config).unwrap();
     assert_eq!((a.config.substeps, a.model.colliders.len()), (20, 1));
     assert!(a.model.element_count() > 3000);
 }

@@ -1,7 +1,7 @@
-//! The dispatcher (DESIGN.md §3): which backend runs a scene, and why.
+//! The dispatcher: which backend runs a scene, and why.
 //!
 //! `auto` picks CUDA when a driver and device answer and the kernels are built in ([`xpbd_cuda::probe_ordinal`]),
-//! the scene's solver and model have a GPU path ([`xpbd_cuda::layout::check_supported`]) and the scene has at
+//! the scene's solver and model have a GPU path (`CudaBackend`'s [`Backend::supports`]) and the scene has at
 //! least `simulation.gpu_min_elements` elements; otherwise the CPU, with the first reason that failed. An explicit
 //! `cuda` request that cannot be honoured is an error with that reason (the size threshold applies to `auto`
 //! only). Until the backend has passed its parity tests on a GPU ([`xpbd_cuda::VALIDATED_ON_GPU`]), `auto` does
@@ -107,7 +107,7 @@ pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision,
 fn facts(ordinal: usize, model: &Model, config: &SolverConfig, min_elements: usize) -> Facts {
     Facts {
         device: xpbd_cuda::probe_ordinal(ordinal).map(|info| info.name),
-        unsupported: xpbd_cuda::layout::check_supported(model, config).err(),
+        unsupported: <xpbd_cuda::CudaBackend as Backend>::supports(model, config).err().map(|u| u.0),
         elements: model.element_count(),
         min_elements,
         validated: xpbd_cuda::VALIDATED_ON_GPU,

@@ -44,6 +44,10 @@ struct FailingBackend {
 }
 
 impl xpbd::core::backend::Backend for FailingBackend {
+    fn supports(_: &xpbd::core::model::Model, _: &xpbd::core::solver_config::SolverConfig) -> Result<(), xpbd::core::backend::Unsupported> {
+        Ok(())
+    }
+
     fn describe(&self) -> String {
         "test: fails after a few frames".into()
     }

@@ -98,26 +98,6 @@ impl MultilayerSettings {
         present.iter().find(|p| p.1).map(|p| p.0)
     }
 
-    /// Rejects what the multi-layer solver does not handle yet: cloth, collider friction, soft or
-    /// moving pins, and constraint damping.
-    pub fn check_model(m: &Model) -> Result<()> {
-        let missing = if !m.cloth_groups.is_empty() {
-            Some("cloth bodies")
-        } else if m.colliders.iter().any(|c| c.friction > 0.0) {
-            Some("collider friction")
-        } else if !m.attachments.is_empty() {
-            Some("soft or moving pins")
-        } else if m.tet_groups.iter().any(|g| g.damping > 0.0) {
-            Some("body damping")
-        } else {
-            None
-        };
-        match missing {
-            Some(what) => Err(Error::invalid(format!("solver.kind: \"multilayer\" does not support {what} yet (see docs/multilayer.md)"))),
-            None => Ok(()),
-        }
-    }
-
     /// Load-time notes: the multi-layer solver projects the decoupled stable neo-Hookean pair as one
     /// coupled block, like `neohookean_block` (docs/multilayer.md, "Choices").
     pub fn warnings(m: &Model) -> Vec<String> {

@@ -52,6 +52,10 @@ impl OuterStats {
     }
 }
 
+/// The line search on ‖C + α̃λ‖ gives up halving the step after this many halvings and takes the last,
+/// shortest one (on every backend).
+pub const MAX_HALVINGS: usize = 8;
+
 /// α̃_i = α_i / h² per row.
 pub fn alpha_tilde(rows: &Rows, h: f64) -> Vec<f64> {
     rows.compliance.iter().map(|a| a / (h * h)).collect()

@@ -76,15 +76,10 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
     }
     match &mut config.method {
         Method::Xpbd { .. } => {}
-        Method::Mgpbd(settings) => {
-            settings.resolve(&m)?;
-            crate::mgpbd::rows::Rows::new(&m, Some(settings))?; // rejects materials without scalar rows
-        }
-        Method::Multilayer(_) => {
-            MultilayerSettings::check_model(&m)?;
-            warnings.extend(MultilayerSettings::warnings(&m));
-        }
+        Method::Mgpbd(settings) => settings.resolve(&m)?,
+        Method::Multilayer(_) => warnings.extend(MultilayerSettings::warnings(&m)),
     }
+    config.requirements(&m).map_err(|u| Error::invalid(u.0))?;
     warnings.extend(crate::stability::warnings(&m, &config));
     Ok(Built { model: m, config, warnings })
 }

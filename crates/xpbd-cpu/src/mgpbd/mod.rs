@@ -18,11 +18,8 @@ use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
 use xpbd_core::mgpbd::settings::MgpbdSettings;
-use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
+use xpbd_core::mgpbd::{alpha_tilde, OuterStats, MAX_HALVINGS};
 use xpbd_core::model::Model;
-
-/// Backtracking gives up halving after this many steps and takes the last, shortest one.
-pub const MAX_HALVINGS: usize = 8;
 
 /// The solver of the dual system each outer iteration.
 pub enum DualSolver {

@@ -5,9 +5,9 @@
 //! Müller et al. 2020 that `contacts::restitute` implements). Frictionless: scenes with friction are
 //! rejected.
 
-use crate::contacts::Contact;
 use xpbd_core::collider::Collider;
 use xpbd_core::mesh::Vec3;
+use xpbd_core::substep::contacts::Contact;
 
 /// The paper's contact compliance (XPBD's recommended value).
 const COMPLIANCE: f64 = 1e-4;

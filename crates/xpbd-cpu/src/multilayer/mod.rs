@@ -22,6 +22,7 @@ use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics::residual_norm;
 use xpbd_core::model::Model;
 use xpbd_core::state::State;
+use xpbd_core::substep::{contacts, integrate, SubstepReport};
 use xpbd_core::{Error, Result};
 
 pub struct Multilayer {
@@ -121,9 +122,10 @@ impl Multilayer {
         self.substeps = other.substeps;
     }
 
-    /// One substep of length `h` (Algorithm 2). With `report`, returns (‖r₀‖, ‖r‖) of DESIGN.md §7,
-    /// r₀ at the prediction x̃ = x + h v (what XPBD starts from), and the seconds spent evaluating them.
-    pub fn substep(&mut self, model: &Model, velocity_damping: f64, s: &mut State, h: f64, report: bool) -> Option<(f64, f64, f64)> {
+    /// One substep of length `h` (Algorithm 2) with velocity damping `velocity_damping` (1/s). With `report`,
+    /// returns ‖r₀‖ at the prediction x̃ = x + h v (what XPBD starts from), ‖r‖ = ‖C + α̃λ‖ at the end, and
+    /// the seconds spent evaluating them.
+    pub fn substep(&mut self, model: &Model, velocity_damping: f64, s: &mut State, h: f64, report: bool) -> Option<SubstepReport> {
         let start = Instant::now();
         let mut excluded = 0.0;
         // Lines 1–2: x^{t+1} = x^t, residual velocities v + h M⁻¹ f_ext (damped as in `integrate::predict`).
@@ -215,15 +217,15 @@ impl Multilayer {
         }
         // Line 24.
         // Lines 24–25.
-        crate::integrate::update_velocities(s, &self.x_start, h);
-        crate::contacts::restitute(&self.contacts.contacts(&s.x), &mut s.v, &self.v_start, model.gravity.norm(), h);
+        integrate::update_velocities(s, &self.x_start, h);
+        contacts::restitute(&self.contacts.contacts(&s.x), &mut s.v, &self.v_start, model.gravity.norm(), h);
         self.strain.update(&self.tets, &self.rest, &s.x, h);
         self.substeps += 1;
         self.substep_seconds += start.elapsed().as_secs_f64() - excluded;
         r0.map(|r0| {
             let t = Instant::now();
             let r = residual_norm(model, &s.x, &s.lambda, h);
-            (r0, r, excluded + t.elapsed().as_secs_f64())
+            SubstepReport { r0, r, seconds: excluded + t.elapsed().as_secs_f64() }
         })
     }
 

@@ -3,8 +3,8 @@
 //! μ·(penetration depth) (position-based friction, Macklin et al. 2014), and after the velocity
 //! update the normal velocity of an impact is set to −e times its value before the substep.
 
-use xpbd_core::mesh::Vec3;
-use xpbd_core::model::Model;
+use crate::mesh::Vec3;
+use crate::model::Model;
 
 /// A vertex in contact during this substep.
 #[derive(Clone, Copy, Debug)]

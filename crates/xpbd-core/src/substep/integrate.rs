@@ -1,9 +1,9 @@
 //! Time integration around the constraint solve (DESIGN.md §7): prediction
 //! x̃ = x + h v + h² M⁻¹ f_ext with velocity damping, and the velocity update v = (x − x_prev)/h.
 
-use xpbd_core::mesh::Vec3;
-use xpbd_core::model::Model;
-use xpbd_core::state::State;
+use crate::mesh::Vec3;
+use crate::model::Model;
+use crate::state::State;
 
 /// Saves x_prev, damps (rate `velocity_damping`, 1/s) and accelerates free vertices, predicts positions,
 /// and places hard pins that move on their prescribed path at time `t_end`.

@@ -2,8 +2,8 @@
 //! Δλ = −(C + α̃λ)/(w + α̃) and Δx = w Δλ (DESIGN.md §7 for a linear constraint). Hard pins that move
 //! are placed by `integrate::predict` instead.
 
-use xpbd_core::mesh::Vec3;
-use xpbd_core::model::Model;
+use crate::mesh::Vec3;
+use crate::model::Model;
 
 /// One pass over the soft attachments at time `t`; `lambda` holds 3 multipliers per attachment.
 pub fn iterate(model: &Model, x: &mut [Vec3], lambda: &mut [Vec3], h: f64, t: f64) {
