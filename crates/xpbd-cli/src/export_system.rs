@@ -8,9 +8,9 @@
 use clap::Args;
 use std::path::PathBuf;
 use xpbd::dual_system::dual_system;
-use xpbd_core::linear::matrix_market::write_vector;
-use xpbd_core::linear::Csr;
 use xpbd_core::mesh::io::write_atomic;
+use xpbd_core::sparse::matrix_market::write_vector;
+use xpbd_core::sparse::Csr;
 use xpbd_core::{Error, Result};
 
 #[derive(Args)]

@@ -14,12 +14,13 @@ use std::time::Instant;
 use xpbd_core::amg::{AmgOptions, NearKernel, Smoother};
 use xpbd_core::linear::cg::Cg;
 use xpbd_core::linear::dual_operator::DualOperator;
-use xpbd_core::linear::matrix_market::{read_matrix, read_vector, write_vector};
-use xpbd_core::linear::{norm, solver_by_name, spmv, Csr, LinearSolver, Setup, SetupInfo, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
+use xpbd_core::linear::{solver_by_name, LinearSolver, Setup, SetupInfo, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
 use xpbd_core::mgpbd::settings::default_theta;
+use xpbd_core::sparse::matrix_market::{read_matrix, read_vector, write_vector};
+use xpbd_core::sparse::{norm, spmv, Csr};
 use xpbd_core::{Error, Result};
 
 #[derive(Args)]

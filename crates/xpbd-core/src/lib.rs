@@ -18,5 +18,6 @@ pub mod mgpbd;
 pub mod model;
 pub mod resources;
 pub mod scene;
+pub mod sparse;
 pub mod stability;
 pub mod state;

@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
-use xpbd_core::linear::{Csr, SolveStats, PRIMAL_SOLVER};
+use xpbd_core::linear::{SolveStats, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal::{inverse_alpha, PrimalPattern};
@@ -21,6 +21,7 @@ use xpbd_core::mgpbd::rows::Rows;
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
 use xpbd_core::model::Model;
+use xpbd_core::sparse::Csr;
 use xpbd_cpu::mgpbd::MAX_HALVINGS;
 
 use crate::amg_ops::{to_t, DeviceIncidence, LinearOps};

@@ -12,7 +12,7 @@ use common::host_library::library_or_skip;
 use common::host_ops::HostOps;
 use common::mgpbd_frames::FRAME_RUNS;
 use xpbd_core::backend::Backend;
-use xpbd_core::linear::norm;
+use xpbd_core::sparse::norm;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::state::State;
 use xpbd_cpu::mgpbd::Mgpbd;

@@ -12,7 +12,7 @@
 use rayon::prelude::*;
 use std::time::Instant;
 use xpbd_core::constraint::arap::Polar;
-use xpbd_core::linear::{norm, solver_by_name, Csr, LinearSolver, Setup, SolveStats, PRIMAL_SOLVER};
+use xpbd_core::linear::{solver_by_name, LinearSolver, Setup, SolveStats, PRIMAL_SOLVER};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
@@ -20,6 +20,7 @@ use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats};
 use xpbd_core::model::Model;
+use xpbd_core::sparse::{norm, Csr};
 
 /// Backtracking gives up halving after this many steps and takes the last, shortest one.
 pub const MAX_HALVINGS: usize = 8;
