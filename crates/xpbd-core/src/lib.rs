@@ -1,6 +1,9 @@
 //! `xpbd-core`: the math of the workspace. Meshes, materials, constraints, the model, scenes and
 //! metrics. No threads and no GPU here; backends (`xpbd-cpu`, `xpbd-cuda`) drive these pieces.
 
+#[macro_use]
+pub mod named;
+
 pub mod error;
 pub mod mesh;
 

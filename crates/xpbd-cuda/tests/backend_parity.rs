@@ -8,6 +8,8 @@ mod common;
 
 use common::*;
 use xpbd_core::backend::Backend;
+use xpbd_core::linear::Method;
+use xpbd_core::mgpbd::settings::GlobalSolve;
 use xpbd_core::model::{Model, Ordering};
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
@@ -139,7 +141,7 @@ fn graph_replay_equals_plain_launches() {
 #[test]
 fn unsupported_scene_is_refused_with_the_reason() {
     let mut model = load("mgpbd_beam_nh.toml", |_| {});
-    model.solver.mgpbd.as_mut().unwrap().linear_solver = "amg-pcg".into();
+    model.solver.mgpbd.as_mut().unwrap().linear_solver = GlobalSolve::Dual(Method::AmgPcg);
     let reason = match CudaBackend::new(&model, CudaOptions { ordinal: 0, precision: Precision::F64, graph: false }) {
         Ok(_) => panic!("the CUDA backend accepted MGPBD with AMG-PCG on the dual matrix"),
         Err(reason) => reason,

@@ -12,8 +12,10 @@ use common::host_library::library_or_skip;
 use common::host_ops::HostOps;
 use common::mgpbd_frames::FRAME_RUNS;
 use xpbd_core::backend::Backend;
-use xpbd_core::sparse::norm;
 use xpbd_core::mesh::Vec3;
+use xpbd_core::mgpbd::settings::GlobalSolve;
+use xpbd_core::named::Named;
+use xpbd_core::sparse::norm;
 use xpbd_core::state::State;
 use xpbd_cpu::mgpbd::Mgpbd;
 use xpbd_cpu::CpuBackend;
@@ -30,7 +32,7 @@ fn outer_iterations_match(file: &str, iterations: usize) {
     let Some(lib) = library_or_skip() else { return };
     let mut model = common::load(file, |_| {});
     model.solver.mgpbd.as_mut().unwrap().max_coarse = 100;
-    assert_eq!(model.solver.mgpbd.as_ref().unwrap().linear_solver, "primal-amg", "{file}");
+    assert_eq!(model.solver.mgpbd.as_ref().unwrap().linear_solver.name(), "primal-amg", "{file}");
     let h = model.h();
     let mut x: Vec<Vec3> = model
         .rest
@@ -135,7 +137,7 @@ fn unsupported_models_are_refused_with_the_reason() {
     let ops = HostOps::<f64>::new(lib);
     for solver in ["amg-pcg", "jacobi-pcg", "direct"] {
         let mut model = common::load("mgpbd_beam_nh.toml", |_| {});
-        model.solver.mgpbd.as_mut().unwrap().linear_solver = solver.into();
+        model.solver.mgpbd.as_mut().unwrap().linear_solver = GlobalSolve::from_name(solver).unwrap();
         let reason = DeviceOuter::new(&ops, &model).err().expect("refused");
         assert!(reason.contains(&format!("\"{solver}\"")) && reason.contains("primal-amg") && reason.contains("\"cg\""), "{reason}");
     }

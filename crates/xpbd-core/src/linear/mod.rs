@@ -13,7 +13,7 @@ pub mod pcg;
 pub mod registry;
 
 use crate::sparse::Csr;
-pub use registry::{solver_by_name, DEFAULT_SOLVER, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER, SOLVER_NAMES};
+pub use registry::{Method, DEFAULT_SOLVER};
 
 /// What a solve did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

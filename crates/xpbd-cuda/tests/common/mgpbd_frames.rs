@@ -1,7 +1,9 @@
 //! The whole-frame MGPBD parity runs of the device backend against `CpuBackend`, shared by the host-compiled
 //! kernels' test (`host_outer.rs`) and the GPU's (`amg_parity.rs`).
 
+use xpbd_core::mgpbd::settings::GlobalSolve;
 use xpbd_core::model::Model;
+use xpbd_core::named::Named;
 
 /// A scene, how many frames, and the linear solver of the outer iteration.
 pub struct FrameRun {
@@ -62,7 +64,7 @@ impl FrameRun {
                 *text = text.replace(from, to);
             }
         });
-        model.solver.mgpbd.as_mut().expect("an MGPBD scene").linear_solver = self.solver.into();
+        model.solver.mgpbd.as_mut().expect("an MGPBD scene").linear_solver = GlobalSolve::from_name(self.solver).expect("a linear solver's name");
         model
     }
 
