@@ -12,7 +12,7 @@ use crate::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MgpbdSettings {
-    /// The solver of `A Δλ = b` (`auto` until [`MgpbdSettings::resolve`]).
+    /// The solver of `A Δλ = b`; [`MgpbdSettings::resolve`] chooses it where the scene leaves it `auto`.
     pub linear_solver: GlobalSolve,
     /// Per outer iteration: solve to `‖b − A Δλ‖ ≤ pcg_tol ‖b‖` or `pcg_max_iter` iterations.
     pub pcg_tol: f64,
@@ -36,8 +36,8 @@ pub struct MgpbdSettings {
     pub smoothed_levels: usize,
     pub near_kernel: NearKernel,
     pub smoother: Smoother,
-    /// ARAP rows: `cone` (one row ‖F − R‖ per tet) or `components` (nine rows (F − R)_k); `auto` until
-    /// [`MgpbdSettings::resolve`].
+    /// ARAP rows: `cone` (one row ‖F − R‖ per tet) or `components` (nine rows (F − R)_k); chosen by
+    /// [`MgpbdSettings::resolve`] where the scene leaves it `auto`.
     pub arap_rows: ArapRows,
     /// Component rows' gradient: `exact` (E_k − ∂R_k/∂F) or `fixed` (R held fixed, E_k).
     pub arap_rotation: ArapRotation,
