@@ -30,15 +30,16 @@ fn frame(c: &mut Criterion) {
     let mut group = c.benchmark_group("frame_6400_tets");
     group.sample_size(10);
     for ordering in ["serial", "colored", "clustered", "jacobi"] {
-        let (m, _) = build(&parse(&scene(ordering), Path::new("bench.toml")).unwrap(), Path::new(".")).unwrap();
+        let built = build(&parse(&scene(ordering), Path::new("bench.toml")).unwrap(), Path::new(".")).unwrap();
+        let m = built.model;
         group.throughput(Throughput::Elements(m.element_count() as u64));
-        let mut backend = xpbd_cpu::CpuBackend::new(&m);
+        let mut backend = xpbd_cpu::CpuBackend::new(&m, &built.config);
         let mut s = State::initial(&m);
         // Start from a sagging state rather than rest, so every projection does real work.
         for _ in 0..5 {
-            backend.step_frame(&m, &mut s);
+            backend.step_frame(&m, &mut s).unwrap();
         }
-        group.bench_function(ordering, |b| b.iter(|| backend.step_frame(&m, &mut s)));
+        group.bench_function(ordering, |b| b.iter(|| backend.step_frame(&m, &mut s).unwrap()));
     }
     group.finish();
 }

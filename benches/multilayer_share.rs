@@ -28,18 +28,19 @@ fn scene(kind: &str, cells: [usize; 3]) -> String {
 /// sort + union-find share of the multi-layer substep time) over `frames` frames.
 fn run(kind: &str, cells: [usize; 3], frames: usize) -> (usize, f64, f64, Option<f64>) {
     let s = xpbd_core::scene::parse(&scene(kind, cells), Path::new("bench.toml")).unwrap();
-    let (model, _) = xpbd_core::scene::build(&s, Path::new(".")).unwrap();
+    let built = xpbd_core::scene::build(&s, Path::new(".")).unwrap();
+    let model = built.model;
     let mut state = State::initial(&model);
     let cx = model.rest.iter().map(|x| x.x).sum::<f64>() / model.rest.len() as f64;
     state.x.iter_mut().for_each(|x| x.x = cx + 1.1 * (x.x - cx));
-    let mut backend = CpuBackend::new(&model);
+    let mut backend = CpuBackend::new(&model, &built.config);
     let (mut solve, mut rel) = (0.0, 0.0);
     // Per-frame shares; their median is robust to the preemptions of a loaded machine, which land in
     // the short sort + union-find block of a few frames and inflate a plain ratio of sums.
     let mut shares = Vec::new();
     for _ in 0..frames {
         let before = backend.multilayer().map(|m| (m.hierarchy_seconds, m.substep_seconds));
-        let stats = backend.step_frame(&model, &mut state);
+        let stats = backend.step_frame(&model, &mut state).unwrap();
         solve += stats.solve_seconds;
         rel += stats.relative_residual;
         if let (Some((h0, s0)), Some(m)) = (before, backend.multilayer()) {

@@ -28,12 +28,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 use xpbd::converge::substep_history;
-use xpbd::plot::{panels_svg, Panel, Series};
 use xpbd_core::backend::Backend;
 use xpbd_core::metrics;
-use xpbd_core::model::Model;
+use xpbd_core::scene::Built;
+use xpbd_core::solver_config::Method;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
+use xpbd_tools::plot::{panels_svg, Panel, Series};
 
 /// A scene and how it is sampled.
 struct Setup {
@@ -98,19 +99,19 @@ fn stretched_box(cells: [usize; 3], youngs: &str, budget: usize) -> Setup {
 
 /// The model of `v` on `setup`: `base` iterations shared by the layers, the last layer (or XPBD)
 /// running on to the budget.
-fn model(setup: &Setup, v: &Variant) -> Model {
+fn model(setup: &Setup, v: &Variant) -> Built {
     let text = format!(
         "name = \"{}\"\n[simulation]\n{}iterations = {}\n[solver]\n{}\n[output]\nformats = [\"none\"]\n{}",
         setup.name, setup.simulation, v.base, v.solver, setup.body
     );
     let scene = xpbd_core::scene::parse(&text, Path::new("study.toml")).unwrap_or_else(|e| panic!("{}: {e}", v.label));
-    let (mut model, _) = xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("{}: {e}", v.label));
+    let mut built = xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("{}: {e}", v.label));
     let extra = setup.budget - v.base;
-    if let Some(m) = model.solver.multilayer.as_mut() {
+    if let Method::Multilayer(m) = &mut built.config.method {
         *m.layer_iterations.last_mut().unwrap() += extra;
     }
-    model.solver.iterations = setup.budget;
-    model
+    built.config.iterations = setup.budget;
+    built
 }
 
 /// One variant's record of one substep.
@@ -153,18 +154,19 @@ impl Trace {
 
 /// Runs one substep of `model` from `start` (`reference`: the multi-layer run whose strain rates the
 /// multi-layer variants take over).
-fn run_substep(model: &Model, start: &State, reference: &xpbd_cpu::multilayer::Multilayer) -> Trace {
-    if model.solver.multilayer.is_none() {
-        let curve = substep_history(model, start, model.solver.iterations, "xpbd");
+fn run_substep(b: &Built, start: &State, reference: &xpbd_cpu::multilayer::Multilayer) -> Trace {
+    let (model, config) = (&b.model, &b.config);
+    if !matches!(config.method, Method::Multilayer(_)) {
+        let curve = substep_history(model, config, start, config.iterations, "xpbd");
         let points = curve.samples.iter().map(|s| (s.iteration, s.wall_ms * 1e-3, s.relative_residual)).collect();
         return Trace { points, layer_iterations: vec![], rigid: vec![], hierarchy: 0.0 };
     }
-    let mut backend = CpuBackend::new(model);
+    let mut backend = CpuBackend::new(model, config);
     let m = backend.multilayer().unwrap();
     m.resume_from(reference);
     m.record_iterations = true;
     let mut s = start.clone();
-    let (r0, _, _) = m.substep(model, &mut s, model.h(), true).unwrap();
+    let (r0, _, _) = m.substep(model, config.velocity_damping, &mut s, config.h(), true).unwrap();
     let mut points = vec![(0, 0.0, 1.0)];
     points.extend(m.iteration_trace.iter().enumerate().map(|(k, &(t, r))| (k + 1, t, r / r0)));
     Trace { points, layer_iterations: m.iterations_run.clone(), rigid: m.rigid_elements.clone(), hierarchy: m.hierarchy_seconds }
@@ -172,7 +174,7 @@ fn run_substep(model: &Model, start: &State, reference: &xpbd_cpu::multilayer::M
 
 /// Runs the substep `repeats` times: the work is the same each time (the residuals must agree), so
 /// the time of each iteration is its shortest, which filters out the preemptions of a loaded machine.
-fn run_repeated(model: &Model, start: &State, reference: &xpbd_cpu::multilayer::Multilayer, repeats: usize) -> Trace {
+fn run_repeated(model: &Built, start: &State, reference: &xpbd_cpu::multilayer::Multilayer, repeats: usize) -> Trace {
     let mut best = run_substep(model, start, reference);
     let mut step: Vec<f64> = best.points.windows(2).map(|w| w[1].1 - w[0].1).collect();
     for _ in 1..repeats {
@@ -193,14 +195,15 @@ fn run_repeated(model: &Model, start: &State, reference: &xpbd_cpu::multilayer::
 
 /// Every variant's traces at the sampled substeps of `setup` (outer: variant, inner: sample).
 fn run_study(setup: &Setup, variants: &[Variant]) -> (usize, Vec<Vec<Trace>>) {
-    let models: Vec<Model> = variants.iter().map(|v| model(setup, v)).collect();
-    let reference_model = &model(setup, &variant("reference", "kind = \"multilayer\"", 30));
+    let models: Vec<Built> = variants.iter().map(|v| model(setup, v)).collect();
+    let reference_built = model(setup, &variant("reference", "kind = \"multilayer\"", 30));
+    let reference_model = &reference_built.model;
     let mut state = State::initial(reference_model);
     let n = state.x.len() as f64;
     let cx = state.x.iter().map(|x| x.x).sum::<f64>() / n;
     state.x.iter_mut().for_each(|x| x.x = cx + setup.stretch * (x.x - cx));
-    let mut reference = CpuBackend::new(reference_model);
-    let h = reference_model.h();
+    let mut reference = CpuBackend::new(reference_model, &reference_built.config);
+    let h = reference_built.config.h();
     let mut traces: Vec<Vec<Trace>> = variants.iter().map(|_| Vec::new()).collect();
     for k in 0..setup.warmup + setup.samples {
         if k >= setup.warmup {
@@ -375,16 +378,16 @@ fn stretched_study(youngs: &[(&str, usize)]) {
 /// The spinning box of study (f): the soft StVK block of `crates/xpbd-cpu/tests/multilayer.rs`
 /// (1 × 0.5 × 0.5 m, 4 × 2 × 2 cells, ρ = 1000 kg/m³, spinning at 6 rad/s about z, no gravity, 2 substeps
 /// per 10 ms frame) with `solver` lines, `iterations` and Young's modulus `youngs`.
-fn spinning_box(solver: &str, iterations: usize, youngs: &str, density: &str) -> (Model, State) {
+fn spinning_box(solver: &str, iterations: usize, youngs: &str, density: &str) -> (Built, State) {
     let text = format!(
         "name = \"spinning\"\n[simulation]\ndt = 0.01\nsubsteps = 2\niterations = {iterations}\ngravity = [0.0, 0.0, 0.0]\n[solver]\n{solver}\n\
          [output]\nformats = [\"none\"]\n[[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [1.0, 0.5, 0.5], cells = [4, 2, 2], split = 5 }}\n\
          angular_velocity = [0.0, 0.0, 6.0]\nmaterial = {{ model = \"stvk\", youngs = {youngs}, poisson = 0.3, density = {density} }}\n"
     );
     let scene = xpbd_core::scene::parse(&text, Path::new("spinning.toml")).unwrap();
-    let model = xpbd_core::scene::build(&scene, Path::new(".")).unwrap().0;
-    let state = State::initial(&model);
-    (model, state)
+    let built = xpbd_core::scene::build(&scene, Path::new(".")).unwrap();
+    let state = State::initial(&built.model);
+    (built, state)
 }
 
 /// Study (f): over 100 frames of the spinning box, the volume and angular-momentum drift of the
@@ -404,13 +407,13 @@ fn spinning_study() {
         let mut drifts = Vec::new();
         let mut residual = 0.0;
         for _ in 0..3 {
-            let (model, mut s) = spinning_box(solver, iterations, "1e6", "1000.0");
-            let mut backend = CpuBackend::new(&model);
+            let (Built { model, config, .. }, mut s) = spinning_box(solver, iterations, "1e6", "1000.0");
+            let mut backend = CpuBackend::new(&model, &config);
             let (v0, l0) = (metrics::body_volume(&model, 0, &s.x), metrics::angular_momentum(&model, &s.x, &s.v));
             let mut seconds = 0.0;
             drifts.clear();
             for _ in 0..100 {
-                let stats = backend.step_frame(&model, &mut s);
+                let stats = backend.step_frame(&model, &mut s).unwrap();
                 seconds += stats.solve_seconds;
                 residual = stats.relative_residual;
                 let dv = (metrics::body_volume(&model, 0, &s.x) / v0 - 1.0).abs();
@@ -434,15 +437,15 @@ fn spinning_study() {
 
     // The first layer on the steel box: residual after each layer at frame 6, and XPBD's after 10 iterations.
     let steel = |solver| {
-        let (model, mut s) = spinning_box(solver, 10, "2e11", "7800.0");
-        let mut backend = CpuBackend::new(&model);
+        let (Built { model, config, .. }, mut s) = spinning_box(solver, 10, "2e11", "7800.0");
+        let mut backend = CpuBackend::new(&model, &config);
         for _ in 0..5 {
-            backend.step_frame(&model, &mut s);
+            backend.step_frame(&model, &mut s).unwrap();
         }
         if let Some(m) = backend.multilayer() {
             m.record_layers = true;
         }
-        let stats = backend.step_frame(&model, &mut s);
+        let stats = backend.step_frame(&model, &mut s).unwrap();
         let r0 = stats.residual / stats.relative_residual;
         let layers = backend.multilayer().map(|m| m.layer_residuals.iter().map(|r| r / r0).collect::<Vec<f64>>()).unwrap_or_default();
         (stats.relative_residual, layers)

@@ -29,15 +29,15 @@ pin = [{{ box = {{ min = [-0.01, -1.0, -1.0], max = [0.01, 10.0, 10.0] }} }}]
 fn projection(c: &mut Criterion) {
     let mut group = c.benchmark_group("gauss_seidel_sweep_51k_tets");
     for model in ["neohookean_block", "neohookean", "stvk", "arap"] {
-        let (index_order, _) = build(&parse(&box_scene(model), Path::new("bench.toml")).unwrap(), Path::new(".")).unwrap();
+        let built = build(&parse(&box_scene(model), Path::new("bench.toml")).unwrap(), Path::new(".")).unwrap();
+        let (index_order, h) = (built.model, built.config.h());
         let n_tets = index_order.tet_groups[0].tets.len();
         group.throughput(Throughput::Elements(n_tets as u64));
         for (order, m) in [("index_order", index_order.clone()), ("color_order", in_color_order(index_order.clone()))] {
             // A sagged, non-rest state so every projection does real work.
             let x_prev: Vec<Vec3> = m.rest.clone();
             let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
-            let h = m.h();
-            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(&m, xpbd_cpu::gauss_seidel::ScheduleKind::Serial);
+            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(&m, h, xpbd_cpu::gauss_seidel::ScheduleKind::Serial);
             group.bench_function(format!("{model}/{order}"), |b| {
                 let mut x = x0.clone();
                 let mut lambda = vec![0.0; m.rows];
@@ -52,10 +52,9 @@ fn projection(c: &mut Criterion) {
             // The colored sweep on one thread: four elements of a color per call of the four-lane kernel.
             let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
             let m = &index_order;
-            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(m, xpbd_cpu::gauss_seidel::ScheduleKind::Colored);
+            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(m, h, xpbd_cpu::gauss_seidel::ScheduleKind::Colored);
             let x_prev: Vec<Vec3> = m.rest.clone();
             let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
-            let h = m.h();
             group.bench_function(format!("{model}/colored_4_lanes_1_thread"), |b| {
                 let mut x = x0.clone();
                 let mut lambda = vec![0.0; m.rows];

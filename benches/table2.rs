@@ -45,13 +45,14 @@ pin = [{{ indices = [0, 1, 2] }}]
 
 /// Mean solver milliseconds per time step over `steps` steps after one warm-up step.
 fn ms_per_step(text: &str, steps: usize) -> f64 {
-    let (model, _) = build(&parse(text, Path::new("table2.toml")).unwrap(), Path::new(".")).unwrap();
+    let built = build(&parse(text, Path::new("table2.toml")).unwrap(), Path::new(".")).unwrap();
+    let model = built.model;
     let mut state = State::initial(&model);
-    let mut backend = xpbd_cpu::CpuBackend::new(&model);
-    backend.step_frame(&model, &mut state);
+    let mut backend = xpbd_cpu::CpuBackend::new(&model, &built.config);
+    backend.step_frame(&model, &mut state).unwrap();
     let mut secs = 0.0;
     for _ in 0..steps {
-        secs += backend.step_frame(&model, &mut state).solve_seconds;
+        secs += backend.step_frame(&model, &mut state).unwrap().solve_seconds;
     }
     assert!(state.first_non_finite().is_none(), "the benchmark scene blew up");
     secs * 1e3 / steps as f64
@@ -85,7 +86,7 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for m in &meshes {
         let probe = scene(m, "neohookean", "serial", 1);
-        let (model, _) = build(&parse(&probe, Path::new("t.toml")).unwrap(), Path::new(".")).unwrap();
+        let model = build(&parse(&probe, Path::new("t.toml")).unwrap(), Path::new(".")).unwrap().model;
         let g = &model.tet_groups[0];
         let p = partitions(&g.tets, model.vertex_count(), 5);
         let (sb, sk) = m.substeps;

@@ -2,8 +2,8 @@
 
 use clap::Args;
 use std::path::PathBuf;
-use xpbd::batch::{self, Options, Shard};
 use xpbd_core::{Error, Result};
+use xpbd_tools::batch::{self, Options, Shard};
 
 #[derive(Args)]
 pub struct BatchArgs {

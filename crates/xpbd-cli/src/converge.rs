@@ -2,9 +2,10 @@
 
 use clap::Args;
 use std::path::PathBuf;
-use xpbd::converge::{converge as run_converge, parse_solvers, write_outputs, DEFAULT_SOLVERS};
+use xpbd::converge::{converge as run_converge, parse_solvers, DEFAULT_SOLVERS};
 use xpbd::simulation::default_out_dir;
 use xpbd_core::Result;
+use xpbd_tools::converge_plot::write_outputs;
 
 #[derive(Args)]
 pub struct ConvergeArgs {
@@ -42,7 +43,7 @@ pub fn converge(a: ConvergeArgs) -> Result<()> {
     };
     let title = format!("{}: frame {} + first substep, {counts} iterations", sim.scene.name, a.frame);
     write_outputs(&out, &title, &curves)?;
-    println!("{title} ({} elements, h = {:.3e} s)", sim.model.element_count(), sim.model.h());
+    println!("{title} ({} elements, h = {:.3e} s)", sim.model.element_count(), sim.config.h());
     for c in &curves {
         let (first, last) = (c.samples[0], c.samples[c.samples.len() - 1]);
         println!(

@@ -8,10 +8,7 @@
 use clap::Args;
 use std::path::PathBuf;
 use xpbd::dual_system::dual_system;
-use xpbd_core::mesh::io::write_atomic;
-use xpbd_core::sparse::matrix_market::write_vector;
-use xpbd_core::sparse::Csr;
-use xpbd_core::{Error, Result};
+use xpbd_core::Result;
 
 #[derive(Args)]
 pub struct ExportSystemArgs {
@@ -31,20 +28,8 @@ pub struct ExportSystemArgs {
 }
 
 pub fn export_system(a: ExportSystemArgs) -> Result<()> {
-    let sys = dual_system(&a.scene, a.frame, !a.no_matrix)?;
-    let info = sys.info;
-    std::fs::create_dir_all(&a.out).map_err(|e| Error::io(&a.out, e))?;
-    let n = sys.b.len();
-    let b_col = Csr::new_csc((n, 1), vec![0, n], (0..n).collect(), sys.b).to_csr();
-    for (name, mat) in [("A.mtx", sys.a.as_ref()), ("b.mtx", Some(&b_col)), ("J.mtx", Some(&sys.jacobian))].into_iter().filter_map(|(n, m)| Some((n, m?))) {
-        let path = a.out.join(name);
-        sprs::io::write_matrix_market(&path, mat).map_err(|e| Error::io(&path, e))?;
-    }
-    for (name, v) in [("inv_mass.mtx", &sys.inv_mass), ("alpha_tilde.mtx", &sys.alpha_tilde), ("x.mtx", &sys.x)] {
-        write_vector(&a.out.join(name), v)?;
-    }
-    let json = serde_json::to_string_pretty(&info).map_err(|e| Error::invalid(format!("system.json: {e}")))?;
-    write_atomic(&a.out.join("system.json"), json.as_bytes())?;
+    let (sys, info) = dual_system(&a.scene, a.frame, !a.no_matrix)?;
+    sys.write(&a.out, &info)?;
     let (nonzeros, a_file) = match info.nonzeros {
         Some(nnz) => (format!("{nnz} nonzeros"), "A.mtx, "),
         None => ("A not assembled (--no-matrix)".into(), ""),

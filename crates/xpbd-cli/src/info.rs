@@ -43,7 +43,7 @@ pub fn info(path: &Path, json: bool) -> Result<()> {
     let items = if path.extension().is_some_and(|e| e == "toml") {
         let sc = scene::load(path)?;
         k_s = sc.solver.cluster_size;
-        let (model, _) = scene::build(&sc, path.parent().unwrap_or(Path::new(".")))?;
+        let model = scene::build(&sc, path.parent().unwrap_or(Path::new(".")))?.model;
         model
             .bodies
             .iter()

@@ -2,10 +2,10 @@
 
 use clap::Args;
 use std::path::PathBuf;
-use xpbd::render::{available_frames, render_frames, Camera};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::scene;
 use xpbd_core::{Error, Result};
+use xpbd_tools::render::{available_frames, render_frames, Camera};
 
 #[derive(Args)]
 pub struct RenderArgs {

@@ -15,7 +15,7 @@ pub struct ReportArgs {
 }
 
 pub fn report(a: ReportArgs) -> Result<()> {
-    let r = xpbd::report::write(&a.dir, a.render)?;
+    let r = xpbd_tools::report::write(&a.dir, a.render)?;
     println!("{} runs: {}, {}, {}", r.rows, r.markdown.display(), r.png.display(), r.svg.display());
     Ok(())
 }

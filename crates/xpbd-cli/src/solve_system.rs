@@ -12,6 +12,7 @@ use clap::Args;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+use xpbd::dual_system::{DualSystem, JacobianForm, Parts};
 use xpbd_core::amg::{AmgOptions, NearKernel, Smoother};
 use xpbd_core::linear::cg::Cg;
 use xpbd_core::linear::dual_operator::DualOperator;
@@ -21,7 +22,7 @@ use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
 use xpbd_core::mgpbd::settings::{default_theta, GlobalSolve};
 use xpbd_core::named::Named;
-use xpbd_core::sparse::matrix_market::{read_matrix, read_vector, write_vector};
+use xpbd_core::sparse::matrix_market::write_vector;
 use xpbd_core::sparse::{norm, spmv, Csr};
 use xpbd_core::{Error, Result};
 
@@ -120,13 +121,6 @@ enum Dual {
 }
 
 impl Dual {
-    fn rows(&self) -> usize {
-        match self {
-            Dual::Matrix(a) => a.rows(),
-            Dual::Jacobian(op) => op.rows(),
-        }
-    }
-
     /// `y = A v`.
     fn apply(&mut self, v: &[f64], y: &mut [f64]) {
         match self {
@@ -151,30 +145,9 @@ struct PrimalInputs {
     x: Vec<Vec3>,
 }
 
-/// What `xpbd export-system` writes next to A.mtx besides A and b: J, the inverse masses, α̃.
-struct Exported {
-    j: Csr,
-    inv_mass: Vec<f64>,
-    alpha_tilde: Vec<f64>,
-}
-
-/// Reads `J.mtx`, `inv_mass.mtx`, `alpha_tilde.mtx` from `dir`, checked against `rows` rows.
-fn read_exported(dir: &Path, rows: usize) -> Result<Exported> {
-    let j = read_matrix(&dir.join("J.mtx"))?;
-    let (inv_mass, alpha_tilde) = (read_vector(&dir.join("inv_mass.mtx"))?, read_vector(&dir.join("alpha_tilde.mtx"))?);
-    if j.rows() != rows || alpha_tilde.len() != rows || j.cols() != 3 * inv_mass.len() {
-        return Err(Error::invalid(format!("{}: J.mtx, alpha_tilde.mtx and inv_mass.mtx do not match the system ({rows} rows)", dir.display())));
-    }
-    Ok(Exported { j, inv_mass, alpha_tilde })
-}
-
-/// The primal solver from the exported J, W, α̃ and `x.mtx` in `dir`.
-fn read_primal(dir: &Path, e: &Exported, options: AmgOptions) -> Result<Method> {
+/// The primal solver from the exported J, W, α̃ and x̃ (`xs`) read from `dir`.
+fn primal(dir: &Path, e: &JacobianForm, xs: &[f64], options: AmgOptions) -> Result<Method> {
     let (j, rows) = (&e.j, e.j.rows());
-    let xs = read_vector(&dir.join("x.mtx"))?;
-    if xs.len() != j.cols() {
-        return Err(Error::invalid(format!("{}: x.mtx has {} entries, J.mtx {} columns", dir.display(), xs.len(), j.cols())));
-    }
     if let Some(r) = e.alpha_tilde.iter().position(|&a| a.is_nan() || a <= 0.0) {
         return Err(Error::invalid(format!("{}: alpha_tilde.mtx row {}: α̃ = {} has no primal form", dir.display(), r + 1, e.alpha_tilde[r])));
     }
@@ -196,16 +169,6 @@ fn read_primal(dir: &Path, e: &Exported, options: AmgOptions) -> Result<Method> 
     Ok(Method::Primal(solver, PrimalInputs { vertices, grads, inv_mass: e.inv_mass.clone(), x }))
 }
 
-/// A.mtx, checked symmetric; a missing A.mtx next to a J.mtx says how to solve without it.
-fn read_dual_matrix(path: &Path, dir: &Path) -> Result<Csr> {
-    if !path.exists() && dir.join("J.mtx").exists() {
-        return Err(Error::invalid(format!("{}: not found, but J.mtx is there (exported with --no-matrix?); --matrix-free applies A from J", path.display())));
-    }
-    let a = read_matrix(path)?;
-    check_symmetric(&a, path)?;
-    Ok(a)
-}
-
 pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
     if args.matrix_free && !MATRIX_FREE_METHODS.contains(&args.method) {
         return Err(Error::invalid(format!(
@@ -215,20 +178,9 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         )));
     }
     let dir = args.a.parent().unwrap_or(Path::new("."));
-    let b = read_vector(&args.b)?;
-    let mut exported = None;
-    let mut dual = if args.matrix_free {
-        let e = read_exported(dir, b.len())?;
-        let op = DualOperator::new(e.j.clone(), &e.inv_mass, &e.alpha_tilde);
-        exported = Some(e);
-        Dual::Jacobian(op)
-    } else {
-        Dual::Matrix(read_dual_matrix(&args.a, dir)?)
-    };
+    let is_primal = args.method == GlobalSolve::Primal;
+    let sys = DualSystem::read(&args.a, &args.b, Parts { matrix: !args.matrix_free, jacobian: args.matrix_free || is_primal, x: is_primal })?;
     let what = if args.matrix_free { format!("{} (J.mtx)", dir.join("J.mtx").display()) } else { args.a.display().to_string() };
-    if b.len() != dual.rows() {
-        return Err(Error::invalid(format!("{}: {} rows, but {what} has {}", args.b.display(), b.len(), dual.rows())));
-    }
     if !(args.tol > 0.0) {
         return Err(Error::invalid(format!("--tol must be positive, got {}", args.tol)));
     }
@@ -242,13 +194,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         ..Default::default()
     };
     let mut method = match args.method {
-        GlobalSolve::Primal => {
-            let e = match exported.take() {
-                Some(e) => e,
-                None => read_exported(dir, b.len())?,
-            };
-            read_primal(dir, &e, options)?
-        }
+        GlobalSolve::Primal => primal(dir, sys.jacobian.as_ref().expect("J read for primal-amg"), sys.x.as_deref().expect("x̃ read for primal-amg"), options)?,
         _ if args.matrix_free => Method::MatrixFreeCg(Cg::default()),
         GlobalSolve::Dual(m) => {
             if m == linear::Method::AmgPcg {
@@ -256,6 +202,12 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
             }
             Method::Matrix(m.build(&options))
         }
+    };
+    let b = sys.b;
+    let mut dual = match (sys.a, sys.jacobian) {
+        (Some(a), _) => Dual::Matrix(a),
+        (None, Some(f)) => Dual::Jacobian(DualOperator::new(f.j, &f.inv_mass, &f.alpha_tilde)),
+        (None, None) => unreachable!("read with A or J"),
     };
     // For primal-amg the setup includes filling K (the outer loop fills K instead of A).
     let t0 = Instant::now();
@@ -342,27 +294,6 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
                     p.relative_residual
                 );
             }
-        }
-    }
-    Ok(())
-}
-
-/// Square, finite and symmetric to rounding (|a_ij − a_ji| ≤ 1e-10 max |a|), naming the first offending entry.
-fn check_symmetric(a: &Csr, path: &Path) -> Result<()> {
-    if a.rows() != a.cols() {
-        return Err(Error::invalid(format!("{}: the matrix is {} × {}, not square", path.display(), a.rows(), a.cols())));
-    }
-    let scale = a.data().iter().fold(0.0f64, |m, v| m.max(v.abs()));
-    let at = a.transpose_view().to_csr();
-    if a.nnz() != at.nnz() {
-        return Err(Error::invalid(format!("{}: the pattern is not symmetric", path.display())));
-    }
-    for ((v, (i, j)), (w, pos)) in a.iter().zip(at.iter()) {
-        if !v.is_finite() {
-            return Err(Error::invalid(format!("{}: entry ({}, {}) is not finite", path.display(), i + 1, j + 1)));
-        }
-        if (i, j) != pos || (v - w).abs() > 1e-10 * scale {
-            return Err(Error::invalid(format!("{}: not symmetric at ({}, {}): {v} vs {w}", path.display(), i + 1, j + 1)));
         }
     }
     Ok(())

@@ -38,7 +38,8 @@ fn exported_system_is_symmetric_and_b_is_minus_c_of_the_prediction() {
     let b = read(&dir.path().join("sys/b.mtx")).to_dense();
     let info: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("sys/system.json")).unwrap()).unwrap();
 
-    let model = xpbd_core::scene::build(&xpbd_core::scene::load(&scene).unwrap(), dir.path()).unwrap().0;
+    let built = xpbd_core::scene::build(&xpbd_core::scene::load(&scene).unwrap(), dir.path()).unwrap();
+    let model = &built.model;
     let n = model.rows;
     assert_eq!(n, 2 * 4 * 5, "two rows per tet of 4 cells split into 5");
     assert_eq!((a.rows(), a.cols(), b.shape()), (n, n, &[n, 1][..]));
@@ -54,12 +55,12 @@ fn exported_system_is_symmetric_and_b_is_minus_c_of_the_prediction() {
         }
     }
 
-    let h = model.h();
+    let h = built.config.h();
     let x: Vec<Vec3> = model.rest.iter().zip(&model.inv_mass).map(|(x, &w)| if w > 0.0 { x + model.gravity * h * h } else { *x }).collect();
-    let rows = Rows::new(&model).unwrap();
+    let rows = Rows::new(model, built.config.method.mgpbd()).unwrap();
     let mut changed = 0;
     for i in 0..n {
-        let c = rows.evaluate(&model, i, &x).0;
+        let c = rows.evaluate(model, i, &x).0;
         assert!((b[[i, 0]] + c).abs() <= 1e-12 * (1.0 + c.abs()), "row {i}: b = {} but C = {c}", b[[i, 0]]);
         changed += ((c - rows.evaluate(&model, i, &model.rest).0).abs() > 1e-12) as usize;
     }

@@ -1,4 +1,6 @@
-//! What every backend provides (DESIGN.md §3): advance one frame, report per-frame statistics.
+//! What every backend provides: advance one frame, report per-frame statistics, fail with an error
+//! rather than a poisoned state. A backend is built from a [`Model`] and a
+//! [`SolverConfig`](crate::solver_config::SolverConfig) and owns its working copies.
 
 use crate::model::Model;
 use crate::state::State;
@@ -20,10 +22,11 @@ pub struct FrameStats {
 pub trait Backend {
     /// Short description, e.g. "cpu (serial Gauss-Seidel, 1 thread)".
     fn describe(&self) -> String;
-    /// Advances `state` by one frame of `model.solver.substeps` substeps.
-    fn step_frame(&mut self, model: &Model, state: &mut State) -> FrameStats;
+    /// Advances `state` by one frame of the configuration's substeps. An error (a device failure) leaves
+    /// `state` unspecified: the caller stops the run and keeps what it wrote before.
+    fn step_frame(&mut self, model: &Model, state: &mut State) -> Result<FrameStats>;
     /// Colors (sequential batches) per sweep over all constraint families, for colored and clustered
-    /// orderings; `None` otherwise. Recorded as `colors` in `summary.json` (DESIGN.md §5).
+    /// orderings; `None` otherwise. Recorded as `colors` in `summary.json` (docs/output-format.md).
     fn colors(&self) -> Option<usize> {
         None
     }
@@ -33,7 +36,7 @@ pub trait Backend {
         Vec::new()
     }
     /// Takes back what [`Backend::carried`] gave at a checkpoint, after `state` has been restored.
-    fn restore_carried(&mut self, _model: &Model, _state: &State, carried: &[f64]) -> Result<()> {
+    fn restore_carried(&mut self, _state: &State, carried: &[f64]) -> Result<()> {
         nothing_carried(carried)
     }
 }

@@ -20,6 +20,10 @@ pub enum Error {
     /// Input that parsed but is physically or logically invalid (bad material, degenerate element, ...).
     #[error("{0}")]
     Invalid(String),
+    /// A backend failed while stepping (for instance a device or driver error): the run stops there
+    /// and records it.
+    #[error("{backend} backend: {message}")]
+    Backend { backend: &'static str, message: String },
 }
 
 impl Error {
@@ -31,6 +35,9 @@ impl Error {
     }
     pub fn invalid(msg: impl Into<String>) -> Self {
         Error::Invalid(msg.into())
+    }
+    pub fn backend(backend: &'static str, message: impl Into<String>) -> Self {
+        Error::Backend { backend, message: message.into() }
     }
 }
 

@@ -21,6 +21,7 @@ pub mod mgpbd;
 pub mod model;
 pub mod resources;
 pub mod scene;
+pub mod solver_config;
 pub mod sparse;
 pub mod stability;
 pub mod state;

@@ -1,6 +1,7 @@
-//! The simulation model: everything that does not change during a run, in flat arrays that map
-//! one-to-one onto GPU buffers. Built from a scene by `scene::build`. All bodies share one vertex
-//! array; element indices are global.
+//! The simulation model: what is simulated, everything that does not change during a run, in flat
+//! arrays that map one-to-one onto GPU buffers. How it is solved is the separate
+//! [`SolverConfig`](crate::solver_config::SolverConfig). Built from a scene by `scene::build`. All
+//! bodies share one vertex array; element indices are global.
 
 use crate::collider::Collider;
 use crate::constraint::tet::TetRest;
@@ -85,59 +86,10 @@ pub struct Probe {
     pub vertex: u32,
 }
 
-/// Resolved solver settings (recorded in `summary.json`).
-#[derive(Clone, Debug, serde::Serialize)]
-pub struct SolverSettings {
-    pub kind: String,
-    pub ordering: Ordering,
-    pub relaxation: f64,
-    pub cluster_size: usize,
-    pub dt: f64,
-    pub substeps: usize,
-    pub iterations: usize,
-    pub velocity_damping: f64,
-    /// `kind = "mgpbd"` only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mgpbd: Option<crate::mgpbd::settings::MgpbdSettings>,
-    /// `kind = "multilayer"` only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub multilayer: Option<crate::layers::settings::MultilayerSettings>,
-}
-
-impl Ordering {
-    /// The scene's names: serial, jacobi, colored, clustered.
-    pub const NAMES: &'static str = "serial, jacobi, colored, clustered";
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "serial" => Some(Ordering::Serial),
-            "jacobi" => Some(Ordering::Jacobi),
-            "colored" => Some(Ordering::Colored),
-            "clustered" => Some(Ordering::Clustered),
-            _ => None,
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Ordering {
-    /// Gauss-Seidel over all elements in index order (the reference).
-    Serial,
-    /// All elements from the same positions in parallel; corrections scaled and summed per vertex.
-    Jacobi,
-    /// Gauss-Seidel by colors of the element graph, each color in parallel (block paper, Algorithm 2).
-    Colored,
-    /// Gauss-Seidel by colors of the supernodal graph of clusters, clusters in parallel, their
-    /// elements in sequence (block paper, Algorithms 3 and 4).
-    Clustered,
-}
-
 #[derive(Clone, Debug)]
 pub struct Model {
     pub name: String,
     pub gravity: Vec3,
-    pub solver: SolverSettings,
     /// Rest positions of all vertices (world frame at t = 0).
     pub rest: Vec<Vec3>,
     /// Positions at t = 0: the rest positions, or a body's `initial_deform` of them.
@@ -159,10 +111,6 @@ pub struct Model {
 }
 
 impl Model {
-    /// The substep h = dt / substeps.
-    pub fn h(&self) -> f64 {
-        self.solver.dt / self.solver.substeps as f64
-    }
     pub fn vertex_count(&self) -> usize {
         self.rest.len()
     }

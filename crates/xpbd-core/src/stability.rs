@@ -10,6 +10,7 @@
 
 use crate::constraint::tet_model::{gather, TetModel};
 use crate::model::{Model, TetGroup};
+use crate::solver_config::SolverConfig;
 
 /// Largest h·ω that kept the rest state within about 1 % in the measurements.
 const H_OMEGA_MAX: f64 = 2.0;
@@ -28,16 +29,16 @@ pub fn substep_limit(model: &Model, g: &TetGroup) -> Option<f64> {
     (omega2 > 0.0).then(|| H_OMEGA_MAX / omega2.sqrt())
 }
 
-/// One warning per neo-Hookean body whose substep exceeds its limit.
-pub fn warnings(model: &Model) -> Vec<String> {
-    let h = model.h();
+/// One warning per neo-Hookean body whose substep under `config` exceeds its limit.
+pub fn warnings(model: &Model, config: &SolverConfig) -> Vec<String> {
+    let h = config.h();
     model
         .tet_groups
         .iter()
         .filter_map(|g| {
             let limit = substep_limit(model, g)?;
             (h > limit).then(|| {
-                let needed = (model.solver.dt / limit).ceil();
+                let needed = (config.dt / limit).ceil();
                 format!(
                     "body '{}': substep h = {h:.2e} s exceeds the stability estimate {limit:.2e} s of the stable neo-Hookean constraints on its smallest elements; expect spurious deformation unless substeps ≥ {needed} (docs/solver-notes.md)",
                     model.bodies[g.body].name

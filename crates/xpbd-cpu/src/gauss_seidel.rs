@@ -37,10 +37,10 @@ struct Permuted {
 impl GaussSeidel {
     /// Schedules for every family of `model`: index order, greedy colors, or clusters of up to
     /// `cluster_size` elements colored on the supernodal graph. Partitions come from the per-topology
-    /// cache of `xpbd_core::graph::partition`.
-    pub fn new(model: &Model, kind: ScheduleKind) -> Self {
+    /// cache of `xpbd_core::graph::partition`. `h`: the substep (the families' parameters depend on it).
+    pub fn new(model: &Model, h: f64, kind: ScheduleKind) -> Self {
         let mut planner = Planner { kind, vertex_count: model.vertex_count(), schedules: Vec::new() };
-        for_each_family(model, model.h(), &mut planner);
+        for_each_family(model, h, &mut planner);
         if kind == ScheduleKind::Serial {
             return GaussSeidel { schedules: planner.schedules, permuted: None };
         }

@@ -5,10 +5,10 @@ use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 use xpbd_core::state::State;
 
-/// Saves x_prev, damps and accelerates free vertices, predicts positions, and places hard pins
-/// that move on their prescribed path at time `t_end`.
-pub fn predict(model: &Model, s: &mut State, x_prev: &mut [Vec3], h: f64, t_end: f64) {
-    let damp = (-model.solver.velocity_damping * h).exp();
+/// Saves x_prev, damps (rate `velocity_damping`, 1/s) and accelerates free vertices, predicts positions,
+/// and places hard pins that move on their prescribed path at time `t_end`.
+pub fn predict(model: &Model, velocity_damping: f64, s: &mut State, x_prev: &mut [Vec3], h: f64, t_end: f64) {
+    let damp = (-velocity_damping * h).exp();
     let g = model.gravity * h;
     for i in 0..s.x.len() {
         x_prev[i] = s.x[i];

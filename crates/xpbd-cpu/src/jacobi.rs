@@ -23,6 +23,8 @@ pub struct Jacobi {
     /// CSR: slots of vertex v are `adj[start[v]..start[v+1]]`.
     start: Vec<usize>,
     adj: Vec<u32>,
+    /// ω: x += ω Σ Δx / n_v.
+    relaxation: f64,
 }
 
 /// Collects every family's vertex indices in slot order.
@@ -44,9 +46,10 @@ impl FamilyVisitor for Layout {
 }
 
 impl Jacobi {
-    pub fn new(model: &Model) -> Self {
+    /// The pass over `model`'s families at substep `h` with relaxation ω = `relaxation`.
+    pub fn new(model: &Model, h: f64, relaxation: f64) -> Self {
         let mut l = Layout { owners: vec![], family_slot: vec![], element_sizes: vec![] };
-        for_each_family(model, model.h(), &mut l);
+        for_each_family(model, h, &mut l);
         let n = model.vertex_count();
         let mut start = vec![0usize; n + 1];
         for &v in &l.owners {
@@ -70,11 +73,12 @@ impl Jacobi {
             adj[fill[v as usize]] = slot as u32;
             fill[v as usize] += 1;
         }
-        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, inv_count, family_element, start, adj }
+        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, inv_count, family_element, start, adj, relaxation }
     }
 
     /// One Jacobi iteration over every elastic constraint.
-    pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64, omega: f64) {
+    pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
+        let omega = self.relaxation;
         let mut pass = Pass { jacobi: self, x, x_prev, w: &model.inv_mass, lambda, omega };
         for_each_family(model, h, &mut pass);
         let (start, adj, slots) = (&self.start, &self.adj, &self.slots);

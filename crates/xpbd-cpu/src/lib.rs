@@ -22,10 +22,12 @@ use std::time::Instant;
 use xpbd_core::backend::{Backend, FrameStats};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics::residual_norm;
-use xpbd_core::model::{Model, Ordering};
+use xpbd_core::model::Model;
+use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
 use xpbd_core::state::State;
 
 pub struct CpuBackend {
+    config: SolverConfig,
     boundary: SubstepBoundary,
     sweep: Sweep,
 }
@@ -34,6 +36,7 @@ pub struct CpuBackend {
 /// attachments after each iteration, and contacts, the velocity update and restitution at its end. Shared
 /// by the CPU backend and the device MGPBD backend (`xpbd_cuda`), whose solve runs elsewhere.
 pub struct SubstepBoundary {
+    velocity_damping: f64,
     x_prev: Vec<Vec3>,
     v_before: Vec<Vec3>,
     attach_lambda: Vec<Vec3>,
@@ -41,9 +44,10 @@ pub struct SubstepBoundary {
 }
 
 impl SubstepBoundary {
-    pub fn new(model: &Model) -> Self {
+    pub fn new(model: &Model, config: &SolverConfig) -> Self {
         let n = model.vertex_count();
         SubstepBoundary {
+            velocity_damping: config.velocity_damping,
             x_prev: vec![Vec3::zeros(); n],
             v_before: vec![Vec3::zeros(); n],
             attach_lambda: vec![Vec3::zeros(); model.attachments.len()],
@@ -55,7 +59,7 @@ impl SubstepBoundary {
     /// multipliers to zero. The solver resets its own multipliers.
     pub fn begin(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
         self.v_before.copy_from_slice(&s.v);
-        integrate::predict(model, s, &mut self.x_prev, h, t_end);
+        integrate::predict(model, self.velocity_damping, s, &mut self.x_prev, h, t_end);
         self.attach_lambda.fill(Vec3::zeros());
     }
 
@@ -73,8 +77,8 @@ impl SubstepBoundary {
     }
 }
 
-/// The constraint loop of the scene's `solver.ordering`, MGPBD's outer iteration, or the multi-layer
-/// solver (which runs whole substeps).
+/// The constraint loop of the XPBD ordering, MGPBD's outer iteration, or the multi-layer solver (which
+/// runs whole substeps).
 enum Sweep {
     GaussSeidel(GaussSeidel),
     Jacobi(Jacobi),
@@ -83,32 +87,39 @@ enum Sweep {
 }
 
 impl CpuBackend {
-    pub fn new(model: &Model) -> Self {
-        CpuBackend {
-            boundary: SubstepBoundary::new(model),
-            sweep: match model.solver.ordering {
-                _ if model.solver.mgpbd.is_some() => Sweep::Mgpbd(Box::new(Mgpbd::new(model))),
-                _ if model.solver.multilayer.is_some() => Sweep::Multilayer(Box::new(Multilayer::new(model))),
-                Ordering::Serial => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Serial)),
-                Ordering::Colored => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Colored)),
-                Ordering::Clustered => Sweep::GaussSeidel(GaussSeidel::new(model, ScheduleKind::Clustered { cluster_size: model.solver.cluster_size })),
-                Ordering::Jacobi => Sweep::Jacobi(Jacobi::new(model)),
-            },
-        }
+    /// The backend of `config`'s method for `model`.
+    pub fn new(model: &Model, config: &SolverConfig) -> Self {
+        let h = config.h();
+        let sweep = match &config.method {
+            Method::Mgpbd(settings) => Sweep::Mgpbd(Box::new(Mgpbd::new(model, settings))),
+            Method::Multilayer(settings) => Sweep::Multilayer(Box::new(Multilayer::new(model, settings))),
+            Method::Xpbd { ordering: Ordering::Serial } => Sweep::GaussSeidel(GaussSeidel::new(model, h, ScheduleKind::Serial)),
+            Method::Xpbd { ordering: Ordering::Colored } => Sweep::GaussSeidel(GaussSeidel::new(model, h, ScheduleKind::Colored)),
+            Method::Xpbd { ordering: Ordering::Clustered { cluster_size } } => {
+                Sweep::GaussSeidel(GaussSeidel::new(model, h, ScheduleKind::Clustered { cluster_size: *cluster_size }))
+            }
+            Method::Xpbd { ordering: Ordering::Jacobi { relaxation } } => Sweep::Jacobi(Jacobi::new(model, h, *relaxation)),
+        };
+        CpuBackend { config: config.clone(), boundary: SubstepBoundary::new(model, config), sweep }
+    }
+
+    /// How this backend solves.
+    pub fn config(&self) -> &SolverConfig {
+        &self.config
     }
 
     /// One substep ending at time `t_end`. With `report`, returns (‖r₀‖, ‖r‖) of DESIGN.md §7 and the
     /// seconds spent on that evaluation (to exclude from timing).
     pub fn substep(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64, report: bool) -> Option<(f64, f64, f64)> {
         if let Sweep::Multilayer(m) = &mut self.sweep {
-            let r = m.substep(model, s, h, report);
+            let r = m.substep(model, self.config.velocity_damping, s, h, report);
             s.time = t_end;
             return r;
         }
         self.begin_substep(model, s, h, t_end);
         let mut excluded = 0.0;
         let r0 = report.then(|| timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h)));
-        for _ in 0..model.solver.iterations {
+        for _ in 0..self.config.iterations {
             if self.sweep(model, s, h, t_end) {
                 break;
             }
@@ -157,7 +168,7 @@ impl CpuBackend {
                 false
             }
             Sweep::Jacobi(j) => {
-                j.iterate(model, &mut s.x, &self.boundary.x_prev, &mut s.lambda, h, model.solver.relaxation);
+                j.iterate(model, &mut s.x, &self.boundary.x_prev, &mut s.lambda, h);
                 false
             }
             Sweep::Mgpbd(m) => m.iterate(model, &mut s.x, &mut s.lambda, h),
@@ -215,16 +226,16 @@ impl Backend for CpuBackend {
         }
     }
 
-    fn restore_carried(&mut self, model: &Model, state: &State, carried: &[f64]) -> xpbd_core::Result<()> {
+    fn restore_carried(&mut self, state: &State, carried: &[f64]) -> xpbd_core::Result<()> {
         match &mut self.sweep {
-            Sweep::Multilayer(m) => m.restore(model, state, carried),
+            Sweep::Multilayer(m) => m.restore(self.config.substeps, state, carried),
             _ => xpbd_core::backend::nothing_carried(carried),
         }
     }
 
-    fn step_frame(&mut self, model: &Model, s: &mut State) -> FrameStats {
-        let h = model.h();
-        let n = model.solver.substeps;
+    fn step_frame(&mut self, model: &Model, s: &mut State) -> xpbd_core::Result<FrameStats> {
+        let h = self.config.h();
+        let n = self.config.substeps;
         let t0 = s.time;
         let start = Instant::now();
         let mut stats = FrameStats::default();
@@ -233,7 +244,7 @@ impl Backend for CpuBackend {
             m.begin_frame(s.frame);
         }
         for k in 1..=n {
-            let t_end = t0 + model.solver.dt * k as f64 / n as f64;
+            let t_end = self.config.substep_end(t0, k);
             if let Some((r0, r, ex)) = self.substep(model, s, h, t_end, k == n) {
                 stats.residual = r;
                 stats.relative_residual = if r0 > 0.0 { r / r0 } else { 0.0 };
@@ -245,6 +256,6 @@ impl Backend for CpuBackend {
             stats.mgpbd = Some(m.take_stats());
         }
         stats.solve_seconds = (start.elapsed().as_secs_f64() - excluded).max(0.0);
-        stats
+        Ok(stats)
     }
 }

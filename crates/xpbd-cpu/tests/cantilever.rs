@@ -188,8 +188,8 @@ fn mgpbd_cantilever_matches_linear_fem() {
         .replace("cells = [16, 4, 4]", "cells = [8, 2, 2]")
         .replace("iterations = 1\n", "iterations = 20\n")
         .replace("ordering = \"serial\"", "kind = \"mgpbd\"\ntolerance = 1e-6\npcg_tol = 1e-8\npcg_max_iter = 1000");
-    let model = Sim::new(&text).model;
-    assert!(model.solver.mgpbd.is_some());
+    let Sim { model, config, .. } = Sim::new(&text);
+    assert!(config.method.mgpbd().is_some());
     let tip = tip_vertices(&model);
     assert_eq!(tip.len(), 9);
     let u = linear_fem(&model);

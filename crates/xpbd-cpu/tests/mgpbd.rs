@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{model_from_toml, Sim};
+use common::{built_from_toml, Sim};
 use xpbd_core::backend::Backend;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics;
@@ -30,7 +30,7 @@ fn free_body_at_rest_stays_at_rest() {
         let mut sim = Sim::new(&scene(model, 0.0, 10, [0.0; 3], [0.0; 3], "tolerance = 1e-10\npcg_tol = 1e-10\npcg_max_iter = 500"));
         let mut worst = 0.0f64;
         for _ in 0..10 {
-            let stats = sim.backend.step_frame(&sim.model, &mut sim.state);
+            let stats = sim.backend.step_frame(&sim.model, &mut sim.state).unwrap();
             worst = worst.max(stats.relative_residual);
             assert!(stats.mgpbd.is_some());
         }
@@ -90,7 +90,7 @@ fn outer_loop_stops_at_its_tolerance_or_its_cap() {
     let text = |solver: &str, iterations: usize| scene("arap", -9.81, iterations, [0.0; 3], [0.0; 3], solver) + "pin = [{ indices = [0, 1, 2] }]\n";
     let run = |text: String| {
         let mut sim = Sim::new(&text);
-        sim.backend.step_frame(&sim.model, &mut sim.state)
+        sim.backend.step_frame(&sim.model, &mut sim.state).unwrap()
     };
     let loose = run(text("tolerance = 1e-2", 50));
     let tight = run(text("tolerance = 1e-9\npcg_tol = 1e-10\npcg_max_iter = 1000", 50));
@@ -101,7 +101,7 @@ fn outer_loop_stops_at_its_tolerance_or_its_cap() {
     assert!(lo.outer_iterations < ti.outer_iterations && ti.outer_iterations < 2 * 50);
     assert_eq!(ca.outer_iterations, 2, "one per substep at the cap");
     assert_eq!(lo.full_setups, 1, "a full setup at frame 0 only");
-    assert!(model_from_toml(&text("", 1)).solver.mgpbd.unwrap().pcg_max_iter == 100);
+    assert!(built_from_toml(&text("", 1)).config.method.mgpbd().unwrap().pcg_max_iter == 100);
 }
 
 /// Every linear solver the scene can name drives the outer loop to the same positions when solved
@@ -113,7 +113,7 @@ fn every_linear_solver_reaches_the_same_positions() {
         let text = scene("arap", -9.81, 30, [0.0; 3], [0.0; 3], &extra) + "pin = [{ indices = [0, 1, 2] }]\n";
         let mut sim = Sim::new(&text);
         for _ in 0..3 {
-            sim.backend.step_frame(&sim.model, &mut sim.state);
+            sim.backend.step_frame(&sim.model, &mut sim.state).unwrap();
         }
         assert!(sim.backend.describe().contains(linear), "{}", sim.backend.describe());
         sim.state.x.clone()

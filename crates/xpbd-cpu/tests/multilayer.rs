@@ -100,7 +100,7 @@ fn spin(solver: &str, frames: usize) -> (f64, f64, f64) {
     let (l0, v0) = (angular_momentum(&sim), volume(&sim));
     let (mut dl, mut dv, mut rel) = (0.0f64, 0.0f64, 0.0);
     for _ in 0..frames {
-        rel = sim.backend.step_frame(&sim.model, &mut sim.state).relative_residual;
+        rel = sim.backend.step_frame(&sim.model, &mut sim.state).unwrap().relative_residual;
         dl = dl.max((angular_momentum(&sim) - l0).norm() / l0.norm());
         dv = dv.max((volume(&sim) / v0 - 1.0).abs());
     }
@@ -117,14 +117,14 @@ fn first_rigid_layer_solves_a_free_spin() {
     let mut sim = Sim::new(&steel(block(ML, "stvk", 0.0, 1, 10, [0.0, 0.0, 6.0])));
     sim.frames(5);
     sim.backend.multilayer().unwrap().record_layers = true;
-    let stats = sim.backend.step_frame(&sim.model, &mut sim.state);
+    let stats = sim.backend.step_frame(&sim.model, &mut sim.state).unwrap();
     let r0 = stats.residual / stats.relative_residual;
     let layers: Vec<f64> = sim.backend.multilayer().unwrap().layer_residuals.iter().map(|r| r / r0).collect();
     let shown: Vec<String> = layers.iter().map(|r| format!("{r:.2e}")).collect();
     println!("‖r₀‖ = {r0:.3e}; relative residual after each layer: {}", shown.join(", "));
     let mut xpbd = Sim::new(&steel(block("kind = \"xpbd\"", "stvk", 0.0, 1, 10, [0.0, 0.0, 6.0])));
     xpbd.frames(5);
-    println!("xpbd, same 10 iterations: relative residual {:.2e}", xpbd.backend.step_frame(&xpbd.model, &mut xpbd.state).relative_residual);
+    println!("xpbd, same 10 iterations: relative residual {:.2e}", xpbd.backend.step_frame(&xpbd.model, &mut xpbd.state).unwrap().relative_residual);
     assert_eq!(layers.len(), 5);
     assert!(layers[0] <= 1e-3, "first layer leaves {:e} of the residual", layers[0]);
 }
@@ -185,7 +185,7 @@ fn decoupled_neohookean_is_solved_as_the_block() {
     let (decoupled, coupled) = (cantilever(ML, "neohookean", 20, 20), cantilever(ML, "neohookean_block", 20, 20));
     assert_eq!(decoupled.state.x, coupled.state.x);
     let scene = xpbd_core::scene::parse(&block(ML, "neohookean", 0.0, 4, 20, [0.0; 3]), Path::new("t.toml")).unwrap();
-    let (_, warnings) = xpbd_core::scene::build(&scene, Path::new(".")).unwrap();
+    let warnings = xpbd_core::scene::build(&scene, Path::new(".")).unwrap().warnings;
     assert!(warnings.iter().any(|w| w.contains("body 'b'") && w.contains("neohookean_block") && !w.contains('\n')), "{warnings:?}");
 }
 
@@ -259,13 +259,13 @@ fn iteration_trace_follows_the_layers_and_resumes_from_a_reference() {
     sim.state.x.iter_mut().for_each(|x| x.x = 0.5 + 1.1 * (x.x - 0.5));
     sim.frame();
     let start = sim.state.clone();
-    let mut resumed = xpbd_cpu::CpuBackend::new(&sim.model);
+    let mut resumed = xpbd_cpu::CpuBackend::new(&sim.model, &sim.config);
     resumed.multilayer().unwrap().resume_from(sim.backend.multilayer().unwrap());
-    let mut fresh = xpbd_cpu::CpuBackend::new(&sim.model);
+    let mut fresh = xpbd_cpu::CpuBackend::new(&sim.model, &sim.config);
 
     let m = sim.backend.multilayer().unwrap();
     (m.record_iterations, m.record_layers) = (true, true);
-    let stats = sim.backend.step_frame(&sim.model, &mut sim.state);
+    let stats = sim.backend.step_frame(&sim.model, &mut sim.state).unwrap();
     let m = sim.backend.multilayer().unwrap();
     assert_eq!(m.iteration_trace.len(), 31);
     assert_eq!(m.rigid_elements, vec![80, 60, 40, 20, 0], "linear fractions of 80 tets, nothing pinned");
@@ -283,7 +283,7 @@ fn iteration_trace_follows_the_layers_and_resumes_from_a_reference() {
 
     let step = |backend: &mut xpbd_cpu::CpuBackend| {
         let mut s = start.clone();
-        backend.step_frame(&sim.model, &mut s);
+        backend.step_frame(&sim.model, &mut s).unwrap();
         s.x
     };
     assert_eq!(step(&mut resumed), sim.state.x);

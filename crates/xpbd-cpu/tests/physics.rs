@@ -26,7 +26,7 @@ fn free_fall(model_name: &str, ordering: &str) {
     let text = sim_header(dt, substeps, 2, g, 0.0, ordering) + &tet_body([0.5, 0.3, 0.2], [3, 2, 2], model_name, 1e6, 0.3, [1.0, 2.0, -0.5], [0.0; 3], "");
     let mut sim = Sim::new(&text);
     sim.frames(frames);
-    let h = sim.model.h();
+    let h = sim.config.h();
     let gv = Vec3::from(g);
     let mut worst = 0.0f64;
     let mut scale = 0.0f64;

@@ -25,7 +25,7 @@ fn min_volume_ratio_after_rest(substeps: usize) -> f64 {
 
 #[test]
 fn neohookean_substep_limit_predicts_rest_state_stability() {
-    let model = common::model_from_toml(&armadillo(1));
+    let model = common::built_from_toml(&armadillo(1)).model;
     let limit = substep_limit(&model, &model.tet_groups[0]).unwrap();
     let recommended = (0.01 / limit).ceil() as usize;
     let stable = min_volume_ratio_after_rest(recommended);

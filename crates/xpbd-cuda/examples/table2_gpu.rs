@@ -16,6 +16,7 @@ use std::path::Path;
 use std::time::Instant;
 use xpbd_core::backend::Backend;
 use xpbd_core::model::Model;
+use xpbd_core::scene::Built;
 use xpbd_core::scene::{build, parse};
 use xpbd_core::state::State;
 use xpbd_cuda::{CudaBackend, CudaOptions, Precision};
@@ -23,7 +24,7 @@ use xpbd_cuda::{CudaBackend, CudaOptions, Precision};
 /// (label, box cells): 5 tets per cell.
 const MESHES: [(&str, [usize; 3]); 4] = [("3.7k", [30, 5, 5]), ("20k", [40, 10, 10]), ("56k", [56, 10, 20]), ("160k", [80, 20, 20])];
 
-fn model(cells: [usize; 3], material: &str, ordering: &str, substeps: usize) -> Result<Model, String> {
+fn model(cells: [usize; 3], material: &str, ordering: &str, substeps: usize) -> Result<Built, String> {
     let size = [4.0, 4.0 * cells[1] as f64 / cells[0] as f64, 4.0 * cells[2] as f64 / cells[0] as f64];
     let text = format!(
         r#"name = "table2_gpu"
@@ -43,16 +44,16 @@ pin = [{{ box = {{ min = [-0.01, -10.0, -10.0], max = [0.01, 10.0, 10.0] }} }}]
         size[0], size[1], size[2], cells[0], cells[1], cells[2]
     );
     let scene = parse(&text, Path::new("table2_gpu.toml")).map_err(|e| e.to_string())?;
-    Ok(build(&scene, Path::new(".")).map_err(|e| e.to_string())?.0)
+    build(&scene, Path::new(".")).map_err(|e| e.to_string())
 }
 
 /// Mean (solver ms, wall ms) per time step over `steps` steps after one warm-up step (which also captures the graph).
 fn time(model: &Model, backend: &mut dyn Backend, steps: usize) -> Result<(f64, f64), String> {
     let mut state = State::initial(model);
-    backend.step_frame(model, &mut state);
+    backend.step_frame(model, &mut state).map_err(|e| e.to_string())?;
     let (mut solve, start) = (0.0, Instant::now());
     for _ in 0..steps {
-        solve += backend.step_frame(model, &mut state).solve_seconds;
+        solve += backend.step_frame(model, &mut state).map_err(|e| e.to_string())?.solve_seconds;
     }
     let wall = start.elapsed().as_secs_f64();
     if let Some(v) = state.first_non_finite() {
@@ -116,10 +117,10 @@ fn run() -> Result<(), String> {
             ("B", "neohookean_block", "colored", block_substeps),
             ("B+C", "neohookean_block", "clustered", block_substeps),
         ] {
-            let m = model(*cells, material, ordering, substeps)?;
-            let cpu_ms = if args.cpu { Some(time(&m, &mut xpbd_cpu::CpuBackend::new(&m), args.steps)?.0) } else { None };
+            let Built { model: m, config, .. } = model(*cells, material, ordering, substeps)?;
+            let cpu_ms = if args.cpu { Some(time(&m, &mut xpbd_cpu::CpuBackend::new(&m, &config), args.steps)?.0) } else { None };
             let gpu = |graph| -> Result<(f64, Option<usize>), String> {
-                let mut b = CudaBackend::new(&m, CudaOptions { ordinal: 0, precision: Precision::F32, graph })?;
+                let mut b = CudaBackend::new(&m, &config, CudaOptions { ordinal: 0, precision: Precision::F32, graph })?;
                 Ok((time(&m, &mut b, args.steps)?.0, b.colors()))
             };
             let (plain, colors) = gpu(false)?;

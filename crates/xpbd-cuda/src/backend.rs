@@ -12,6 +12,7 @@ use std::time::Instant;
 use cudarc::driver::{sys, CudaGraph, LaunchConfig, PushKernelArg};
 use xpbd_core::backend::{Backend, FrameStats};
 use xpbd_core::model::Model;
+use xpbd_core::solver_config::{Ordering, SolverConfig};
 use xpbd_core::state::State;
 
 use crate::device_model::{blocks, err, DeviceModel, BLOCK, RESIDUAL_BLOCKS};
@@ -79,34 +80,34 @@ enum Runner {
 }
 
 impl CudaBackend {
-    /// Uploads `model` to the device of `options`; `Err` is the reason in words (no device, unsupported model,
-    /// driver error).
-    pub fn new(model: &Model, options: CudaOptions) -> Result<Self, String> {
-        check_supported(model)?;
-        if model.solver.mgpbd.is_some() {
-            return Self::mgpbd(model, options);
+    /// Uploads `model` to the device of `options` for `config`; `Err` is the reason in words (no device,
+    /// unsupported model or solver, driver error).
+    pub fn new(model: &Model, config: &SolverConfig, options: CudaOptions) -> Result<Self, String> {
+        check_supported(model, config)?;
+        if config.method.mgpbd().is_some() {
+            return Self::mgpbd(model, config, options);
         }
         let gpu = Arc::new(GpuContext::new(options.ordinal)?);
         // One stream only: cudarc's cross-stream events are not needed, and they must stay out of graph capture.
         // SAFETY: every slice of this backend is created after this call and used on `gpu.stream()` only.
         unsafe { gpu.context().disable_event_tracking() };
-        let layout = Layout::new(model)?;
+        let layout = Layout::new(model, config)?;
         let info = gpu.info().clone();
         let colors = layout.colors();
         let runner = match options.precision {
-            Precision::F32 => Runner::F32(Gpu::new(gpu, model, layout, options.graph)?),
-            Precision::F64 => Runner::F64(Gpu::new(gpu, model, layout, options.graph)?),
+            Precision::F32 => Runner::F32(Gpu::new(gpu, model, config, layout, options.graph)?),
+            Precision::F64 => Runner::F64(Gpu::new(gpu, model, config, layout, options.graph)?),
         };
-        let ordering = match model.solver.ordering {
-            xpbd_core::model::Ordering::Colored => "colored Gauss-Seidel",
-            xpbd_core::model::Ordering::Clustered => "clustered Gauss-Seidel",
+        let ordering = match config.method.ordering() {
+            Some(Ordering::Colored) => "colored Gauss-Seidel",
+            Some(Ordering::Clustered { .. }) => "clustered Gauss-Seidel",
             _ => "Jacobi",
         };
         Ok(CudaBackend { runner, info, options, colors, ordering })
     }
 
     /// MGPBD: the device outer iterations inside the host's substep loop ([`MgpbdDevice`]).
-    fn mgpbd(model: &Model, options: CudaOptions) -> Result<Self, String> {
+    fn mgpbd(model: &Model, config: &SolverConfig, options: CudaOptions) -> Result<Self, String> {
         if options.graph {
             return Err("XPBD_CUDA_GRAPH=1: MGPBD's frames are not captured as a graph (their outer iterations stop on the residual)".into());
         }
@@ -115,8 +116,8 @@ impl CudaBackend {
         let ordering = "MGPBD outer iterations, primal AMG-PCG";
         let describe = format!("cuda: {} ({}), {ordering}, {}, plain launches", info.name, info.ordinal, options.precision.name());
         let runner = match options.precision {
-            Precision::F32 => Runner::MgpbdF32(Box::new(MgpbdDevice::new(CudaOps::new(gpu)?, model, describe)?)),
-            Precision::F64 => Runner::MgpbdF64(Box::new(MgpbdDevice::new(CudaOps::new(gpu)?, model, describe)?)),
+            Precision::F32 => Runner::MgpbdF32(Box::new(MgpbdDevice::new(CudaOps::new(gpu)?, model, config, describe)?)),
+            Precision::F64 => Runner::MgpbdF64(Box::new(MgpbdDevice::new(CudaOps::new(gpu)?, model, config, describe)?)),
         };
         Ok(CudaBackend { runner, info, options, colors: None, ordering })
     }
@@ -146,24 +147,19 @@ impl Backend for CudaBackend {
         self.colors
     }
 
-    fn step_frame(&mut self, model: &Model, state: &mut State) -> FrameStats {
-        let result = self.try_step_frame(model, state);
-        frame_or_failure(result, state)
+    fn step_frame(&mut self, model: &Model, state: &mut State) -> xpbd_core::Result<FrameStats> {
+        self.try_step_frame(model, state).map_err(failure)
     }
 }
 
-/// A frame's stats, or for a driver error mid-run (which the `Backend` trait cannot return) the error printed
-/// once and the state set to NaN, so that the run's non-finite check stops it (never a silently wrong state).
-pub(crate) fn frame_or_failure(result: Result<FrameStats, String>, state: &mut State) -> FrameStats {
-    result.unwrap_or_else(|e| {
-        eprintln!("error: CUDA backend: {e}");
-        state.x.iter_mut().for_each(|p| p.fill(f64::NAN));
-        FrameStats { residual: f64::NAN, relative_residual: f64::NAN, ..FrameStats::default() }
-    })
+/// A device error while stepping, as the run records it.
+pub(crate) fn failure(message: String) -> xpbd_core::Error {
+    xpbd_core::Error::backend("CUDA", message)
 }
 
 /// The device model of one precision, the host layout, and the captured graph.
 struct Gpu<T> {
+    config: SolverConfig,
     gpu: Arc<GpuContext>,
     layout: Layout,
     dev: DeviceModel<T>,
@@ -183,9 +179,9 @@ fn flat(a: &[xpbd_core::mesh::Vec3]) -> Vec<f64> {
 }
 
 impl<T: KernelScalar> Gpu<T> {
-    fn new(gpu: Arc<GpuContext>, model: &Model, layout: Layout, use_graph: bool) -> Result<Self, String> {
-        let dev = DeviceModel::upload(&gpu, model, &layout)?;
-        Ok(Gpu { gpu, layout, dev, use_graph, graph: None, host_x: flat(&model.rest), host_v: flat(&model.initial_velocity) })
+    fn new(gpu: Arc<GpuContext>, model: &Model, config: &SolverConfig, layout: Layout, use_graph: bool) -> Result<Self, String> {
+        let dev = DeviceModel::upload(&gpu, model, &layout, config.substeps)?;
+        Ok(Gpu { config: config.clone(), gpu, layout, dev, use_graph, graph: None, host_x: flat(&model.rest), host_v: flat(&model.initial_velocity) })
     }
 
     fn step_frame(&mut self, model: &Model, state: &mut State) -> Result<FrameStats, String> {
@@ -195,9 +191,9 @@ impl<T: KernelScalar> Gpu<T> {
             stream.memcpy_htod(&x.iter().map(|&s| T::from_f64(s)).collect::<Vec<T>>(), &mut self.dev.x).map_err(err("uploading positions"))?;
             stream.memcpy_htod(&v.iter().map(|&s| T::from_f64(s)).collect::<Vec<T>>(), &mut self.dev.v).map_err(err("uploading velocities"))?;
         }
-        let n = model.solver.substeps;
+        let n = self.config.substeps;
         let t0 = state.time;
-        let times: Vec<T> = (1..=n).map(|k| T::from_f64(t0 + model.solver.dt * k as f64 / n as f64)).collect();
+        let times: Vec<T> = (1..=n).map(|k| T::from_f64(self.config.substep_end(t0, k))).collect();
         let start = Instant::now();
         stream.memcpy_htod(&times, &mut self.dev.times).map_err(err("uploading substep times"))?;
         if self.use_graph {
@@ -216,7 +212,7 @@ impl<T: KernelScalar> Gpu<T> {
         let solve_seconds = start.elapsed().as_secs_f64();
         self.download(model, state)?;
         // The CPU's end time of the last substep, to the bit.
-        state.time = t0 + model.solver.dt * n as f64 / n as f64;
+        state.time = self.config.substep_end(t0, n);
         state.frame += 1;
         let (r0, r) = self.residuals()?;
         Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None })
@@ -256,7 +252,7 @@ impl<T: KernelScalar> Gpu<T> {
 
     /// Issues every launch of one frame on the stream (recorded into the graph when capturing).
     fn record_frame(&mut self, model: &Model) -> Result<(), String> {
-        let substeps = model.solver.substeps;
+        let substeps = self.config.substeps;
         for k in 0..substeps {
             self.substep(model, k, k + 1 == substeps)?;
         }
@@ -268,14 +264,14 @@ impl<T: KernelScalar> Gpu<T> {
     fn substep(&mut self, model: &Model, k: usize, report: bool) -> Result<(), String> {
         let stream = self.gpu.stream().clone();
         let e = err("a substep");
-        let h = model.h();
+        let h = self.config.h();
         let (ht, n) = (T::from_f64(h), self.dev.n);
         let d = &mut self.dev;
         if let Some(c) = &mut d.colliders {
             stream.memcpy_dtod(&d.v, &mut c.v_before).map_err(&e)?;
         }
         let dv = [model.gravity.x * h, model.gravity.y * h, model.gravity.z * h].map(T::from_f64);
-        let damp = T::from_f64((-model.solver.velocity_damping * h).exp());
+        let damp = T::from_f64((-self.config.velocity_damping * h).exp());
         let mut l = stream.launch_builder(&d.predict);
         l.arg(&mut d.x).arg(&mut d.v).arg(&mut d.x_prev).arg(&d.inv_mass).arg(&dv[0]).arg(&dv[1]).arg(&dv[2]).arg(&damp).arg(&ht).arg(&n);
         // SAFETY: predict_<T>(x, v, x_prev, inv_mass, dvx, dvy, dvz, damp, h, n) of kernels/predict.cu; arrays of
@@ -295,7 +291,7 @@ impl<T: KernelScalar> Gpu<T> {
         if report {
             residual(&stream, d, ht, 0)?;
         }
-        for _ in 0..model.solver.iterations {
+        for _ in 0..self.config.iterations {
             sweep(&stream, d, ht)?;
             if let Some(s) = &mut d.soft {
                 let t = d.times.slice(k..k + 1);

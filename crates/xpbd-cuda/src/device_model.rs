@@ -108,7 +108,8 @@ pub(crate) fn flat3<T: KernelScalar>(a: impl IntoIterator<Item = xpbd_core::mesh
 }
 
 impl<T: KernelScalar> DeviceModel<T> {
-    pub fn upload(gpu: &GpuContext, model: &Model, layout: &Layout) -> Result<Self, String> {
+    /// Uploads `model` in `layout`, with room for the substep end times of a frame of `substeps`.
+    pub fn upload(gpu: &GpuContext, model: &Model, layout: &Layout, substeps: usize) -> Result<Self, String> {
         let s: &Arc<CudaStream> = gpu.stream();
         let e = err("uploading the model");
         let up_t = |a: Vec<T>| s.clone_htod(&a).map_err(&e);
@@ -146,7 +147,7 @@ impl<T: KernelScalar> DeviceModel<T> {
                 family_start: j.family_start.clone(),
                 start: up_u(&j.start)?,
                 adj: up_u(&nonempty(&j.adj))?,
-                omega: T::from_f64(model.solver.relaxation),
+                omega: T::from_f64(j.relaxation),
                 gather: gpu.function::<T>("sweeps", "jacobi_gather")?,
             }),
         };
@@ -192,7 +193,7 @@ impl<T: KernelScalar> DeviceModel<T> {
             soft: attachments(true, "soft_attachments")?,
             colliders,
             jacobi,
-            times: s.alloc_zeros(model.solver.substeps.max(1)).map_err(&e)?,
+            times: s.alloc_zeros(substeps.max(1)).map_err(&e)?,
             partials: s.alloc_zeros(2 * RESIDUAL_BLOCKS as usize * families.len().max(1)).map_err(&e)?,
             families,
             predict: gpu.function::<T>("predict", "predict")?,

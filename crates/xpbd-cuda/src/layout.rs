@@ -10,7 +10,8 @@
 use xpbd_core::collider::Shape;
 use xpbd_core::constraint::tet_model::TetModel;
 use xpbd_core::graph::partition::partitions;
-use xpbd_core::model::{Model, Ordering};
+use xpbd_core::model::Model;
+use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
 use xpbd_cpu::schedule::Schedule;
 
 /// The element kinds of `kernels/sweeps.cu`: tets of one model, cloth edges (distance), cloth hinges (bending).
@@ -86,17 +87,16 @@ pub fn soft_attachments_distinct(model: &Model) -> Result<(), String> {
     }
 }
 
-/// Why the CUDA backend cannot run `model`, or `Ok` when it can. Everything it does not support is named here,
-/// so that nothing runs silently wrong.
-pub fn check_supported(model: &Model) -> Result<(), String> {
-    if model.solver.mgpbd.is_some() {
-        return crate::mgpbd_backend::check_supported(model);
-    }
-    if model.solver.multilayer.is_some() || model.solver.kind != "xpbd" {
-        return Err(format!("solver.kind = \"{}\" has no GPU path (only \"xpbd\" and \"mgpbd\")", model.solver.kind));
-    }
-    if model.solver.ordering == Ordering::Serial {
-        return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into());
+/// Why the CUDA backend cannot run `model` under `config`, or `Ok` when it can. Everything it does not support
+/// is named here, so that nothing runs silently wrong.
+pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<(), String> {
+    match &config.method {
+        Method::Mgpbd(settings) => return crate::mgpbd_backend::check_supported(model, settings),
+        Method::Multilayer(_) => return Err("solver.kind = \"multilayer\" has no GPU path (only \"xpbd\" and \"mgpbd\")".into()),
+        Method::Xpbd { ordering: Ordering::Serial } => {
+            return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into())
+        }
+        Method::Xpbd { .. } => {}
     }
     if model.colliders.len() > MAX_COLLIDERS {
         return Err(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len()));
@@ -159,10 +159,12 @@ pub struct JacobiLayout {
     pub family_start: Vec<(usize, usize)>,
     pub start: Vec<u32>,
     pub adj: Vec<u32>,
+    /// ω: x += ω Σ Δx / n_v.
+    pub relaxation: f64,
 }
 
 impl JacobiLayout {
-    fn new(families: &[Family], vertex_count: usize) -> Self {
+    fn new(families: &[Family], vertex_count: usize, relaxation: f64) -> Self {
         let owners: Vec<u32> = families.iter().flat_map(|f| f.idx.iter().copied()).collect();
         let mut start = vec![0u32; vertex_count + 1];
         for &v in &owners {
@@ -185,7 +187,7 @@ impl JacobiLayout {
             adj[fill[v as usize] as usize] = slot as u32;
             fill[v as usize] += 1;
         }
-        JacobiLayout { inv_count, family_start, start, adj }
+        JacobiLayout { inv_count, family_start, start, adj, relaxation }
     }
 }
 
@@ -200,15 +202,16 @@ pub struct Layout {
 }
 
 impl Layout {
-    /// The layout of a model that [`check_supported`] accepts.
-    pub fn new(model: &Model) -> Result<Self, String> {
-        check_supported(model)?;
+    /// The layout of a model and an XPBD configuration that [`check_supported`] accepts.
+    pub fn new(model: &Model, config: &SolverConfig) -> Result<Self, String> {
+        check_supported(model, config)?;
+        let ordering = config.method.ordering().ok_or("the XPBD layout needs an XPBD ordering")?;
         let mut lambda_of: Vec<u32> = (0..model.rows as u32).collect();
         let mut families = Vec::new();
         for g in &model.tet_groups {
             let (c0, c1) = (g.lame.mu, g.lame.lambda);
             let mut f = Family::new(ElementKind::Tet(g.model), c0, c1, g.damping, g.lambda_offset);
-            let order = f.schedule(model, &g.tets);
+            let order = f.schedule(model, ordering, &g.tets);
             f.idx = order.iter().flat_map(|&e| g.tets[e as usize]).collect();
             f.data0 = order.iter().flat_map(|&e| row_major(&g.rest[e as usize].dm_inv)).collect();
             f.data1 = order.iter().map(|&e| g.rest[e as usize].volume).collect();
@@ -217,19 +220,22 @@ impl Layout {
         }
         for g in &model.cloth_groups {
             let mut f = Family::new(ElementKind::Distance, g.stretch_compliance, 0.0, g.damping, g.lambda_offset);
-            let order = f.schedule(model, &g.edges);
+            let order = f.schedule(model, ordering, &g.edges);
             f.idx = order.iter().flat_map(|&e| g.edges[e as usize]).collect();
             f.data0 = order.iter().map(|&e| g.rest_length[e as usize]).collect();
             f.permute_multipliers(&order, &mut lambda_of);
             families.push(f);
             let mut f = Family::new(ElementKind::Bending, g.bending_compliance, 0.0, g.damping, g.lambda_offset + g.edges.len());
-            let order = f.schedule(model, &g.hinges);
+            let order = f.schedule(model, ordering, &g.hinges);
             f.idx = order.iter().flat_map(|&e| g.hinges[e as usize]).collect();
             f.data0 = order.iter().map(|&e| g.rest_angle[e as usize]).collect();
             f.permute_multipliers(&order, &mut lambda_of);
             families.push(f);
         }
-        let jacobi = (model.solver.ordering == Ordering::Jacobi).then(|| JacobiLayout::new(&families, model.vertex_count()));
+        let jacobi = match ordering {
+            Ordering::Jacobi { relaxation } => Some(JacobiLayout::new(&families, model.vertex_count(), relaxation)),
+            _ => None,
+        };
         Ok(Layout { families, lambda_of, jacobi })
     }
 
@@ -251,17 +257,17 @@ impl Family {
         Family { kind, c0, c1, damping, idx: Vec::new(), data0: Vec::new(), data1: Vec::new(), lambda_offset, batch_start: Vec::new(), item_start: Vec::new() }
     }
 
-    /// Sets the family's schedule for `elements` in `model`'s ordering (the CPU backend's partitions); returns the
+    /// Sets the family's schedule for `elements` of `model` in `ordering` (the CPU backend's partitions); returns the
     /// execution order (model element indices).
-    fn schedule<const N: usize>(&mut self, model: &Model, elements: &[[u32; N]]) -> Vec<u32> {
+    fn schedule<const N: usize>(&mut self, model: &Model, ordering: Ordering, elements: &[[u32; N]]) -> Vec<u32> {
         let n = model.vertex_count();
-        let schedule = match model.solver.ordering {
+        let schedule = match ordering {
             Ordering::Colored => Schedule::colored(&partitions(elements, n, 1).colored),
-            Ordering::Clustered => {
-                let p = partitions(elements, n, model.solver.cluster_size);
+            Ordering::Clustered { cluster_size } => {
+                let p = partitions(elements, n, cluster_size);
                 Schedule::clustered(&p.clustering, &p.cluster_colors)
             }
-            Ordering::Jacobi => return (0..elements.len() as u32).collect(),
+            Ordering::Jacobi { .. } => return (0..elements.len() as u32).collect(),
             Ordering::Serial => unreachable!("rejected by check_supported"),
         };
         let order;

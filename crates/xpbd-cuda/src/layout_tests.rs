@@ -8,10 +8,11 @@ use xpbd_core::constraint::tet::TetRest;
 use xpbd_core::constraint::tet_model::{project_tet, TetParams};
 use xpbd_core::material::Lame;
 use xpbd_core::mesh::Vec3;
+use xpbd_core::scene::Built;
 use xpbd_core::state::State;
 use xpbd_cpu::{integrate, CpuBackend};
 
-fn model(material: &str, ordering: &str, damping: f64, extra: &str) -> Model {
+fn model(material: &str, ordering: &str, damping: f64, extra: &str) -> Built {
     let text = format!(
         r#"
 name = "layout"
@@ -33,7 +34,7 @@ pin = [{{ box = {{ min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] }} }}]
 "#
     );
     let scene = xpbd_core::scene::parse(&text, Path::new("t.toml")).unwrap_or_else(|e| panic!("{e}"));
-    xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("{e}")).0
+    xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn rest_of(f: &Family, e: usize) -> TetRest {
@@ -79,7 +80,7 @@ fn emulate_sweep(model: &Model, l: &Layout, x: &mut [Vec3], x_prev: &[Vec3], lam
             }
         }
         Some(j) => {
-            let omega = model.solver.relaxation;
+            let omega = j.relaxation;
             let mut slots = vec![Vec3::zeros(); j.adj.len()];
             for (f, &(first, first_slot)) in l.families.iter().zip(&j.family_start) {
                 for e in 0..f.elements() {
@@ -105,10 +106,11 @@ fn emulate_sweep(model: &Model, l: &Layout, x: &mut [Vec3], x_prev: &[Vec3], lam
 
 /// `substeps` substeps on the CPU backend and on the emulated kernels: the largest position difference and the
 /// largest multiplier difference (in model order) relative to the largest multiplier.
-fn compare(model: &Model, substeps: usize) -> (f64, f64) {
-    let l = Layout::new(model).unwrap();
-    let h = model.h();
-    let mut cpu = CpuBackend::new(model);
+fn compare(b: &Built, substeps: usize) -> (f64, f64) {
+    let (model, config) = (&b.model, &b.config);
+    let l = Layout::new(model, config).unwrap();
+    let h = config.h();
+    let mut cpu = CpuBackend::new(model, config);
     let mut s_cpu = State::initial(model);
     let mut s_emu = State::initial(model);
     let mut lambda = vec![0.0; model.rows];
@@ -117,9 +119,9 @@ fn compare(model: &Model, substeps: usize) -> (f64, f64) {
         let t_end = k as f64 * h;
         // Reporting on the last substep exports the CPU's multipliers into model order.
         cpu.substep(model, &mut s_cpu, h, t_end, k == substeps);
-        integrate::predict(model, &mut s_emu, &mut x_prev, h, t_end);
+        integrate::predict(model, config.velocity_damping, &mut s_emu, &mut x_prev, h, t_end);
         lambda.fill(0.0);
-        for _ in 0..model.solver.iterations {
+        for _ in 0..config.iterations {
             emulate_sweep(model, &l, &mut s_emu.x, &x_prev, &mut lambda, h);
         }
         integrate::update_velocities(&mut s_emu, &x_prev, h);
@@ -149,8 +151,8 @@ fn emulated_kernels_reproduce_the_cpu_backend() {
 #[test]
 fn schedules_flatten_without_loss() {
     for ordering in ["colored", "clustered"] {
-        let m = model("neohookean_block", ordering, 0.0, "");
-        let l = Layout::new(&m).unwrap();
+        let b = model("neohookean_block", ordering, 0.0, "");
+        let (m, l) = (&b.model, Layout::new(&b.model, &b.config).unwrap());
         let f = &l.families[0];
         let g = &m.tet_groups[0];
         assert_eq!(*f.item_start.last().unwrap() as usize, g.tets.len(), "{ordering}: every element in one item");
@@ -178,14 +180,14 @@ fn schedules_flatten_without_loss() {
             }
         }
         assert_eq!(l.colors(), Some(f.batches()));
-        assert_eq!(xpbd_core::backend::Backend::colors(&CpuBackend::new(&m)), l.colors(), "the CPU's schedule");
+        assert_eq!(xpbd_core::backend::Backend::colors(&CpuBackend::new(m, &b.config)), l.colors(), "the CPU's schedule");
     }
 }
 
 #[test]
 fn multipliers_map_back_to_model_order() {
-    let m = model("stvk", "clustered", 0.0, "");
-    let l = Layout::new(&m).unwrap();
+    let b = model("stvk", "clustered", 0.0, "");
+    let (m, l) = (&b.model, Layout::new(&b.model, &b.config).unwrap());
     let mut sorted = l.lambda_of.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, (0..m.rows as u32).collect::<Vec<_>>(), "a permutation");
@@ -201,8 +203,8 @@ fn multipliers_map_back_to_model_order() {
 
 #[test]
 fn jacobi_slots_count_constraints_per_vertex() {
-    let m = model("neohookean", "jacobi", 0.0, "");
-    let l = Layout::new(&m).unwrap();
+    let b = model("neohookean", "jacobi", 0.0, "");
+    let (m, l) = (&b.model, Layout::new(&b.model, &b.config).unwrap());
     let j = l.jacobi.as_ref().unwrap();
     let f = &l.families[0];
     assert!(f.batch_start.is_empty() && l.colors().is_none());
@@ -220,17 +222,17 @@ fn jacobi_slots_count_constraints_per_vertex() {
 
 #[test]
 fn unsupported_models_are_named() {
-    let reason = |m: &Model| check_supported(m).unwrap_err();
-    assert!(reason(&model("neohookean_block", "serial", 0.0, "")).contains("serial"));
-    assert!(check_supported(&model("arap", "colored", 0.0, "")).is_ok(), "every tet model has kernels");
+    let supported = |b: &Built| check_supported(&b.model, &b.config);
+    assert!(supported(&model("neohookean_block", "serial", 0.0, "")).unwrap_err().contains("serial"));
+    assert!(supported(&model("arap", "colored", 0.0, "")).is_ok(), "every tet model has kernels");
     let sphere = "[[collider]]\nkind = \"sphere\"\ncenter = [0.0, -2.0, 0.0]\nradius = 1.0\n";
-    assert!(check_supported(&model("neohookean_block", "colored", 0.0, &sphere.repeat(33))).unwrap_err().contains("33 colliders"));
+    assert!(supported(&model("neohookean_block", "colored", 0.0, &sphere.repeat(33))).unwrap_err().contains("33 colliders"));
     let mut doubled = model("neohookean_block", "colored", 0.0, "");
     let soft = xpbd_core::model::Attachment { vertex: 5, origin: Vec3::zeros(), velocity: Vec3::zeros(), compliance: 1e-4 };
-    doubled.attachments.extend([soft, soft]);
-    assert_eq!(reason(&doubled), "vertex 5 has two soft attachments: the GPU pass updates attachments in parallel");
+    doubled.model.attachments.extend([soft, soft]);
+    assert_eq!(supported(&doubled).unwrap_err(), "vertex 5 has two soft attachments: the GPU pass updates attachments in parallel");
     let plane = "[[collider]]\nkind = \"plane\"\npoint = [0.0, -2.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\n";
     let with_colliders = model("stvk", "clustered", 0.0, &format!("{plane}{sphere}"));
-    assert!(check_supported(&with_colliders).is_ok());
-    assert_eq!(collider_table(&with_colliders), [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    assert!(supported(&with_colliders).is_ok());
+    assert_eq!(collider_table(&with_colliders.model), [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
 }

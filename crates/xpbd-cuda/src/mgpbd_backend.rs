@@ -10,7 +10,9 @@ use std::time::Instant;
 
 use xpbd_core::backend::{Backend, FrameStats};
 use xpbd_core::metrics::residual_norm;
+use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::model::Model;
+use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
 use xpbd_cpu::{timed, SubstepBoundary};
 
@@ -21,14 +23,15 @@ use crate::layout::soft_attachments_distinct;
 use crate::outer_device::{device_settings, DeviceOuter};
 use crate::KernelScalar;
 
-/// Why the device MGPBD loop cannot run `model`, or `Ok` when it can. (Materials without scalar rows are
-/// already rejected when the scene is built.)
-pub fn check_supported(model: &Model) -> Result<(), String> {
-    device_settings(model)?;
+/// Why the device MGPBD loop cannot run `model` with `settings`, or `Ok` when it can. (Materials without scalar
+/// rows are already rejected when the scene is built.)
+pub fn check_supported(model: &Model, settings: &MgpbdSettings) -> Result<(), String> {
+    device_settings(settings)?;
     soft_attachments_distinct(model)
 }
 
 pub struct MgpbdDevice<O: LinearOps> {
+    config: SolverConfig,
     ops: O,
     outer: DeviceOuter<O>,
     boundary: SubstepBoundary,
@@ -40,26 +43,28 @@ pub struct MgpbdDevice<O: LinearOps> {
 }
 
 impl<O: LinearOps> MgpbdDevice<O> {
-    /// Uploads `model`'s rows and buffers through `ops` (`describe`: the backend's description).
-    pub fn new(ops: O, model: &Model, describe: String) -> Result<Self, String> {
-        check_supported(model)?;
-        let outer = DeviceOuter::new(&ops, model)?;
+    /// Uploads `model`'s rows and buffers through `ops` for the MGPBD `config` (`describe`: the backend's
+    /// description).
+    pub fn new(ops: O, model: &Model, config: &SolverConfig, describe: String) -> Result<Self, String> {
+        let settings = config.method.mgpbd().ok_or("solver.kind is not mgpbd")?;
+        check_supported(model, settings)?;
+        let outer = DeviceOuter::new(&ops, model, settings, config.h())?;
         let x = ops.zeros(3 * model.vertex_count())?;
         let lambda = ops.zeros(outer.multiplier_count())?;
         let attachments = DeviceSoftAttachments::upload(&ops, model)?;
-        Ok(MgpbdDevice { boundary: SubstepBoundary::new(model), outer, attachments, x, lambda, ops, describe })
+        Ok(MgpbdDevice { config: config.clone(), boundary: SubstepBoundary::new(model, config), outer, attachments, x, lambda, ops, describe })
     }
 
     /// One frame (as `CpuBackend::step_frame`); `Err` when the device reports an error.
     pub fn try_step_frame(&mut self, model: &Model, s: &mut State) -> Result<FrameStats, String> {
-        let h = model.h();
-        let n = model.solver.substeps;
+        let h = self.config.h();
+        let n = self.config.substeps;
         let t0 = s.time;
         let start = Instant::now();
         let (mut stats, mut excluded) = (FrameStats::default(), 0.0);
         self.outer.begin_frame(s.frame);
         for k in 1..=n {
-            let t_end = t0 + model.solver.dt * k as f64 / n as f64;
+            let t_end = self.config.substep_end(t0, k);
             self.boundary.begin(model, s, h, t_end);
             self.ops.write(&flat3(s.x.iter().copied()), &mut self.x)?;
             self.outer.reset(&self.ops, &mut self.lambda)?;
@@ -69,7 +74,7 @@ impl<O: LinearOps> MgpbdDevice<O> {
             s.lambda.fill(0.0);
             let report = k == n;
             let r0 = report.then(|| timed(&mut excluded, || residual_norm(model, &s.x, &s.lambda, h)));
-            for _ in 0..model.solver.iterations {
+            for _ in 0..self.config.iterations {
                 let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda)?;
                 if let Some(a) = &mut self.attachments {
                     a.iterate(&self.ops, &mut self.x, self.outer.inv_mass(), h)?;
@@ -102,8 +107,7 @@ impl<O: LinearOps> Backend for MgpbdDevice<O> {
         self.describe.clone()
     }
 
-    fn step_frame(&mut self, model: &Model, state: &mut State) -> FrameStats {
-        let result = self.try_step_frame(model, state);
-        crate::backend::frame_or_failure(result, state)
+    fn step_frame(&mut self, model: &Model, state: &mut State) -> xpbd_core::Result<FrameStats> {
+        self.try_step_frame(model, state).map_err(crate::backend::failure)
     }
 }

@@ -123,10 +123,9 @@ pub struct DeviceOuter<O: LinearOps> {
     pub stats: OuterStats,
 }
 
-/// The MGPBD settings of `model` when the device outer iteration runs its linear solver (`"primal-amg"` or
-/// `"cg"`); `Err` is why not.
-pub fn device_settings(model: &Model) -> Result<&MgpbdSettings, String> {
-    let settings = model.solver.mgpbd.as_ref().ok_or("solver.kind is not mgpbd")?;
+/// `settings` when the device outer iteration runs their linear solver (`"primal-amg"` or `"cg"`); `Err` is
+/// why not.
+pub fn device_settings(settings: &MgpbdSettings) -> Result<&MgpbdSettings, String> {
     if !DEVICE_SOLVERS.contains(&settings.linear_solver) {
         let [primal, cg] = DEVICE_SOLVERS.map(GlobalSolve::name);
         return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{primal}\" and \"{cg}\")", settings.linear_solver.name()));
@@ -136,10 +135,10 @@ pub fn device_settings(model: &Model) -> Result<&MgpbdSettings, String> {
 
 impl<O: LinearOps> DeviceOuter<O> {
     /// For an MGPBD model whose linear solver has a device path ([`device_settings`]); `Err` is why not.
-    pub fn new(ops: &O, model: &Model) -> Result<Self, String> {
-        let settings = device_settings(model)?.clone();
-        let rows = Rows::new(model).map_err(|e| e.to_string())?;
-        let at = alpha_tilde(&rows, model.h());
+    pub fn new(ops: &O, model: &Model, settings: &MgpbdSettings, h: f64) -> Result<Self, String> {
+        let settings = device_settings(settings)?.clone();
+        let rows = Rows::new(model, Some(&settings)).map_err(|e| e.to_string())?;
+        let at = alpha_tilde(&rows, h);
         let (all, solver) = if settings.linear_solver == GlobalSolve::Primal {
             let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);
             let device = DevicePrimal::new(ops, &pattern, &rows.vertices, &model.inv_mass, &inverse_alpha(&at))?;

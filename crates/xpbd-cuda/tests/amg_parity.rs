@@ -122,22 +122,23 @@ fn rows_f64_match_cpu() {
 fn outer_iterations_f64_match_cpu() {
     let Some(gpu) = gpu() else { return };
     let mut ops = CudaOps::<f64>::new(gpu).unwrap();
-    let mut model = common::load("mgpbd_beam_nh.toml", |_| {});
-    model.solver.mgpbd.as_mut().unwrap().max_coarse = 100;
-    let h = model.h();
+    let mut built = common::load("mgpbd_beam_nh.toml", |_| {});
+    common::mgpbd_mut(&mut built).max_coarse = 100;
+    let (model, h) = (&built.model, built.config.h());
+    let settings = built.config.method.mgpbd().unwrap();
     let mut x: Vec<xpbd_core::mesh::Vec3> =
         model.rest.iter().zip(&model.inv_mass).map(|(p, &w)| if w > 0.0 { p + model.gravity * h * h } else { *p }).collect();
     let mut lambda = vec![0.0; model.rows];
-    let mut dev = xpbd_cuda::outer_device::DeviceOuter::new(&ops, &model).unwrap();
+    let mut dev = xpbd_cuda::outer_device::DeviceOuter::new(&ops, model, settings, h).unwrap();
     let mut dx = ops.upload(&x.iter().flat_map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>()).unwrap();
     let mut dl = ops.zeros(model.rows).unwrap();
     dev.begin_frame(0);
     dev.reset(&ops, &mut dl).unwrap();
-    let mut cpu = xpbd_cpu::mgpbd::Mgpbd::new(&model);
+    let mut cpu = xpbd_cpu::mgpbd::Mgpbd::new(model, settings);
     cpu.begin_frame(0);
     cpu.reset(&mut lambda);
     for it in 0..5 {
-        cpu.iterate(&model, &mut x, &mut lambda, h);
+        cpu.iterate(model, &mut x, &mut lambda, h);
         dev.iterate(&mut ops, &mut dx, &mut dl).unwrap();
         let (cs, ds) = (cpu.take_stats(), std::mem::take(&mut dev.stats));
         println!(
@@ -164,13 +165,13 @@ fn mgpbd_frames_match_the_cpu_backend() {
         return;
     }
     for r in &FRAME_RUNS {
-        let model = r.model();
+        let xpbd_core::scene::Built { model, config, .. } = r.model();
         let options = xpbd_cuda::CudaOptions { ordinal: 0, precision: xpbd_cuda::Precision::F64, graph: false };
-        let mut gpu = xpbd_cuda::CudaBackend::new(&model, options).unwrap_or_else(|e| panic!("{}: {e}", r.name()));
-        let mut cpu = xpbd_cpu::CpuBackend::new(&model);
+        let mut gpu = xpbd_cuda::CudaBackend::new(&model, &config, options).unwrap_or_else(|e| panic!("{}: {e}", r.name()));
+        let mut cpu = xpbd_cpu::CpuBackend::new(&model, &config);
         let (mut sg, mut sc) = (xpbd_core::state::State::initial(&model), xpbd_core::state::State::initial(&model));
         for f in 0..r.frames {
-            let (g, c) = (gpu.try_step_frame(&model, &mut sg).unwrap(), cpu.step_frame(&model, &mut sc));
+            let (g, c) = (gpu.try_step_frame(&model, &mut sg).unwrap(), cpu.step_frame(&model, &mut sc).unwrap());
             let (gm, cm) = (g.mgpbd.unwrap(), c.mgpbd.unwrap());
             let what = format!("{}, frame {f}", r.name());
             println!(

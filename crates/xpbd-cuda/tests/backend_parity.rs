@@ -10,7 +10,7 @@ use common::*;
 use xpbd_core::backend::Backend;
 use xpbd_core::linear::Method;
 use xpbd_core::mgpbd::settings::GlobalSolve;
-use xpbd_core::model::{Model, Ordering};
+use xpbd_core::scene::Built;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
 use xpbd_cuda::{CudaBackend, CudaOptions, Precision};
@@ -29,11 +29,12 @@ fn gpu_available() -> bool {
 }
 
 /// One frame on the CPU and on the GPU; (largest position difference, CPU and GPU final residuals).
-fn run(model: &Model, precision: Precision) -> (f64, f64, f64) {
-    let mut cpu = CpuBackend::new(model);
+fn run(b: &Built, precision: Precision) -> (f64, f64, f64) {
+    let (model, config) = (&b.model, &b.config);
+    let mut cpu = CpuBackend::new(model, config);
     let mut s_cpu = State::initial(model);
-    let stats_cpu = cpu.step_frame(model, &mut s_cpu);
-    let mut gpu = CudaBackend::new(model, CudaOptions { ordinal: 0, precision, graph: false }).unwrap();
+    let stats_cpu = cpu.step_frame(model, &mut s_cpu).unwrap();
+    let mut gpu = CudaBackend::new(model, config, CudaOptions { ordinal: 0, precision, graph: false }).unwrap();
     let mut s_gpu = State::initial(model);
     let stats_gpu = gpu.try_step_frame(model, &mut s_gpu).unwrap();
     assert_eq!(gpu.colors(), cpu.colors(), "the GPU runs the CPU's schedule");
@@ -43,9 +44,9 @@ fn run(model: &Model, precision: Precision) -> (f64, f64, f64) {
     (dx, stats_cpu.residual, stats_gpu.residual)
 }
 
-fn check(name: &str, model: &Model, precision: Precision, tolerance: f64) {
-    let (dx, r_cpu, r_gpu) = run(model, precision);
-    let scale = size(model);
+fn check(name: &str, b: &Built, precision: Precision, tolerance: f64) {
+    let (dx, r_cpu, r_gpu) = run(b, precision);
+    let scale = size(&b.model);
     println!("{name}: |x_gpu - x_cpu| = {dx:e} m ({:e} of the body size); residual cpu {r_cpu:e}, gpu {r_gpu:e}", dx / scale);
     assert!(dx <= tolerance * scale, "{name}: positions differ by {dx:e} m, more than {tolerance:e} of the body size {scale} m");
     // In single precision the residual after one iteration is not comparable (round-off of C near 1 is 1e-7 per
@@ -60,7 +61,7 @@ fn beam_block_neohookean_f64_matches_cpu() {
     if !gpu_available() {
         return;
     }
-    for ordering in [Ordering::Colored, Ordering::Clustered] {
+    for ordering in [COLORED, CLUSTERED] {
         check(&format!("beam {ordering:?}"), &with_ordering(beam("neohookean_block", 0.0), ordering), Precision::F64, 1e-9);
     }
 }
@@ -70,7 +71,7 @@ fn armadillo_block_neohookean_f64_matches_cpu() {
     if !gpu_available() {
         return;
     }
-    for ordering in [Ordering::Colored, Ordering::Clustered] {
+    for ordering in [COLORED, CLUSTERED] {
         check(&format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), Precision::F64, 1e-9);
         check(&format!("armadillo on plane, sphere, box {ordering:?}"), &with_ordering(armadillo_on_shapes(), ordering), Precision::F64, 1e-9);
     }
@@ -82,7 +83,7 @@ fn damped_decoupled_neohookean_stvk_and_arap_f64_match_cpu() {
         return;
     }
     for material in ["neohookean", "stvk", "neohookean_block", "arap"] {
-        check(&format!("beam {material} damped"), &with_ordering(beam(material, 0.002), Ordering::Clustered), Precision::F64, 1e-9);
+        check(&format!("beam {material} damped"), &with_ordering(beam(material, 0.002), CLUSTERED), Precision::F64, 1e-9);
     }
 }
 
@@ -91,7 +92,7 @@ fn cloth_f64_matches_cpu() {
     if !gpu_available() {
         return;
     }
-    for ordering in [Ordering::Colored, Ordering::Clustered, Ordering::Jacobi] {
+    for ordering in [COLORED, CLUSTERED, JACOBI] {
         check(&format!("cloth {ordering:?}"), &with_ordering(cloth(1e-5), ordering), Precision::F64, 1e-9);
     }
 }
@@ -102,8 +103,8 @@ fn jacobi_f64_matches_cpu() {
         return;
     }
     // The CPU's Jacobi is deterministic (slots, no atomics), and so is the GPU's: the same tolerance as Gauss-Seidel.
-    check("beam jacobi", &with_ordering(beam("neohookean_block", 0.0), Ordering::Jacobi), Precision::F64, 1e-9);
-    check("armadillo jacobi", &with_ordering(armadillo(), Ordering::Jacobi), Precision::F64, 1e-9);
+    check("beam jacobi", &with_ordering(beam("neohookean_block", 0.0), JACOBI), Precision::F64, 1e-9);
+    check("armadillo jacobi", &with_ordering(armadillo(), JACOBI), Precision::F64, 1e-9);
 }
 
 #[test]
@@ -111,7 +112,7 @@ fn f32_within_1e_3_of_the_body_size() {
     if !gpu_available() {
         return;
     }
-    for ordering in [Ordering::Colored, Ordering::Clustered] {
+    for ordering in [COLORED, CLUSTERED] {
         check(&format!("beam f32 {ordering:?}"), &with_ordering(beam("neohookean_block", 0.0), ordering), Precision::F32, 1e-3);
         check(&format!("armadillo f32 {ordering:?}"), &with_ordering(armadillo(), ordering), Precision::F32, 1e-3);
     }
@@ -122,9 +123,9 @@ fn graph_replay_equals_plain_launches() {
     if !gpu_available() {
         return;
     }
-    let model = with_ordering(armadillo(), Ordering::Clustered);
+    let Built { model, config, .. } = with_ordering(armadillo(), CLUSTERED);
     let frames = |graph: bool| {
-        let mut gpu = CudaBackend::new(&model, CudaOptions { ordinal: 0, precision: Precision::F64, graph }).unwrap();
+        let mut gpu = CudaBackend::new(&model, &config, CudaOptions { ordinal: 0, precision: Precision::F64, graph }).unwrap();
         let mut s = State::initial(&model);
         for _ in 0..3 {
             gpu.try_step_frame(&model, &mut s).unwrap();
@@ -135,14 +136,14 @@ fn graph_replay_equals_plain_launches() {
     assert_eq!(plain.x, graph.x, "the graph replays the same launches");
     assert_eq!(plain.v, graph.v);
     assert_eq!(plain.lambda, graph.lambda);
-    assert!((plain.time - 3.0 * model.solver.dt).abs() < 1e-12 && plain.frame == 3);
+    assert!((plain.time - 3.0 * config.dt).abs() < 1e-12 && plain.frame == 3);
 }
 
 #[test]
 fn unsupported_scene_is_refused_with_the_reason() {
-    let mut model = load("mgpbd_beam_nh.toml", |_| {});
-    model.solver.mgpbd.as_mut().unwrap().linear_solver = GlobalSolve::Dual(Method::AmgPcg);
-    let reason = match CudaBackend::new(&model, CudaOptions { ordinal: 0, precision: Precision::F64, graph: false }) {
+    let mut b = load("mgpbd_beam_nh.toml", |_| {});
+    mgpbd_mut(&mut b).linear_solver = GlobalSolve::Dual(Method::AmgPcg);
+    let reason = match CudaBackend::new(&b.model, &b.config, CudaOptions { ordinal: 0, precision: Precision::F64, graph: false }) {
         Ok(_) => panic!("the CUDA backend accepted MGPBD with AMG-PCG on the dual matrix"),
         Err(reason) => reason,
     };
@@ -154,15 +155,16 @@ fn test_scenes_are_supported_and_exercise_every_path() {
     // Runs without a GPU: the scenes above build, the backend's support check accepts them, and they contain what
     // the parity tests claim to cover.
     for material in ["neohookean_block", "neohookean", "stvk", "arap"] {
-        let m = beam(material, 0.002);
-        xpbd_cuda::layout::check_supported(&with_ordering(m.clone(), Ordering::Clustered)).unwrap();
-        assert_eq!(m.solver.substeps, 20);
-        assert!(m.tet_groups[0].damping > 0.0 && m.solver.velocity_damping > 0.0);
+        let b = with_ordering(beam(material, 0.002), CLUSTERED);
+        xpbd_cuda::layout::check_supported(&b.model, &b.config).unwrap();
+        let (m, config) = (&b.model, &b.config);
+        assert_eq!(config.substeps, 20);
+        assert!(m.tet_groups[0].damping > 0.0 && config.velocity_damping > 0.0);
         assert!(m.attachments.iter().any(|a| a.compliance > 0.0 && a.velocity.norm() > 0.0), "a moving soft attachment");
         assert!(m.inv_mass.contains(&0.0), "hard pins");
     }
-    let a = with_ordering(armadillo(), Ordering::Colored);
-    xpbd_cuda::layout::check_supported(&a).unwrap();
-    assert_eq!((a.solver.substeps, a.colliders.len()), (20, 1));
-    assert!(a.element_count() > 3000);
+    let a = with_ordering(armadillo(), COLORED);
+    xpbd_cuda::layout::check_supported(&a.model, &a.config).unwrap();
+    assert_eq!((a.config.substeps, a.model.colliders.len()), (20, 1));
+    assert!(a.model.element_count() > 3000);
 }

@@ -14,7 +14,7 @@ use common::host_library::{get, library_or_skip};
 use common::*;
 use libloading::Library;
 use xpbd_core::backend::Backend;
-use xpbd_core::model::{Model, Ordering};
+use xpbd_core::scene::Built;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
 use xpbd_cuda::layout::{collider_table, Layout};
@@ -51,11 +51,12 @@ struct HostFrame {
 }
 
 /// One frame of `CudaBackend`'s launch sequence on the host-compiled kernels.
-fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
+fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
+    let (model, config) = (&b.model, &b.config);
     let k = |name: &str| format!("{name}_{}", T::SUFFIX);
-    let l = Layout::new(model).unwrap();
+    let l = Layout::new(model, config).unwrap();
     let n = model.vertex_count() as u32;
-    let h = model.h();
+    let h = config.h();
     let ht = T::from_f64(h);
     let (mut x, mut v): (Vec<T>, Vec<T>) = (flat3(&model.rest), flat3(&model.initial_velocity));
     let mut x_prev = vec![T::default(); x.len()];
@@ -108,14 +109,14 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
         }
         sum.sqrt()
     };
-    let substeps = model.solver.substeps;
+    let substeps = config.substeps;
     let dv = [model.gravity.x * h, model.gravity.y * h, model.gravity.z * h].map(T::from_f64);
-    let damp = T::from_f64((-model.solver.velocity_damping * h).exp());
+    let damp = T::from_f64((-config.velocity_damping * h).exp());
     // SAFETY (every call below): the pointers are to live vectors of the sizes the kernels index (3n positions,
     // n inverse masses, the layout's arrays), as in `CudaBackend`.
     unsafe {
         for s in 0..substeps {
-            let t = [T::from_f64(model.solver.dt * (s + 1) as f64 / substeps as f64)];
+            let t = [T::from_f64(config.dt * (s + 1) as f64 / substeps as f64)];
             let report = s + 1 == substeps;
             if !colliders.is_empty() {
                 v_before.copy_from_slice(&v);
@@ -129,7 +130,7 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
             if report {
                 residuals.0 = residual(&x, &lambda);
             }
-            for _ in 0..model.solver.iterations {
+            for _ in 0..config.iterations {
                 for (i, (f, (dm, vol))) in l.families.iter().zip(&fam).enumerate() {
                     let suffix = f.kind.kernel_suffix();
                     let beta_h = T::from_f64(f.damping * h);
@@ -161,7 +162,7 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
                         Some(j) => {
                             let (first, first_slot) = j.family_start[i];
                             let jacobi: JacobiElements<T> = get(lib, &k(&format!("jacobi_{suffix}")));
-                            let omega = T::from_f64(model.solver.relaxation);
+                            let omega = T::from_f64(j.relaxation);
                             let count = f.elements() as u32;
                             jacobi(
                                 x.as_ptr(),
@@ -244,11 +245,12 @@ fn host_frame<T: KernelScalar>(lib: &Library, model: &Model) -> HostFrame {
 /// Host kernels against `CpuBackend` over one frame: positions within `tolerance` of the body size; in double
 /// precision also velocities, multipliers and the residuals. (Single-precision velocities are not compared: a
 /// rounding of x near 1.5 m is 1e-7 m, i.e. 1e-3 m/s after division by h = 1.25e-4 s, and more on slivers.)
-fn check<T: KernelScalar>(lib: &Library, name: &str, model: &Model, tolerance: f64) -> u32 {
-    let mut cpu = CpuBackend::new(model);
+fn check<T: KernelScalar>(lib: &Library, name: &str, b: &Built, tolerance: f64) -> u32 {
+    let model = &b.model;
+    let mut cpu = CpuBackend::new(model, &b.config);
     let mut s = State::initial(model);
-    let stats = cpu.step_frame(model, &mut s);
-    let HostFrame { x, v, lambda, residuals: (r0, r), touched } = host_frame::<T>(lib, model);
+    let stats = cpu.step_frame(model, &mut s).unwrap();
+    let HostFrame { x, v, lambda, residuals: (r0, r), touched } = host_frame::<T>(lib, b);
     let scale = size(model);
     let dx = (0..model.vertex_count()).map(|i| (0..3).map(|c| (x[3 * i + c] - s.x[i][c]).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max);
     let dv = (0..model.vertex_count()).map(|i| (0..3).map(|c| (v[3 * i + c] - s.v[i][c]).powi(2)).sum::<f64>().sqrt()).fold(0.0, f64::max);
@@ -258,7 +260,7 @@ fn check<T: KernelScalar>(lib: &Library, name: &str, model: &Model, tolerance: f
     assert!(dx <= tolerance * scale, "{name} ({}): positions differ by {dx:e} m (tolerance {tolerance:e} of {scale} m)", T::SUFFIX);
     if T::SUFFIX == "f64" {
         // v = (x − x_prev)/h turns a position difference into one 1/h larger.
-        assert!(dv <= tolerance * scale / model.h(), "{name}: velocities differ by {dv:e} m/s");
+        assert!(dv <= tolerance * scale / b.config.h(), "{name}: velocities differ by {dv:e} m/s");
         let lmax = s.lambda.iter().fold(0.0f64, |m, l| m.max(l.abs()));
         let dl = s.lambda.iter().zip(&lambda).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
         assert!(dl <= 1e-8 * lmax, "{name}: multipliers differ by {dl:e} (largest {lmax:e})");
@@ -271,7 +273,7 @@ fn check<T: KernelScalar>(lib: &Library, name: &str, model: &Model, tolerance: f
 #[test]
 fn host_compiled_kernels_match_the_cpu_backend_f64() {
     let Some(lib) = library_or_skip() else { return };
-    for ordering in [Ordering::Colored, Ordering::Clustered, Ordering::Jacobi] {
+    for ordering in [COLORED, CLUSTERED, JACOBI] {
         assert_eq!(check::<f64>(lib, &format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), 1e-10), 0b1, "the plane is hit");
         let touched = check::<f64>(lib, &format!("armadillo on shapes {ordering:?}"), &with_ordering(armadillo_on_shapes(), ordering), 1e-10);
         assert_eq!(touched, 0b1111, "plane, sphere, box and cylinder are hit");
@@ -289,7 +291,7 @@ fn host_compiled_kernels_match_the_cpu_backend_f64() {
 #[test]
 fn host_compiled_kernels_in_f32_stay_within_1e_3_of_the_body_size() {
     let Some(lib) = library_or_skip() else { return };
-    for ordering in [Ordering::Colored, Ordering::Clustered, Ordering::Jacobi] {
+    for ordering in [COLORED, CLUSTERED, JACOBI] {
         check::<f32>(lib, &format!("armadillo {ordering:?}"), &with_ordering(armadillo(), ordering), 1e-3);
         check::<f32>(lib, &format!("beam stvk {ordering:?}"), &with_ordering(beam("stvk", 0.002), ordering), 1e-3);
         check::<f32>(lib, &format!("beam arap {ordering:?}"), &with_ordering(beam("arap", 0.002), ordering), 1e-3);

@@ -30,10 +30,12 @@ fn rel(got: &[f64], want: &[f64]) -> f64 {
 /// `iterations` outer iterations of scene `file` on the device and on the CPU from the same predicted state.
 fn outer_iterations_match(file: &str, iterations: usize) {
     let Some(lib) = library_or_skip() else { return };
-    let mut model = common::load(file, |_| {});
-    model.solver.mgpbd.as_mut().unwrap().max_coarse = 100;
-    assert_eq!(model.solver.mgpbd.as_ref().unwrap().linear_solver.name(), "primal-amg", "{file}");
-    let h = model.h();
+    let mut built = common::load(file, |_| {});
+    common::mgpbd_mut(&mut built).max_coarse = 100;
+    let (model, config) = (&built.model, &built.config);
+    let settings = config.method.mgpbd().unwrap();
+    assert_eq!(settings.linear_solver.name(), "primal-amg", "{file}");
+    let h = config.h();
     let mut x: Vec<Vec3> = model
         .rest
         .iter()
@@ -44,19 +46,19 @@ fn outer_iterations_match(file: &str, iterations: usize) {
     let mut lambda = vec![0.0; model.rows];
 
     let mut ops = HostOps::<f64>::new(lib);
-    let mut dev = DeviceOuter::new(&ops, &model).unwrap();
+    let mut dev = DeviceOuter::new(&ops, model, settings, h).unwrap();
     let mut dx = ops.upload(&x.iter().flat_map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>()).unwrap();
     let mut dl = ops.zeros(dev.multiplier_count()).unwrap();
     let mut dev_lambda = vec![0.0; model.rows];
     dev.begin_frame(0);
     dev.reset(&ops, &mut dl).unwrap();
 
-    let mut cpu = Mgpbd::new(&model);
+    let mut cpu = Mgpbd::new(model, settings);
     cpu.begin_frame(0);
     cpu.reset(&mut lambda);
     let mut first = 0.0;
     for it in 0..iterations {
-        let cpu_done = cpu.iterate(&model, &mut x, &mut lambda, h);
+        let cpu_done = cpu.iterate(model, &mut x, &mut lambda, h);
         let dev_done = dev.iterate(&mut ops, &mut dx, &mut dl).unwrap();
         dev.state_multipliers(&ops, &dl, &mut dev_lambda).unwrap();
         let (cs, ds) = (cpu.take_stats(), std::mem::take(&mut dev.stats));
@@ -98,14 +100,15 @@ fn arap_component_outer_iterations_match_the_cpu() {
 fn frames_match_the_cpu_backend() {
     let Some(lib) = library_or_skip() else { return };
     for r in &FRAME_RUNS {
-        let mut model = r.model();
-        model.solver.mgpbd.as_mut().unwrap().max_coarse = 100;
-        let mut dev = MgpbdDevice::new(HostOps::<f64>::new(lib), &model, "host".into()).unwrap();
-        let mut cpu = CpuBackend::new(&model);
-        let (mut sd, mut sc) = (State::initial(&model), State::initial(&model));
+        let mut built = r.model();
+        common::mgpbd_mut(&mut built).max_coarse = 100;
+        let (model, config) = (&built.model, &built.config);
+        let mut dev = MgpbdDevice::new(HostOps::<f64>::new(lib), model, config, "host".into()).unwrap();
+        let mut cpu = CpuBackend::new(model, config);
+        let (mut sd, mut sc) = (State::initial(model), State::initial(model));
         let mut linear_iterations = 0;
         for f in 0..r.frames {
-            let (d, c) = (dev.try_step_frame(&model, &mut sd).unwrap(), cpu.step_frame(&model, &mut sc));
+            let (d, c) = (dev.try_step_frame(model, &mut sd).unwrap(), cpu.step_frame(model, &mut sc).unwrap());
             let (dm, cm) = (d.mgpbd.unwrap(), c.mgpbd.unwrap());
             let flat = |v: &[Vec3]| v.iter().flat_map(|p| [p.x, p.y, p.z]).collect::<Vec<f64>>();
             let (ex, ev, el) = (rel(&flat(&sd.x), &flat(&sc.x)), rel(&flat(&sd.v), &flat(&sc.v)), rel(&sd.lambda, &sc.lambda));
@@ -136,9 +139,10 @@ fn unsupported_models_are_refused_with_the_reason() {
     let Some(lib) = library_or_skip() else { return };
     let ops = HostOps::<f64>::new(lib);
     for solver in ["amg-pcg", "jacobi-pcg", "direct"] {
-        let mut model = common::load("mgpbd_beam_nh.toml", |_| {});
-        model.solver.mgpbd.as_mut().unwrap().linear_solver = GlobalSolve::from_name(solver).unwrap();
-        let reason = DeviceOuter::new(&ops, &model).err().expect("refused");
+        let mut built = common::load("mgpbd_beam_nh.toml", |_| {});
+        common::mgpbd_mut(&mut built).linear_solver = GlobalSolve::from_name(solver).unwrap();
+        let settings = built.config.method.mgpbd().unwrap();
+        let reason = DeviceOuter::new(&ops, &built.model, settings, built.config.h()).err().expect("refused");
         assert!(reason.contains(&format!("\"{solver}\"")) && reason.contains("primal-amg") && reason.contains("\"cg\""), "{reason}");
     }
 }

@@ -2,21 +2,21 @@
 //! the CPU up to frame F, then, from that same state, start frame F+1's first substep with each
 //! solver (prediction and multiplier reset) and record after every iteration the residual
 //! ‖C(x) + α̃λ‖ of DESIGN.md §7, its ratio to the residual right after the prediction, and the
-//! elastic energy. Output: `converge.csv` and the plot `converge.svg`.
+//! elastic energy. Output: `converge.csv` (`csv`); `xpbd-tools` draws the plot `converge.svg`.
 
 use crate::device::Device;
-use crate::plot::{panels_svg, Panel, Series};
 use crate::simulation::Simulation;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
 use xpbd_core::backend::Backend;
 use xpbd_core::constraint::tet_model::TetModel;
-use xpbd_core::mesh::io::write_atomic;
 use xpbd_core::metrics::{elastic_energy, residual_norm};
 use xpbd_core::mgpbd::rows::Rows;
 use xpbd_core::mgpbd::settings::MgpbdSettings;
-use xpbd_core::model::{Model, Ordering};
+use xpbd_core::model::Model;
+use xpbd_core::scene::schema;
+use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
 use xpbd_cpu::CpuBackend;
@@ -29,12 +29,14 @@ pub const CSV_HEADER: &str = "solver,iteration,wall_ms,residual,relative_residua
 
 /// One item of `--solvers`: `ORDERING` or `MODEL/ORDERING`, optionally followed by `:N`, its own
 /// iteration count (so that solvers of very different cost per iteration cover about the same wall time).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SolverSpec {
     /// The item as written (trimmed): the `solver` column and the legend entry.
     pub label: String,
     /// Material model that replaces every tet group's model (only between the two neo-Hookean forms).
     pub model: Option<TetModel>,
+    /// The XPBD ordering, with the default Jacobi relaxation and cluster size (the scene's replace them in
+    /// [`solver_config`]).
     pub ordering: Ordering,
     /// MGPBD's outer loop with the scene's `[solver]` settings (or their defaults) instead of an
     /// XPBD ordering.
@@ -64,10 +66,14 @@ pub fn parse_solvers(list: &str) -> Result<Vec<SolverSpec>> {
                 _ => return Err(Error::invalid(format!("--solvers: '{item}': the iteration count after ':' must be an integer ≥ 1"))),
             },
         };
+        let ordering = |name: &str| {
+            let d = schema::Solver::default();
+            Ordering::named(name, d.relaxation, d.cluster_size)
+        };
         let spec = match item.split_once('/') {
             None if item == "mgpbd" => Some(SolverSpec { label: item.into(), model: None, ordering: Ordering::Serial, mgpbd: true, iterations }),
-            None => Ordering::from_name(item).map(|ordering| SolverSpec { label: item.into(), model: None, ordering, mgpbd: false, iterations }),
-            Some((m, o)) => match (parse_model(m.trim()), Ordering::from_name(o.trim())) {
+            None => ordering(item).map(|ordering| SolverSpec { label: item.into(), model: None, ordering, mgpbd: false, iterations }),
+            Some((m, o)) => match (parse_model(m.trim()), ordering(o.trim())) {
                 (Some(model), Some(ordering)) => Some(SolverSpec { label: item.into(), model: Some(model), ordering, mgpbd: false, iterations }),
                 _ => None,
             },
@@ -86,42 +92,49 @@ pub fn parse_solvers(list: &str) -> Result<Vec<SolverSpec>> {
     Ok(out)
 }
 
-/// The model `spec` solves with: a clone of `base` with its ordering and, when given, its material
-/// model replaced in every tet group. The override is only allowed between `neohookean` and
-/// `neohookean_block`, which share their constraints, Lamé parameters and multiplier layout.
-pub fn solver_model(base: &Model, spec: &SolverSpec) -> Result<Model> {
-    let mut model = base.clone();
-    model.solver.ordering = spec.ordering;
-    model.solver.multilayer = None; // converge steps iteration by iteration, which the multi-layer solver does not
+/// How `spec` solves `model` (from [`solver_model`]): the scene's stepping (`base`) with MGPBD (the scene's
+/// settings when its solver is MGPBD, else the defaults) or the spec's XPBD ordering with the scene's
+/// `relaxation` and `cluster_size` (`scene`). The multi-layer solver is not one of them: converge steps
+/// iteration by iteration, which it does not.
+pub fn solver_config(base: &SolverConfig, scene: &schema::Solver, model: &Model, spec: &SolverSpec) -> Result<SolverConfig> {
     if !spec.mgpbd {
-        (model.solver.kind, model.solver.mgpbd) = ("xpbd".into(), None);
-    } else {
-        let refused = |e: Error| Error::invalid(format!("--solvers: solver 'mgpbd': {e}"));
-        if model.solver.mgpbd.is_none() {
-            let mut settings = MgpbdSettings::from_scene(&xpbd_core::scene::schema::Solver::default())?;
-            settings.resolve(&model).map_err(refused)?;
-            model.solver.mgpbd = Some(settings);
-        }
-        model.solver.kind = "mgpbd".into();
-        Rows::new(&model).map_err(refused)?;
+        let ordering = Ordering::named(spec.ordering.name(), scene.relaxation, scene.cluster_size).expect("a parsed ordering");
+        return Ok(base.with_method(Method::Xpbd { ordering }));
     }
-    if let Some(m) = spec.model {
-        if model.tet_groups.is_empty() {
-            return Err(Error::invalid(format!("--solvers: solver '{}' overrides the material model, but the scene has no tetrahedral body", spec.label)));
+    let refused = |e: Error| Error::invalid(format!("--solvers: solver 'mgpbd': {e}"));
+    let settings = match &base.method {
+        Method::Mgpbd(settings) => settings.clone(),
+        _ => {
+            let mut settings = MgpbdSettings::from_scene(&schema::Solver::default())?;
+            settings.resolve(model).map_err(refused)?;
+            settings
         }
-        for g in &mut model.tet_groups {
-            if !matches!(g.model, TetModel::NeoHookean | TetModel::NeoHookeanBlock) {
-                return Err(Error::invalid(format!(
-                    "--solvers: solver '{}' overrides the material model, which works only between {MODELS}, but body '{}' is {}",
-                    spec.label,
-                    base.bodies[g.body].name,
-                    g.model.name()
-                )));
-            }
-            g.model = m;
-        }
+    };
+    Rows::new(model, Some(&settings)).map_err(refused)?;
+    Ok(base.with_method(Method::Mgpbd(settings)))
+}
+
+/// The model `spec` solves when it is not the scene's: a copy of `base` with the spec's material model in every
+/// tet group (`None`: the scene's model serves). The override is only allowed between `neohookean` and
+/// `neohookean_block`, which share their constraints, Lamé parameters and multiplier layout.
+pub fn solver_model(base: &Model, spec: &SolverSpec) -> Result<Option<Model>> {
+    let Some(m) = spec.model else { return Ok(None) };
+    if base.tet_groups.is_empty() {
+        return Err(Error::invalid(format!("--solvers: solver '{}' overrides the material model, but the scene has no tetrahedral body", spec.label)));
     }
-    Ok(model)
+    let mut model = base.clone();
+    for g in &mut model.tet_groups {
+        if !matches!(g.model, TetModel::NeoHookean | TetModel::NeoHookeanBlock) {
+            return Err(Error::invalid(format!(
+                "--solvers: solver '{}' overrides the material model, which works only between {MODELS}, but body '{}' is {}",
+                spec.label,
+                base.bodies[g.body].name,
+                g.model.name()
+            )));
+        }
+        g.model = m;
+    }
+    Ok(Some(model))
 }
 
 /// The record after one iteration (iteration 0: right after the prediction).
@@ -148,7 +161,7 @@ pub struct Curve {
 /// Advances `sim` (whose backend is the scene's own) to frame `frame`, failing on a non-finite state.
 pub fn run_up(sim: &mut Simulation, frame: usize) -> Result<()> {
     while sim.state.frame < frame {
-        let stats = sim.selection.backend.step_frame(&sim.model, &mut sim.state);
+        let stats = sim.selection.backend.step_frame(&sim.model, &mut sim.state)?;
         if let Some(v) = sim.state.first_non_finite() {
             let body = &sim.model.bodies[sim.model.body_of_vertex(v)];
             return Err(Error::invalid(format!(
@@ -168,13 +181,13 @@ pub fn run_up(sim: &mut Simulation, frame: usize) -> Result<()> {
     Ok(())
 }
 
-/// Runs the first substep after `start` with `model`'s solver for `iterations` iterations on a
-/// fresh CPU backend, recording a sample at iteration 0 and after each iteration.
-pub fn substep_history(model: &Model, start: &State, iterations: usize, label: &str) -> Curve {
-    let mut backend = CpuBackend::new(model);
+/// Runs the first substep after `start` with `config`'s solver for `iterations` iterations on a fresh CPU
+/// backend, recording a sample at iteration 0 and after each iteration.
+pub fn substep_history(model: &Model, config: &SolverConfig, start: &State, iterations: usize, label: &str) -> Curve {
+    let mut backend = CpuBackend::new(model, config);
     let mut s = start.clone();
-    let h = model.h();
-    let t_end = s.time + model.solver.dt / model.solver.substeps as f64;
+    let h = config.h();
+    let t_end = config.substep_end(s.time, 1);
     backend.begin_substep(model, &mut s, h, t_end);
     let r0 = residual_norm(model, &s.x, &s.lambda, h);
     let sample = |iteration: usize, wall_s: f64, s: &State| {
@@ -206,9 +219,20 @@ pub fn converge(scene: &Path, frame: usize, iterations: usize, solvers: &[Solver
     }
     let mut sim = Simulation::load(scene, Some(Device::Cpu))?;
     // Check every solver against the scene before spending time on the run-up.
-    let models = solvers.iter().map(|s| solver_model(&sim.model, s)).collect::<Result<Vec<_>>>()?;
+    let setups = solvers
+        .iter()
+        .map(|s| {
+            let model = solver_model(&sim.model, s)?;
+            let config = solver_config(&sim.config, &sim.scene.solver, model.as_ref().unwrap_or(&sim.model), s)?;
+            Ok((model, config))
+        })
+        .collect::<Result<Vec<_>>>()?;
     run_up(&mut sim, frame)?;
-    let curves = solvers.iter().zip(&models).map(|(s, m)| substep_history(m, &sim.state, s.iterations.unwrap_or(iterations), &s.label)).collect();
+    let curves = solvers
+        .iter()
+        .zip(&setups)
+        .map(|(s, (m, config))| substep_history(m.as_ref().unwrap_or(&sim.model), config, &sim.state, s.iterations.unwrap_or(iterations), &s.label))
+        .collect();
     Ok((sim, curves))
 }
 
@@ -224,29 +248,6 @@ pub fn csv(curves: &[Curve]) -> String {
     out
 }
 
-/// The three panels of `converge.svg`: relative residual and elastic energy against iteration, and
-/// relative residual against solver wall time, all on a logarithmic y axis.
-pub fn svg(title: &str, curves: &[Curve]) -> Result<String> {
-    let series =
-        |f: fn(&Sample) -> (f64, f64)| curves.iter().map(|c| Series { name: c.solver.clone(), points: c.samples.iter().map(f).collect() }).collect::<Vec<_>>();
-    let panel = |title: &str, x: &str, y: &str, series| Panel { title: title.into(), x_label: x.into(), y_label: y.into(), log_y: true, series };
-    panels_svg(
-        title,
-        &[
-            panel("relative residual", "iteration", "‖r‖ / ‖r₀‖", series(|s| (s.iteration as f64, s.relative_residual))),
-            panel("elastic energy", "iteration", "energy (J)", series(|s| (s.iteration as f64, s.energy))),
-            panel("relative residual against time", "solver wall time (ms)", "‖r‖ / ‖r₀‖", series(|s| (s.wall_ms, s.relative_residual))),
-        ],
-    )
-}
-
-/// Writes `converge.csv` and `converge.svg` into `dir` (created when missing).
-pub fn write_outputs(dir: &Path, title: &str, curves: &[Curve]) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    write_atomic(&dir.join("converge.csv"), csv(curves).as_bytes())?;
-    write_atomic(&dir.join("converge.svg"), svg(title, curves)?.as_bytes())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,12 +259,16 @@ mod tests {
         assert_eq!(s[0], SolverSpec { label: "serial".into(), model: None, ordering: Ordering::Serial, mgpbd: false, iterations: None });
         assert!(parse_solvers("serial,mgpbd").unwrap()[1].mgpbd);
         assert_eq!(s[1].model, Some(TetModel::NeoHookeanBlock));
-        assert_eq!(s[1].ordering, Ordering::Clustered);
+        assert_eq!(s[1].ordering, Ordering::Clustered { cluster_size: 5 });
         assert_eq!(s[2].label, "neohookean/jacobi");
         assert_eq!(parse_solvers(DEFAULT_SOLVERS).unwrap().len(), 4);
         let own = parse_solvers("mgpbd:30, clustered : 3000,serial").unwrap();
-        assert_eq!(own.iter().map(|s| (s.label.as_str(), s.iterations)).collect::<Vec<_>>(), [("mgpbd", Some(30)), ("clustered", Some(3000)), ("serial", None)]);
-        for bad in ["gauss", "stvk/serial", "neohookean/", "serial,,jacobi", "neohookean/serial/x", "serial,serial", "serial:0", "serial:x", "mgpbd:3,mgpbd:4"] {
+        assert_eq!(
+            own.iter().map(|s| (s.label.as_str(), s.iterations)).collect::<Vec<_>>(),
+            [("mgpbd", Some(30)), ("clustered", Some(3000)), ("serial", None)]
+        );
+        for bad in ["gauss", "stvk/serial", "neohookean/", "serial,,jacobi", "neohookean/serial/x", "serial,serial", "serial:0", "serial:x", "mgpbd:3,mgpbd:4"]
+        {
             let e = parse_solvers(bad).unwrap_err().to_string();
             assert!(e.starts_with("--solvers: "), "{bad}: {e}");
         }

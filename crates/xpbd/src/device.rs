@@ -10,6 +10,7 @@
 
 use xpbd_core::backend::Backend;
 use xpbd_core::model::Model;
+use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::{Error, Result};
 
 /// A requested device: `auto`, `cpu`, `cuda` or `cuda:N`.
@@ -102,30 +103,31 @@ pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision,
     }
 }
 
-/// Gathers the [`Facts`] for device `ordinal` (probing the driver) and `model`.
-fn facts(ordinal: usize, model: &Model, min_elements: usize) -> Facts {
+/// Gathers the [`Facts`] for device `ordinal` (probing the driver), `model` and `config`.
+fn facts(ordinal: usize, model: &Model, config: &SolverConfig, min_elements: usize) -> Facts {
     Facts {
         device: xpbd_cuda::probe_ordinal(ordinal).map(|info| info.name),
-        unsupported: xpbd_cuda::layout::check_supported(model).err(),
+        unsupported: xpbd_cuda::layout::check_supported(model, config).err(),
         elements: model.element_count(),
         min_elements,
         validated: xpbd_cuda::VALIDATED_ON_GPU,
     }
 }
 
-/// Picks the backend for `model` (`min_elements`: `simulation.gpu_min_elements`). `Auto` falls back to the CPU
-/// with the reason; an explicit CUDA request that cannot be honoured is an error carrying the reason.
-pub fn select(requested: Device, model: &Model, min_elements: usize) -> Result<Selection> {
-    let cpu = |reason: String| Selection { backend: Box::new(xpbd_cpu::CpuBackend::new(model)), device: "cpu".into(), reason };
+/// Picks the backend for `model` solved by `config` (`min_elements`: `simulation.gpu_min_elements`). `Auto` falls
+/// back to the CPU with the reason; an explicit CUDA request that cannot be honoured is an error carrying the
+/// reason.
+pub fn select(requested: Device, model: &Model, config: &SolverConfig, min_elements: usize) -> Result<Selection> {
+    let cpu = |reason: String| Selection { backend: Box::new(xpbd_cpu::CpuBackend::new(model, config)), device: "cpu".into(), reason };
     let ordinal = match requested {
         Device::Cpu => return Ok(cpu("cpu: requested".into())),
         Device::Auto => 0,
         Device::Cuda(n) => n,
     };
-    match decide(requested, &facts(ordinal, model, min_elements)).map_err(Error::invalid)? {
+    match decide(requested, &facts(ordinal, model, config, min_elements)).map_err(Error::invalid)? {
         Decision::Cpu(reason) => Ok(cpu(reason)),
         Decision::Cuda { ordinal, reason } => {
-            let started = xpbd_cuda::CudaOptions::from_env(ordinal).and_then(|options| xpbd_cuda::CudaBackend::new(model, options));
+            let started = xpbd_cuda::CudaOptions::from_env(ordinal).and_then(|options| xpbd_cuda::CudaBackend::new(model, config, options));
             match (started, requested) {
                 (Ok(backend), _) => Ok(Selection { device: format!("cuda:{ordinal} {}", backend.device().name), backend: Box::new(backend), reason }),
                 (Err(e), Device::Auto) => Ok(cpu(format!("cpu: the CUDA backend failed to start: {e}"))),

@@ -16,8 +16,9 @@ pub enum OnFailure {
     Continue,
 }
 
-/// One failed check: the frame it was seen after, a machine-readable `kind` (`non_finite`,
-/// `max_speed`, `inverted`) and a one-line cause naming the vertex or the count.
+/// One failed check: the frame it was seen after (or, for `backend`, the frame whose step failed), a
+/// machine-readable `kind` (`non_finite`, `max_speed`, `inverted`, `edge_strain`, `backend`: the backend
+/// reported an error, e.g. a device failure) and a one-line cause naming the vertex, the count or the error.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Failure {
     pub frame: usize,
@@ -108,7 +109,7 @@ mod tests {
             material = { model = "neohookean", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
         "#;
         let scene = xpbd_core::scene::parse(text, std::path::Path::new("h.toml")).unwrap();
-        let (model, _) = xpbd_core::scene::build(&scene, std::path::Path::new(".")).unwrap();
+        let model = xpbd_core::scene::build(&scene, std::path::Path::new(".")).unwrap().model;
         let state = State::initial(&model);
         (model, state)
     }
@@ -148,7 +149,7 @@ mod tests {
         let text = "name = \"c\"\n[[body]]\nname = \"sheet\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [2, 2] }\n\
                     material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 1e-7, bending_compliance = 1.0 }\n";
         let scene = xpbd_core::scene::parse(text, std::path::Path::new("c.toml")).unwrap();
-        let (model, _) = xpbd_core::scene::build(&scene, std::path::Path::new(".")).unwrap();
+        let model = xpbd_core::scene::build(&scene, std::path::Path::new(".")).unwrap().model;
         let mut state = State::initial(&model);
         let rest = xpbd_core::metrics::max_edge_strain(&model, &state.x);
         assert!(rest.is_some_and(|s| s < 1e-12), "{rest:?}");

@@ -1,18 +1,14 @@
 //! `xpbd`: the facade. Load a scene, let the dispatcher pick a backend (DESIGN.md §3), run it and
-//! write the outputs of DESIGN.md §5.
+//! write the outputs of DESIGN.md §5. A library without rendering: pictures, plots, reports and
+//! the batch runner are in `xpbd-tools`.
 
-pub mod batch;
 pub mod checkpoint;
 pub mod converge;
 pub mod device;
 pub mod dual_system;
 pub mod fnv;
 pub mod health;
-pub mod image_file;
 pub mod output;
-pub mod plot;
-pub mod render;
-pub mod report;
 pub mod simulation;
 pub mod surface_frames;
 

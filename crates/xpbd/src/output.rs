@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use xpbd_core::mesh::io::{write_atomic, write_pvd, write_vtu, PointData};
 use xpbd_core::mgpbd::OuterStats;
 use xpbd_core::model::Model;
+use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
 
@@ -122,8 +123,9 @@ impl CsvFile {
 }
 
 impl Writer {
-    /// Creates `dir` (and `dir/frames` when frames are written) and the CSV headers.
-    pub fn create(dir: &Path, model: &Model, formats: Vec<FrameFormat>, every: usize) -> Result<Self> {
+    /// Creates `dir` (and `dir/frames` when frames are written) and the CSV headers (MGPBD's counters when
+    /// `config` is MGPBD).
+    pub fn create(dir: &Path, model: &Model, config: &SolverConfig, formats: Vec<FrameFormat>, every: usize) -> Result<Self> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         if !formats.is_empty() {
             let frames = dir.join("frames");
@@ -133,7 +135,7 @@ impl Writer {
         if !model.cloth_groups.is_empty() {
             header.push_str(",max_edge_strain");
         }
-        if model.solver.mgpbd.is_some() {
+        if config.method.mgpbd().is_some() {
             header = format!("{header},{}", OuterStats::CSV_HEADER);
         }
         let metrics = CsvFile::create(dir.join("metrics.csv"), &header)?;

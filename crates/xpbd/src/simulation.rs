@@ -9,14 +9,18 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 use xpbd_core::metrics::{elastic_energy, kinetic_energy, max_edge_strain, volume_stats};
-use xpbd_core::model::{Model, SolverSettings};
+use xpbd_core::model::Model;
 use xpbd_core::scene::{self, Scene};
+use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
 
 pub struct Simulation {
     pub scene: Scene,
+    /// What is simulated.
     pub model: Model,
+    /// How it is solved.
+    pub config: SolverConfig,
     pub state: State,
     pub selection: Selection,
     /// The per-frame checks of `[simulation]` (`on_failure`, `max_speed`, `max_inverted_fraction`, `max_edge_strain`).
@@ -36,7 +40,7 @@ pub struct Summary {
     pub device: String,
     pub device_reason: String,
     pub backend: String,
-    pub solver: SolverSettings,
+    pub solver: SolverConfig,
     pub vertices: usize,
     pub elements: usize,
     /// Colors per sweep, for colored and clustered orderings.
@@ -89,16 +93,16 @@ impl Simulation {
     }
 
     pub fn from_scene(scene: Scene, base_dir: &Path, device: Option<Device>, path: &Path) -> Result<Self> {
-        let (model, warnings) = scene::build(&scene, base_dir).map_err(|e| prefix(path, e))?;
+        let scene::Built { model, config, warnings } = scene::build(&scene, base_dir).map_err(|e| prefix(path, e))?;
         let device = match device {
             Some(d) => d,
             None => scene.simulation.device.parse().map_err(|e| prefix(path, Error::invalid(format!("simulation.{e}"))))?,
         };
         frame_formats(&scene.output.formats).map_err(|e| prefix(path, e))?;
-        let selection = select(device, &model, scene.simulation.gpu_min_elements)?;
+        let selection = select(device, &model, &config, scene.simulation.gpu_min_elements)?;
         let state = State::initial(&model);
         let health = Health::new(&scene.simulation).map_err(|e| prefix(path, e))?;
-        Ok(Simulation { scene, model, state, selection, health, warnings, checkpoint_every: 0, resumed_at: None })
+        Ok(Simulation { scene, model, config, state, selection, health, warnings, checkpoint_every: 0, resumed_at: None })
     }
 
     /// Continues from the checkpoint in the run folder `dir`; the next [`run`](Self::run) into `dir`
@@ -106,7 +110,7 @@ impl Simulation {
     pub fn resume(&mut self, dir: &Path) -> Result<()> {
         let file = dir.join(checkpoint::FILE);
         let (state, carried) = checkpoint::read(&file, checkpoint::fingerprint(&self.scene), &self.state)?;
-        self.selection.backend.restore_carried(&self.model, &state, &carried).map_err(|e| Error::parse(&file, None, e.to_string()))?;
+        self.selection.backend.restore_carried(&state, &carried).map_err(|e| Error::parse(&file, None, e.to_string()))?;
         self.state = state;
         self.resumed_at = Some(self.state.frame);
         Ok(())
@@ -123,7 +127,7 @@ impl Simulation {
         let resumed_at = self.resumed_at.take();
         let mut writer = match resumed_at {
             Some(frame) => Writer::resume(out, &self.model, formats, every, frame)?,
-            None => Writer::create(out, &self.model, formats, every)?,
+            None => Writer::create(out, &self.model, &self.config, formats, every)?,
         };
         let start = Instant::now();
         let fingerprint = checkpoint::fingerprint(&self.scene);
@@ -131,11 +135,19 @@ impl Simulation {
             writer.frame(&self.model, &self.state)?;
         }
         let first = self.state.frame;
+        // The last frame written (a frame whose step failed or left a non-finite state is not).
+        let mut done = first;
         let mut solve_s = 0.0;
         let mut last = self.final_state(0.0, 0.0);
         let (mut failure, mut failed_checks, mut failed_check_count) = (None, Vec::new(), 0);
         for _ in 0..total.saturating_sub(resumed_at.unwrap_or(0)) {
-            let stats = self.selection.backend.step_frame(&self.model, &mut self.state);
+            let stats = match self.selection.backend.step_frame(&self.model, &mut self.state) {
+                Ok(stats) => stats,
+                Err(e) => {
+                    failure = Some(Failure { frame: done + 1, kind: "backend", cause: e.to_string() });
+                    break;
+                }
+            };
             solve_s += stats.solve_seconds;
             if let Some(f) = Health::non_finite(&self.model, &self.state, stats.residual) {
                 last.nan = true;
@@ -158,6 +170,7 @@ impl Simulation {
                 mgpbd: stats.mgpbd,
             })?;
             writer.frame(&self.model, &self.state)?;
+            done = self.state.frame;
             if self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0 {
                 checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state, &self.selection.backend.carried())?;
             }
@@ -177,7 +190,6 @@ impl Simulation {
             }
         }
         // A non-finite frame is not written; a frame that failed a limit is (its state is finite).
-        let done = self.state.frame - last.nan as usize;
         let ms_per_frame = if done > first { solve_s * 1e3 / (done - first) as f64 } else { 0.0 };
         let summary = Summary {
             scene: self.scene.name.clone(),
@@ -189,14 +201,14 @@ impl Simulation {
             device: self.selection.device.clone(),
             device_reason: self.selection.reason.clone(),
             backend: self.selection.backend.describe(),
-            solver: self.model.solver.clone(),
+            solver: self.config.clone(),
             vertices: self.model.vertex_count(),
             elements: self.model.element_count(),
             colors: self.selection.backend.colors(),
             frames: done,
             wall_time_s: start.elapsed().as_secs_f64(),
             ms_per_frame,
-            ms_per_substep: ms_per_frame / self.model.solver.substeps as f64,
+            ms_per_substep: ms_per_frame / self.config.substeps as f64,
             last,
             failure: failure.clone(),
             failed_checks,

@@ -1,5 +1,5 @@
-//! A simulation that produces a non-finite state stops with a one-line cause, keeps the frames it
-//! wrote, and records the failure in summary.json (DESIGN.md §5, output-format.md).
+//! A simulation that produces a non-finite state, or whose backend fails, stops with a one-line cause,
+//! keeps the frames it wrote, and records the failure in summary.json (docs/output-format.md).
 
 use std::path::Path;
 use xpbd::{Device, Simulation};
@@ -35,4 +35,58 @@ fn non_finite_state_stops_the_run_and_keeps_the_written_frames() {
     // Frames up to the last good one are on disk, the failed one is not.
     assert!(out.join("frames/frame_00003.vtu").is_file());
     assert!(!out.join("frames/frame_00004.vtu").exists());
+}
+
+/// A backend that runs the CPU backend for `good` frames and then fails as a device would.
+struct FailingBackend {
+    cpu: xpbd_cpu::CpuBackend,
+    good: usize,
+}
+
+impl xpbd::core::backend::Backend for FailingBackend {
+    fn describe(&self) -> String {
+        "test: fails after a few frames".into()
+    }
+
+    fn step_frame(&mut self, model: &xpbd::core::model::Model, state: &mut xpbd::core::state::State) -> xpbd::core::Result<xpbd::core::backend::FrameStats> {
+        if state.frame == self.good {
+            // What a device leaves behind is unspecified: make it as bad as it gets.
+            state.x.iter_mut().for_each(|p| p.fill(f64::NAN));
+            return Err(xpbd::core::Error::backend("test", "an injected device error"));
+        }
+        self.cpu.step_frame(model, state)
+    }
+}
+
+#[test]
+fn a_backend_error_stops_the_run_and_is_recorded_without_nan() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = xpbd::core::scene::parse(SCENE, Path::new("blowup.toml")).unwrap();
+    let mut sim = Simulation::from_scene(scene, Path::new("."), Some(Device::Cpu), Path::new("blowup.toml")).unwrap();
+    sim.selection.backend = Box::new(FailingBackend { cpu: xpbd_cpu::CpuBackend::new(&sim.model, &sim.config), good: 2 });
+    let out = dir.path().join("out");
+    let err = sim.run(&out, Some(5), &mut |_, _| {}).unwrap_err().to_string();
+    assert!(!err.contains('\n'));
+    assert!(err.contains("simulation failed at frame 3") && err.contains("test backend: an injected device error"), "{err}");
+    let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(summary["status"], "failed");
+    assert_eq!((summary["failure"]["kind"].as_str(), summary["failure"]["frame"].as_u64()), (Some("backend"), Some(3)));
+    assert_eq!((summary["frames"].as_u64(), summary["final"]["nan"].as_bool()), (Some(2), Some(false)));
+    fn no_null(v: &serde_json::Value) -> bool {
+        match v {
+            serde_json::Value::Null => false,
+            serde_json::Value::Array(a) => a.iter().all(no_null),
+            serde_json::Value::Object(o) => o.values().all(no_null),
+            _ => true,
+        }
+    }
+    assert!(no_null(&summary), "a non-finite number would be written as null: {text}");
+    let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
+    assert_eq!(metrics.lines().count(), 1 + 2, "a row per good frame");
+    for row in metrics.lines().skip(1) {
+        assert!(row.split(',').all(|f| f.parse::<f64>().is_ok_and(f64::is_finite)), "{row}");
+    }
+    assert!(out.join("frames/frame_00002.vtu").is_file());
+    assert!(!out.join("frames/frame_00003.vtu").exists());
 }

@@ -5,7 +5,7 @@ use super::assembly::Pattern;
 use super::primal::PINNED;
 use super::primal_solve::{Jacobian, PrimalSolver};
 use super::rows::Rows;
-use super::tests::{model, perturbed};
+use super::tests::{model, perturbed, rows_of};
 use super::{alpha_tilde, assemble};
 use crate::amg::aggregation::standard_aggregation;
 use crate::amg::blocks::{block_strength, rigid_body_modes, unknown_aggregates};
@@ -15,12 +15,12 @@ use crate::amg::AmgOptions;
 use crate::linear::direct::Direct;
 use crate::linear::{LinearSolver, Setup};
 use crate::mesh::Vec3;
-use crate::model::Model;
+use crate::scene::Built;
 use crate::sparse::{norm, spmv, Csr};
 
 /// A pinned box of `cells` with `material` (the inline table's fields after `model`), with cone ARAP
 /// rows (the default `auto` would pick the components for the primal solve).
-fn box_model(cells: [usize; 3], material: &str) -> Model {
+fn box_model(cells: [usize; 3], material: &str) -> Built {
     model(&format!(
         "arap_rows = \"cone\"\n[[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [2.0, 0.5, 0.5], cells = {cells:?} }}\n\
          material = {{ model = {material} }}\n\
@@ -28,7 +28,7 @@ fn box_model(cells: [usize; 3], material: &str) -> Model {
     ))
 }
 
-fn cloth_model() -> Model {
+fn cloth_model() -> Built {
     model(
         "[[body]]\nname = \"c\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [8, 8] }\n\
          material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 1e-7, bending_compliance = 1e-3 }\n\
@@ -37,18 +37,19 @@ fn cloth_model() -> Model {
 }
 
 /// Rows, positions, gradients and `A`, `b` of a model at perturbed positions with nonzero λ.
-fn system(m: &Model) -> (Rows, Vec<Vec3>, Vec<[Vec3; 4]>, Csr, Vec<f64>) {
-    let rows = Rows::new(m).unwrap();
+fn system(b: &Built) -> (Rows, Vec<Vec3>, Vec<[Vec3; 4]>, Csr, Vec<f64>) {
+    let (m, rows, h) = (&b.model, rows_of(b), b.config.h());
     let x = perturbed(m);
     let lambda: Vec<f64> = (0..rows.len()).map(|i| 1e-6 * (i as f64).cos()).collect();
-    let (a, b) = assemble(m, &rows, &Pattern::new(&rows, &m.inv_mass), &x, &lambda, m.h());
+    let (a, b) = assemble(m, &rows, &Pattern::new(&rows, &m.inv_mass), &x, &lambda, h);
     let grads = (0..rows.len()).map(|i| rows.evaluate(m, i, &x).1).collect();
     (rows, x, grads, a, b)
 }
 
-fn primal_solver(m: &Model, rows: &Rows, x: &[Vec3], grads: &[[Vec3; 4]]) -> PrimalSolver {
+fn primal_solver(b: &Built, rows: &Rows, x: &[Vec3], grads: &[[Vec3; 4]]) -> PrimalSolver {
+    let m = &b.model;
     let mut s = PrimalSolver::new(&rows.vertices, &m.inv_mass, AmgOptions { max_coarse: 30, ..Default::default() });
-    s.set_alpha_tilde(&alpha_tilde(rows, m.h()));
+    s.set_alpha_tilde(&alpha_tilde(rows, b.config.h()));
     s.fill(grads, &m.inv_mass);
     s.setup(x, Setup::Full);
     s
@@ -83,12 +84,12 @@ fn primal_solve_matches_direct_solve_of_the_dual_system() {
         assert!(name == "arap" || s.info().levels >= 2, "{name}: {:?}", s.info());
         let mut got = vec![0.0; b.len()];
         // The stopping test reads the true dual residual (to 1 %) at an outer-loop tolerance …
-        let st = s.solve(Jacobian { vertices: &rows.vertices, grads: &grads }, &m.inv_mass, &b, &mut got, 1e-6, 300);
+        let st = s.solve(Jacobian { vertices: &rows.vertices, grads: &grads }, &m.model.inv_mass, &b, &mut got, 1e-6, 300);
         let true_residual = dual_residual(&a, &b, &got);
         assert!(st.converged && (true_residual - st.relative_residual).abs() < 0.01 * true_residual + 1e-14, "{name}: true {true_residual:e} vs {st:?}");
         // … and to 1e-11 the solution is the direct one (there, rounding in Δλ = α̃⁻¹(b − J y),
         // where b and J y nearly cancel, puts the true residual up to a few times above CG's own).
-        let st = s.solve(Jacobian { vertices: &rows.vertices, grads: &grads }, &m.inv_mass, &b, &mut got, 1e-11, 300);
+        let st = s.solve(Jacobian { vertices: &rows.vertices, grads: &grads }, &m.model.inv_mass, &b, &mut got, 1e-11, 300);
         let true_residual = dual_residual(&a, &b, &got);
         assert!(st.converged && true_residual < 1e-10, "{name}: true {true_residual:e} vs {st:?}");
         let diff = norm(&got.iter().zip(&want).map(|(p, q)| p - q).collect::<Vec<_>>()) / norm(&want);
@@ -187,9 +188,9 @@ fn smoothed_levels_pick_which_prolongators_are_smoothed() {
     let widest_row = |p: &Csr| p.outer_iterator().map(|r| r.nnz()).max().unwrap_or(0);
     for smoothed in [0, 1, usize::MAX] {
         let options = AmgOptions { max_coarse: 30, smoothed_levels: smoothed, ..Default::default() };
-        let mut s = PrimalSolver::new(&rows.vertices, &m.inv_mass, options.clone());
-        s.set_alpha_tilde(&alpha_tilde(&rows, m.h()));
-        s.fill(&grads, &m.inv_mass);
+        let mut s = PrimalSolver::new(&rows.vertices, &m.model.inv_mass, options.clone());
+        s.set_alpha_tilde(&alpha_tilde(&rows, m.config.h()));
+        s.fill(&grads, &m.model.inv_mass);
         s.setup(&x, Setup::Full);
         let nf = s.pattern.free_count();
         let h = crate::amg::hierarchy::Hierarchy::smoothed_aggregation(
@@ -205,7 +206,7 @@ fn smoothed_levels_pick_which_prolongators_are_smoothed() {
             assert_eq!(w > 6, l < smoothed, "smoothed_levels {smoothed}, level {l}: widest row of P has {w} entries");
         }
         let mut got = vec![0.0; b.len()];
-        let st = s.solve(Jacobian { vertices: &rows.vertices, grads: &grads }, &m.inv_mass, &b, &mut got, 1e-11, 300);
+        let st = s.solve(Jacobian { vertices: &rows.vertices, grads: &grads }, &m.model.inv_mass, &b, &mut got, 1e-11, 300);
         let diff = norm(&got.iter().zip(&want).map(|(p, q)| p - q).collect::<Vec<_>>()) / norm(&want);
         assert!(st.converged && diff < 1e-8, "smoothed_levels {smoothed}: |Δλ − Δλ_direct| / |Δλ_direct| = {diff:e} after {st:?}");
     }

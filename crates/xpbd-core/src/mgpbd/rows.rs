@@ -6,7 +6,7 @@
 //! bending is part of the global system too. With `solver.arap_rows = "components"` each ARAP row is
 //! replaced by the nine smooth rows `C_k = (F − R)_k` of the same energy (docs/mgpbd.md, "Smooth ARAP rows").
 
-use super::settings::{ArapRotation, ArapRows, GlobalSolve};
+use super::settings::{ArapRotation, ArapRows, GlobalSolve, MgpbdSettings};
 use crate::constraint::arap::Polar;
 use crate::constraint::tet::{deformation_gradient, node_gradients};
 use crate::constraint::tet_model::{gather, TetModel};
@@ -85,9 +85,10 @@ pub const NO_SLOT: u32 = u32::MAX;
 const COMPONENTS: usize = 9;
 
 impl Rows {
-    /// The rows of `model`. Errors for material models without scalar rows (StVK's coupled normal
+    /// The rows of `model` under MGPBD's `settings` (`None`, or settings before `resolve`: cone rows and no
+    /// check of the primal form). Errors for material models without scalar rows (StVK's coupled normal
     /// block) and for damped bodies, whose damping the global solve does not model.
-    pub fn new(model: &Model) -> Result<Self> {
+    pub fn new(model: &Model, settings: Option<&MgpbdSettings>) -> Result<Self> {
         let n = model.rows;
         let mut r = Rows {
             kind: vec![RowKind::Edge; n],
@@ -97,7 +98,7 @@ impl Rows {
             compliance: vec![0.0; n],
             multiplier: (0..n as u32).collect(),
             component: vec![0; n],
-            exact_rotation: model.solver.mgpbd.as_ref().is_none_or(|s| s.arap_rotation == ArapRotation::Exact),
+            exact_rotation: settings.is_none_or(|s| s.arap_rotation == ArapRotation::Exact),
             polar_slot: vec![NO_SLOT; n],
             slot_row: vec![],
         };
@@ -140,9 +141,9 @@ impl Rows {
                 set(g.lambda_offset + g.edges.len() + e, RowKind::Hinge, gi, e, *hi, g.bending_compliance);
             }
         }
-        let components = model.solver.mgpbd.as_ref().is_some_and(|s| s.arap_rows == ArapRows::Components);
+        let components = settings.is_some_and(|s| s.arap_rows == ArapRows::Components);
         let r = if components { r.arap_components() } else { r };
-        if model.solver.mgpbd.as_ref().is_some_and(|s| s.linear_solver == GlobalSolve::Primal) {
+        if settings.is_some_and(|s| s.linear_solver == GlobalSolve::Primal) {
             super::primal::check_compliance(&r, model)?;
         }
         Ok(r)

@@ -191,7 +191,7 @@ impl MgpbdSettings {
     pub fn resolve(&mut self, model: &Model) -> Result<()> {
         if self.auto.linear_solver {
             // Rows::new reads an unresolved `auto` as cone rows without the primal check.
-            let rows = Rows::new(model)?;
+            let rows = Rows::new(model, Some(&*self))?;
             let cloth = rows.kind.iter().any(|k| matches!(k, RowKind::Edge | RowKind::Hinge));
             self.linear_solver = match (super::primal::hard_row(&rows), cloth) {
                 (Some(_), _) => GlobalSolve::Dual(DEFAULT_SOLVER),

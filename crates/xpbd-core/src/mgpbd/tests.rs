@@ -8,21 +8,26 @@ use crate::mesh::Vec3;
 use crate::metrics::residual_norm;
 use crate::model::Model;
 use crate::named::Named;
-use crate::scene::{build, parse};
+use crate::scene::{build, parse, Built};
 use std::path::Path;
 
-pub(super) fn model(body: &str) -> Model {
+pub(super) fn model(body: &str) -> Built {
     let text = format!("name = \"t\"\n[simulation]\nsubsteps = 4\n[solver]\nkind = \"mgpbd\"\n{body}");
-    build(&parse(&text, Path::new("t.toml")).unwrap(), Path::new(".")).unwrap().0
+    build(&parse(&text, Path::new("t.toml")).unwrap(), Path::new(".")).unwrap()
+}
+
+/// The rows of a built MGPBD scene, under its resolved settings.
+pub(super) fn rows_of(b: &Built) -> Rows {
+    Rows::new(&b.model, b.config.method.mgpbd()).unwrap()
 }
 
 /// With cone ARAP rows, whatever `auto` would choose.
-fn tet_model(material: &str) -> Model {
+fn tet_model(material: &str) -> Built {
     tet_model_with(material, "arap_rows = \"cone\"")
 }
 
 /// `solver` lines go into the `[solver]` table.
-fn tet_model_with(material: &str, solver: &str) -> Model {
+fn tet_model_with(material: &str, solver: &str) -> Built {
     model(&format!(
         "{solver}\n\
          [[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [1.0, 0.5, 0.5], cells = [2, 1, 1] }}\n\
@@ -31,7 +36,7 @@ fn tet_model_with(material: &str, solver: &str) -> Model {
     ))
 }
 
-fn cloth_model() -> Model {
+fn cloth_model() -> Built {
     model(
         "[[body]]\nname = \"c\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [3, 2] }\n\
          material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 1e-6, bending_compliance = 1e-3 }\n\
@@ -61,11 +66,10 @@ fn fd_jacobian(m: &Model, rows: &Rows, x: &[Vec3]) -> Vec<Vec<f64>> {
     j
 }
 
-fn check_against_dense(m: &Model) {
-    let rows = &Rows::new(m).unwrap();
+fn check_against_dense(b: &Built) {
+    let (m, rows, h) = (&b.model, &rows_of(b), b.config.h());
     let pattern = Pattern::new(rows, &m.inv_mass);
     let x = perturbed(m);
-    let h = m.h();
     let lambda: Vec<f64> = (0..rows.len()).map(|i| 1e-3 * (i as f64).cos()).collect();
     let (a, b) = assemble(m, rows, &pattern, &x, &lambda, h);
     let at = alpha_tilde(rows, h);
@@ -105,15 +109,15 @@ fn check_against_dense(m: &Model) {
 #[test]
 fn arap_matrix_matches_dense_finite_difference_product() {
     let m = tet_model("arap");
-    assert!(m.inv_mass.iter().any(|&w| w == 0.0), "the test needs pinned vertices");
+    assert!(m.model.inv_mass.iter().any(|&w| w == 0.0), "the test needs pinned vertices");
     check_against_dense(&m);
 }
 
 #[test]
 fn arap_component_rows_keep_the_cone_energy_and_force() {
-    let cone = tet_model("arap");
-    let m = tet_model_with("arap", "arap_rows = \"components\"");
-    let (rc, rows) = (Rows::new(&cone).unwrap(), Rows::new(&m).unwrap());
+    let (cone, m) = (tet_model("arap"), tet_model_with("arap", "arap_rows = \"components\""));
+    let (rc, rows) = (rows_of(&cone), rows_of(&m));
+    let (cone, m) = (&cone.model, &m.model);
     assert_eq!(rows.kind_counts(), vec![(RowKind::ArapComponent, 9 * rc.len())]);
     let x = perturbed(&m);
     for (i, &mi) in rows.multiplier.iter().enumerate() {
@@ -154,7 +158,7 @@ fn evaluate_all_matches_the_rows_one_by_one() {
          [[body]]\nname = \"c\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [2, 2] }\n\
          material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 1e-6, bending_compliance = 1e-3 }\n",
     );
-    let rows = Rows::new(&m).unwrap();
+    let (rows, m) = (rows_of(&m), m.model);
     let kinds: Vec<RowKind> = rows.kind_counts().into_iter().map(|(k, _)| k).collect();
     assert_eq!(kinds, [RowKind::ArapComponent, RowKind::Hydrostatic, RowKind::Deviatoric, RowKind::Edge, RowKind::Hinge]);
     assert_eq!(9 * rows.slot_row.len(), rows.kind_counts()[0].1);
@@ -174,7 +178,7 @@ fn evaluate_all_matches_the_rows_one_by_one() {
 #[test]
 fn arap_component_matrix_matches_dense_finite_difference_product() {
     let m = tet_model_with("arap", "arap_rows = \"components\"");
-    assert_eq!(Rows::new(&m).unwrap().kind_counts()[0].0, RowKind::ArapComponent);
+    assert_eq!(rows_of(&m).kind_counts()[0].0, RowKind::ArapComponent);
     check_against_dense(&m);
 }
 
@@ -183,8 +187,8 @@ fn arap_component_matrix_matches_dense_finite_difference_product() {
 #[test]
 fn fixed_rotation_component_rows_have_a_constant_jacobian() {
     let constant = |solver: &str| {
-        let m = tet_model_with("arap", solver);
-        let rows = Rows::new(&m).unwrap();
+        let b = tet_model_with("arap", solver);
+        let (m, rows) = (&b.model, rows_of(&b));
         let (x0, x1) = (m.rest.clone(), perturbed(&m));
         (0..rows.len()).all(|i| rows.evaluate(&m, i, &x0).1 == rows.evaluate(&m, i, &x1).1)
     };
@@ -194,10 +198,9 @@ fn fixed_rotation_component_rows_have_a_constant_jacobian() {
 
 #[test]
 fn arap_component_multipliers_at_the_solution_zero_the_cone_residual() {
-    let m = tet_model_with("arap", "arap_rows = \"components\"");
-    let rows = Rows::new(&m).unwrap();
-    let x = perturbed(&m);
-    let h = m.h();
+    let b = tet_model_with("arap", "arap_rows = \"components\"");
+    let (m, rows, h) = (&b.model, rows_of(&b), b.config.h());
+    let x = perturbed(m);
     let at = alpha_tilde(&rows, h);
     let lambda: Vec<f64> = (0..rows.len()).map(|i| -rows.evaluate(&m, i, &x).0 / at[i]).collect();
     let mut state = vec![f64::NAN; m.rows];
@@ -210,15 +213,15 @@ fn arap_component_multipliers_at_the_solution_zero_the_cone_residual() {
 #[test]
 fn neohookean_matrix_matches_dense_finite_difference_product() {
     let m = tet_model("neohookean_block");
-    let rows = Rows::new(&m).unwrap();
-    assert_eq!(rows.kind_counts(), vec![(RowKind::Hydrostatic, m.rows / 2), (RowKind::Deviatoric, m.rows / 2)]);
+    let rows = rows_of(&m);
+    assert_eq!(rows.kind_counts(), vec![(RowKind::Hydrostatic, m.model.rows / 2), (RowKind::Deviatoric, m.model.rows / 2)]);
     check_against_dense(&m);
 }
 
 #[test]
 fn cloth_matrix_matches_dense_finite_difference_product() {
     let m = cloth_model();
-    let rows = Rows::new(&m).unwrap();
+    let rows = rows_of(&m);
     assert!(rows.kind_counts().iter().any(|&(k, _)| k == RowKind::Hinge));
     check_against_dense(&m);
 }
@@ -258,8 +261,8 @@ fn mgpbd_fields_are_validated_and_rejected_for_xpbd() {
 /// unless the scene sets it.
 #[test]
 fn auto_defaults_follow_the_rows() {
-    let resolved = |m: Model| {
-        let s = m.solver.mgpbd.unwrap();
+    let resolved = |b: Built| {
+        let s = b.config.method.mgpbd().unwrap().clone();
         (s.linear_solver.name().to_string(), s.arap_rows.name().to_string())
     };
     assert_eq!(resolved(tet_model_with("arap", "")), ("primal-amg".to_string(), "components".to_string()));
@@ -274,7 +277,7 @@ fn auto_defaults_follow_the_rows() {
     };
     assert_eq!(resolved(cloth(1e-7)), ("direct".to_string(), "cone".to_string()));
     assert_eq!(resolved(cloth(0.0)), ("cg".to_string(), "cone".to_string()));
-    let theta = |m: Model| m.solver.mgpbd.unwrap().theta;
+    let theta = |b: Built| b.config.method.mgpbd().unwrap().theta;
     assert_eq!(theta(tet_model_with("arap", "")), Some(0.0));
     assert_eq!(theta(tet_model_with("arap", "linear_solver = \"amg-pcg\"")), Some(0.1));
     assert_eq!(theta(tet_model_with("arap", "theta = 0.25")), Some(0.25));

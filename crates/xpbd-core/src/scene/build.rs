@@ -11,23 +11,31 @@ use crate::layers::settings::MultilayerSettings;
 use crate::material::Lame;
 use crate::mesh::{generators, io, orientation, surface, Mesh, Vec3};
 use crate::mgpbd::settings::MgpbdSettings;
-use crate::model::{Attachment, Body, ClothGroup, Model, Ordering, Probe, SolverSettings, TetGroup};
+use crate::model::{Attachment, Body, ClothGroup, Model, Probe, TetGroup};
+use crate::solver_config::{Method, Ordering, SolverConfig};
 use crate::{resources, Error, Result};
 use nalgebra::Rotation3;
 use std::path::Path;
 
-/// Builds the model. `base_dir` resolves relative mesh paths. Returns warnings (reoriented elements,
-/// dropped unreferenced vertices) for the caller to print.
-pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
+/// A scene, built: what is simulated, how it is solved, and the load-time warnings (reoriented elements,
+/// dropped unreferenced vertices, stability notes) for the caller to print.
+#[derive(Clone, Debug)]
+pub struct Built {
+    pub model: Model,
+    pub config: SolverConfig,
+    pub warnings: Vec<String>,
+}
+
+/// Builds the model and its solver configuration. `base_dir` resolves relative mesh paths.
+pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
     let mut warnings = Vec::new();
-    let solver = solver_settings(scene)?;
+    let mut config = solver_config(scene)?;
     if scene.bodies.is_empty() {
         return Err(Error::invalid("scene has no [[body]]"));
     }
     let mut m = Model {
         name: scene.name.clone(),
         gravity: finite3(scene.simulation.gravity, "simulation.gravity")?,
-        solver,
         rest: vec![],
         initial_position: vec![],
         initial_velocity: vec![],
@@ -66,20 +74,22 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<(Model, Vec<String>)> {
         let v = r.min_by(|&a, &b| (m.rest[a] - target).norm().total_cmp(&(m.rest[b] - target).norm())).unwrap();
         m.probes.push(Probe { name: p.name.clone(), vertex: v as u32 });
     }
-    if let Some(mut settings) = m.solver.mgpbd.take() {
-        settings.resolve(&m)?;
-        m.solver.mgpbd = Some(settings);
-        crate::mgpbd::rows::Rows::new(&m)?; // rejects materials without scalar rows
+    match &mut config.method {
+        Method::Xpbd { .. } => {}
+        Method::Mgpbd(settings) => {
+            settings.resolve(&m)?;
+            crate::mgpbd::rows::Rows::new(&m, Some(settings))?; // rejects materials without scalar rows
+        }
+        Method::Multilayer(_) => {
+            MultilayerSettings::check_model(&m)?;
+            warnings.extend(MultilayerSettings::warnings(&m));
+        }
     }
-    if m.solver.multilayer.is_some() {
-        MultilayerSettings::check_model(&m)?;
-        warnings.extend(MultilayerSettings::warnings(&m));
-    }
-    warnings.extend(crate::stability::warnings(&m));
-    Ok((m, warnings))
+    warnings.extend(crate::stability::warnings(&m, &config));
+    Ok(Built { model: m, config, warnings })
 }
 
-fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
+fn solver_config(scene: &Scene) -> Result<SolverConfig> {
     let s = &scene.simulation;
     if !(s.dt.is_finite() && s.dt > 0.0) {
         return Err(Error::invalid(format!("simulation.dt: must be a positive number of seconds, got {}", s.dt)));
@@ -93,20 +103,22 @@ fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
         return Err(Error::invalid(format!("simulation.velocity_damping: must be ≥ 0, got {}", s.velocity_damping)));
     }
     let k = &scene.solver;
-    let (mgpbd, multilayer) = match k.kind.as_str() {
-        "xpbd" => (None, None),
-        "mgpbd" => (Some(MgpbdSettings::from_scene(k)?), None),
-        "multilayer" => (None, Some(MultilayerSettings::from_scene(k, s.iterations)?)),
+    // `None`: XPBD, whose ordering is read below.
+    let method = match k.kind.as_str() {
+        "xpbd" => None,
+        "mgpbd" => Some(Method::Mgpbd(MgpbdSettings::from_scene(k)?)),
+        "multilayer" => Some(Method::Multilayer(MultilayerSettings::from_scene(k, s.iterations)?)),
         "adaptive" => return Err(Error::invalid("solver.kind: 'adaptive' is not implemented yet (available: xpbd, mgpbd, multilayer)")),
         other => return Err(Error::invalid(format!("solver.kind: unknown solver '{other}' (expected xpbd, mgpbd, multilayer)"))),
     };
-    if let (None, Some(field)) = (&mgpbd, MgpbdSettings::foreign_field(k)) {
+    if let (false, Some(field)) = (matches!(method, Some(Method::Mgpbd(_))), MgpbdSettings::foreign_field(k)) {
         return Err(Error::invalid(format!("solver.{field}: only for kind = \"mgpbd\"")));
     }
-    if let (None, Some(field)) = (&multilayer, MultilayerSettings::foreign_field(k)) {
+    if let (false, Some(field)) = (matches!(method, Some(Method::Multilayer(_))), MultilayerSettings::foreign_field(k)) {
         return Err(Error::invalid(format!("solver.{field}: only for kind = \"multilayer\"")));
     }
-    let ordering = Ordering::from_name(&k.ordering)
+    // Checked for every kind (a batch may vary the ordering over several kinds), used by XPBD only.
+    let ordering = Ordering::named(&k.ordering, k.relaxation, k.cluster_size)
         .ok_or_else(|| Error::invalid(format!("solver.ordering: unknown ordering '{}' (expected {})", k.ordering, Ordering::NAMES)))?;
     if !(k.relaxation > 0.0 && k.relaxation <= 2.0) {
         return Err(Error::invalid(format!("solver.relaxation: must lie in (0, 2], got {}", k.relaxation)));
@@ -114,18 +126,8 @@ fn solver_settings(scene: &Scene) -> Result<SolverSettings> {
     if k.cluster_size == 0 {
         return Err(Error::invalid("solver.cluster_size: must be at least 1"));
     }
-    Ok(SolverSettings {
-        kind: k.kind.clone(),
-        ordering,
-        relaxation: k.relaxation,
-        cluster_size: k.cluster_size,
-        dt: s.dt,
-        substeps: s.substeps,
-        iterations: s.iterations,
-        velocity_damping: s.velocity_damping,
-        mgpbd,
-        multilayer,
-    })
+    let method = method.unwrap_or(Method::Xpbd { ordering });
+    Ok(SolverConfig { dt: s.dt, substeps: s.substeps, iterations: s.iterations, velocity_damping: s.velocity_damping, method })
 }
 
 fn finite3(v: [f64; 3], what: &str) -> Result<Vec3> {

@@ -6,7 +6,7 @@ mod cloth_topology;
 pub mod initial_deform;
 pub mod schema;
 
-pub use build::build;
+pub use build::{build, Built};
 pub use schema::Scene;
 
 use crate::{Error, Result};
@@ -46,7 +46,7 @@ mod tests {
                  mesh = {{ generator = \"box\", size = [0.1, 0.1, 0.1], cells = [4, 4, 4] }}\n\
                  material = {{ model = \"{model}\", youngs = 1e7, poisson = 0.4, density = 1000.0 }}\n"
             );
-            build(&parse(&text, Path::new("s.toml")).unwrap(), Path::new(".")).unwrap().1
+            build(&parse(&text, Path::new("s.toml")).unwrap(), Path::new(".")).unwrap().warnings
         };
         let w = scene(2, "neohookean_block");
         assert!(w.len() == 1 && w[0].contains("body 'b'") && w[0].contains("stability estimate"), "{w:?}");
@@ -69,8 +69,8 @@ mod tests {
         };
         let cyl = "kind = \"cylinder\"\npoint = [0.0, -1.0, 0.0]\naxis = [0.0, 0.0, 2.0]\nradius = 0.25";
         let squash = "initial_deform = { scale = [1.0, 0.5, 1.0], twist_axis = \"x\", twist_degrees = 40.0 }";
-        let (m, _) = build(&parse(&text(squash, cyl), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
-        let (plain, _) = build(&parse(&text("", cyl), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
+        let m = build(&parse(&text(squash, cyl), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap().model;
+        let plain = build(&parse(&text("", cyl), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap().model;
         assert_eq!(m.rest, plain.rest, "the rest shape does not move");
         let expect =
             initial_deform::deform(&plain.rest, &schema::InitialDeform { scale: [1.0, 0.5, 1.0], twist_axis: Some("x".into()), twist_degrees: 40.0 }, "b")

@@ -79,10 +79,11 @@ pub struct Mgpbd {
 }
 
 impl Mgpbd {
-    /// Panics when the model has no scalar rows (scene validation rejects such models first).
-    pub fn new(model: &Model) -> Self {
-        let settings = model.solver.mgpbd.clone().expect("an mgpbd model");
-        let rows = Rows::new(model).expect("scene validation accepts only models with scalar rows");
+    /// The outer iteration of `settings` for `model`. Panics when the model has no scalar rows (scene
+    /// validation rejects such models first).
+    pub fn new(model: &Model, settings: &MgpbdSettings) -> Self {
+        let settings = settings.clone();
+        let rows = Rows::new(model, Some(&settings)).expect("scene validation accepts only models with scalar rows");
         // The primal solve never forms A: only the rows at each vertex are needed.
         let pattern =
             if settings.linear_solver == GlobalSolve::Primal { Pattern::incidence_only(&rows, &model.inv_mass) } else { Pattern::new(&rows, &model.inv_mass) };

@@ -56,9 +56,9 @@ pub struct Multilayer {
 }
 
 impl Multilayer {
-    /// For a model whose `solver.multilayer` is set.
-    pub fn new(model: &Model) -> Self {
-        let settings = model.solver.multilayer.clone().expect("multilayer settings");
+    /// The solver of `settings` for `model`.
+    pub fn new(model: &Model, settings: &MultilayerSettings) -> Self {
+        let settings = settings.clone();
         let mut group_start = Vec::new();
         let (mut tets, mut rest) = (Vec::new(), Vec::new());
         for g in &model.tet_groups {
@@ -101,16 +101,16 @@ impl Multilayer {
         &self.strain.rate
     }
 
-    /// Resumes after `state.frame` frames with the saved strain `rates`: the strains from the
-    /// positions, the substep counter (the random order's seed) from the frame.
-    pub fn restore(&mut self, model: &Model, state: &State, rates: &[f64]) -> Result<()> {
+    /// Resumes after `state.frame` frames of `substeps` substeps with the saved strain `rates`: the strains
+    /// from the positions, the substep counter (the random order's seed) from the frame.
+    pub fn restore(&mut self, substeps: usize, state: &State, rates: &[f64]) -> Result<()> {
         if rates.len() != self.tets.len() && !(rates.is_empty() && state.frame == 0) {
             return Err(Error::invalid(format!("the checkpoint holds {} strain rates, the multi-layer solver needs {}", rates.len(), self.tets.len())));
         }
         if !rates.is_empty() {
             self.strain.restore(&self.tets, &self.rest, &state.x, rates);
         }
-        self.substeps = (state.frame * model.solver.substeps) as u64;
+        self.substeps = (state.frame * substeps) as u64;
         Ok(())
     }
 
@@ -123,11 +123,11 @@ impl Multilayer {
 
     /// One substep of length `h` (Algorithm 2). With `report`, returns (‖r₀‖, ‖r‖) of DESIGN.md §7,
     /// r₀ at the prediction x̃ = x + h v (what XPBD starts from), and the seconds spent evaluating them.
-    pub fn substep(&mut self, model: &Model, s: &mut State, h: f64, report: bool) -> Option<(f64, f64, f64)> {
+    pub fn substep(&mut self, model: &Model, velocity_damping: f64, s: &mut State, h: f64, report: bool) -> Option<(f64, f64, f64)> {
         let start = Instant::now();
         let mut excluded = 0.0;
         // Lines 1–2: x^{t+1} = x^t, residual velocities v + h M⁻¹ f_ext (damped as in `integrate::predict`).
-        let damp = (-model.solver.velocity_damping * h).exp();
+        let damp = (-velocity_damping * h).exp();
         self.x_start.copy_from_slice(&s.x);
         self.v_start.copy_from_slice(&s.v);
         self.contacts.reset(h);

@@ -5,29 +5,31 @@ use std::path::Path;
 use xpbd_core::backend::Backend;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
+use xpbd_core::scene::Built;
+use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
 
 /// Parses and builds a scene given as TOML text; panics with the error message on failure.
-pub fn model_from_toml(text: &str) -> Model {
+pub fn built_from_toml(text: &str) -> Built {
     let scene = xpbd_core::scene::parse(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("scene does not parse: {e}\n{text}"));
-    let (model, _warnings) = xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("scene does not build: {e}\n{text}"));
-    model
+    xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("scene does not build: {e}\n{text}"))
 }
 
-/// A model, its state and a CPU backend.
+/// A model, its solver configuration, its state and a CPU backend.
 pub struct Sim {
     pub model: Model,
+    pub config: SolverConfig,
     pub state: State,
     pub backend: CpuBackend,
 }
 
 impl Sim {
     pub fn new(text: &str) -> Self {
-        let model = model_from_toml(text);
+        let Built { model, config, .. } = built_from_toml(text);
         let state = State::initial(&model);
-        let backend = CpuBackend::new(&model);
-        Sim { model, state, backend }
+        let backend = CpuBackend::new(&model, &config);
+        Sim { model, config, state, backend }
     }
 
     /// Advances `n` frames; panics on a non-finite state.
@@ -38,7 +40,7 @@ impl Sim {
     }
 
     pub fn frame(&mut self) {
-        self.backend.step_frame(&self.model, &mut self.state);
+        self.backend.step_frame(&self.model, &mut self.state).expect("the CPU backend does not fail");
         if let Some(v) = self.state.first_non_finite() {
             panic!("vertex {v} not finite after frame {}", self.state.frame);
         }

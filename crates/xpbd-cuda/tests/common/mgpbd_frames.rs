@@ -2,8 +2,8 @@
 //! kernels' test (`host_outer.rs`) and the GPU's (`amg_parity.rs`).
 
 use xpbd_core::mgpbd::settings::GlobalSolve;
-use xpbd_core::model::Model;
 use xpbd_core::named::Named;
+use xpbd_core::scene::Built;
 
 /// A scene, how many frames, and the linear solver of the outer iteration.
 pub struct FrameRun {
@@ -57,14 +57,14 @@ pub const FRAME_RUNS: [FrameRun; 8] = [
 
 impl FrameRun {
     /// The scene, edited, with the run's linear solver.
-    pub fn model(&self) -> Model {
+    pub fn model(&self) -> Built {
         let mut model = super::load(self.file, |text| {
             if let Some((from, to)) = self.edit {
                 assert!(text.contains(from), "{}: no {from:?} to replace", self.file);
                 *text = text.replace(from, to);
             }
         });
-        model.solver.mgpbd.as_mut().expect("an MGPBD scene").linear_solver = GlobalSolve::from_name(self.solver).expect("a linear solver's name");
+        super::mgpbd_mut(&mut model).linear_solver = GlobalSolve::from_name(self.solver).expect("a linear solver's name");
         model
     }
 

@@ -10,27 +10,29 @@ pub mod primal_system;
 use std::path::{Path, PathBuf};
 use xpbd_core::collider::{Collider, Shape};
 use xpbd_core::mesh::Vec3;
-use xpbd_core::model::{Model, Ordering};
+use xpbd_core::model::Model;
+use xpbd_core::scene::Built;
+use xpbd_core::solver_config::{Method, Ordering};
 
 pub fn scenes() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes")
 }
 
-pub fn load(file: &str, edit: impl FnOnce(&mut String)) -> Model {
+pub fn load(file: &str, edit: impl FnOnce(&mut String)) -> Built {
     let path = scenes().join(file);
     let mut text = std::fs::read_to_string(&path).unwrap();
     edit(&mut text);
     let scene = xpbd_core::scene::parse(&text, &path).unwrap_or_else(|e| panic!("{e}"));
-    xpbd_core::scene::build(&scene, &scenes()).unwrap_or_else(|e| panic!("{e}")).0
+    xpbd_core::scene::build(&scene, &scenes()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// The Fig. 5 beam (3750 tets), one frame of 20 substeps, with `material` and constraint damping.
-pub fn beam(material: &str, damping: f64) -> Model {
+pub fn beam(material: &str, damping: f64) -> Built {
     let mut m = load("beam_fig5.toml", |t| {
         *t = t.replace("substeps = 30", "substeps = 20").replace("model = \"neohookean_block\"", &format!("model = \"{material}\""));
         *t = t.replace("pin = [", &format!("damping = {damping}\npin = [{{ box = {{ min = [3.99, -1.0, -1.0], max = [4.01, 10.0, 10.0] }}, compliance = 1e-6, velocity = [0.0, 0.5, 0.0] }}, "));
     });
-    m.solver.velocity_damping = 0.5;
+    m.config.velocity_damping = 0.5;
     m
 }
 
@@ -38,18 +40,20 @@ pub fn beam(material: &str, damping: f64) -> Model {
 /// 2 m/s onto a plane 2 mm above its lowest vertex, so that contacts, friction and restitution act. At this h
 /// the CPU run amplifies a 1e-15 m change of the initial positions to about 5e-10 m over the 20 substeps (the
 /// beam: none); at the scene's 80 substeps to 2e-3 m, which is why the parity tests stop at 20.
-pub fn armadillo() -> Model {
-    let mut m = load("armadillo_drop.toml", |t| *t = t.replace("substeps = 80", "substeps = 20").replace("dt = 0.01", "dt = 0.0025"));
+pub fn armadillo() -> Built {
+    let mut b = load("armadillo_drop.toml", |t| *t = t.replace("substeps = 80", "substeps = 20").replace("dt = 0.01", "dt = 0.0025"));
+    let m = &mut b.model;
     let lowest = m.rest.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
     m.colliders = vec![Collider { shape: Shape::Plane { point: Vec3::new(0.0, lowest + 0.002, 0.0), normal: Vec3::y() }, friction: 0.5, restitution: 0.2 }];
     m.initial_velocity.iter_mut().for_each(|v| *v = Vec3::new(0.3, -2.0, 0.0));
-    m
+    b
 }
 
 /// [`armadillo`] also pressed onto a sphere and a cylinder under its lowest vertex and into a box across its middle (inside the box the
 /// nearest face pushes out, outside it the corner or edge), besides the plane.
-pub fn armadillo_on_shapes() -> Model {
-    let mut m = armadillo();
+pub fn armadillo_on_shapes() -> Built {
+    let mut b = armadillo();
+    let m = &mut b.model;
     let foot = *m.rest.iter().min_by(|a, b| a.y.total_cmp(&b.y)).unwrap();
     let centre = m.rest.iter().sum::<Vec3>() / m.rest.len() as f64;
     let c = Vec3::new(centre.x, foot.y, centre.z);
@@ -62,12 +66,12 @@ pub fn armadillo_on_shapes() -> Model {
     // A tilted cylinder whose surface passes 3 cm above the lowest vertex (above the sphere's 1 cm).
     let axis = Vec3::new(1.0, 0.0, 0.3).normalize();
     m.colliders.push(Collider { shape: Shape::Cylinder { point: foot - Vec3::new(0.0, 0.2, 0.0), axis, radius: 0.23 }, friction: 0.2, restitution: 0.3 });
-    m
+    b
 }
 
 /// The hanging cloth (30 × 30 cells, inextensible edges, bending, damping), one frame of 20 substeps, with a
 /// slightly stretchable variant when `stretch_compliance > 0`.
-pub fn cloth(stretch_compliance: f64) -> Model {
+pub fn cloth(stretch_compliance: f64) -> Built {
     load("cloth_hanging.toml", |t| *t = t.replace("stretch_compliance = 0.0", &format!("stretch_compliance = {stretch_compliance:e}")))
 }
 
@@ -76,7 +80,21 @@ pub fn size(m: &Model) -> f64 {
     (hi - lo).norm()
 }
 
-pub fn with_ordering(mut m: Model, ordering: Ordering) -> Model {
-    m.solver.ordering = ordering;
-    m
+/// The MGPBD settings of an MGPBD scene, to edit.
+pub fn mgpbd_mut(b: &mut Built) -> &mut xpbd_core::mgpbd::settings::MgpbdSettings {
+    match &mut b.config.method {
+        Method::Mgpbd(settings) => settings,
+        other => panic!("not an MGPBD scene: {}", other.kind()),
+    }
 }
+
+/// `b` solved by XPBD in `ordering`.
+pub fn with_ordering(mut b: Built, ordering: Ordering) -> Built {
+    b.config.method = Method::Xpbd { ordering };
+    b
+}
+
+/// The orderings with a GPU path, with the scenes' default relaxation and cluster size.
+pub const COLORED: Ordering = Ordering::Colored;
+pub const CLUSTERED: Ordering = Ordering::Clustered { cluster_size: 5 };
+pub const JACOBI: Ordering = Ordering::Jacobi { relaxation: 1.0 };

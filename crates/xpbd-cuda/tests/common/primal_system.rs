@@ -47,12 +47,13 @@ pub fn dual_system(file: &str, scale: f64) -> DualSystem {
 
 /// [`dual_system`] of the scene text after `edit`.
 pub fn dual_system_edited(file: &str, scale: f64, edit: impl FnOnce(&mut String)) -> DualSystem {
-    let model = super::load(file, edit);
-    let rows = Rows::new(&model).unwrap();
+    let built = super::load(file, edit);
+    let model = built.model;
+    let rows = Rows::new(&model, built.config.method.mgpbd()).unwrap();
     let x = perturbed(&model, scale);
     let lambda: Vec<f64> = (0..rows.len()).map(|i| 1e-6 * (i as f64).cos()).collect();
     let (c, grads): (Vec<f64>, Vec<[Vec3; 4]>) = (0..rows.len()).map(|i| rows.evaluate(&model, i, &x)).unzip();
-    let at = alpha_tilde(&rows, model.h());
+    let at = alpha_tilde(&rows, built.config.h());
     let b = c.iter().zip(&at).zip(&lambda).map(|((c, at), l)| -(c + at * l)).collect();
     DualSystem { model, rows, x, grads, alpha_tilde: at, b }
 }

@@ -3,7 +3,7 @@
 
 use xpbd::core::mesh::generators;
 use xpbd::core::mesh::io::write_vtu;
-use xpbd::render::{available_frames, render_frames, BACKGROUND};
+use xpbd_tools::render::{available_frames, render_frames, BACKGROUND};
 
 fn decode(path: &std::path::Path) -> (u32, u32, Vec<u8>) {
     let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
@@ -51,14 +51,14 @@ fn frames_with_solids_and_cloth_draw_both() {
     points.extend(cloth.vertices.iter().map(|p| p + xpbd::core::mesh::Vec3::new(3.0, 0.0, 0.0)));
     let tris: Vec<[u32; 3]> = cloth.tris.iter().map(|t| t.map(|i| i + offset)).collect();
     write_vtu(&dir.path().join("frames/frame_00000.vtu"), &points, &cube.tets, &tris, &[]).unwrap();
-    let (_, surface) = xpbd::render::read_surface(&dir.path().join("frames/frame_00000.vtu")).unwrap();
+    let (_, surface) = xpbd_tools::render::read_surface(&dir.path().join("frames/frame_00000.vtu")).unwrap();
     assert_eq!(surface.len(), 12 + 2, "the cube's 12 boundary triangles and the cloth's 2");
 }
 
 #[test]
 fn a_scene_camera_is_checked_and_used() {
     use xpbd::core::scene::schema::Render;
-    use xpbd::render::Camera;
+    use xpbd_tools::render::Camera;
     let r = |eye: [f64; 3], up: [f64; 3], fov: f64| Render { eye, target: [0.0; 3], up, fov };
     let err = |x: Render| Camera::from_scene(&x, "s.toml").unwrap_err().to_string();
     assert!(err(r([0.0; 3], [0.0, 1.0, 0.0], 35.0)).contains("s.toml: render.target: equals the eye"));
@@ -70,9 +70,9 @@ fn a_scene_camera_is_checked_and_used() {
     let m = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
     let tris = xpbd::core::mesh::surface::boundary_faces(&m.tets);
     let toward = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 0.5], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
-    let img = xpbd::render::draw(&m.vertices, &tris, &toward, 101, 101);
+    let img = xpbd_tools::render::draw(&m.vertices, &tris, &toward, 101, 101);
     assert_ne!(img.pixel(50, 50), BACKGROUND);
     assert_eq!(img.pixel(20, 50), BACKGROUND, "the box spans about 0.5 / 19.5 · 50.5 / tan(17.5°) ≈ 4 pixels either side of the centre");
     let away = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 40.0], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
-    assert!(xpbd::render::draw(&m.vertices, &tris, &away, 101, 101).rgb.chunks(3).all(|p| p == BACKGROUND));
+    assert!(xpbd_tools::render::draw(&m.vertices, &tris, &away, 101, 101).rgb.chunks(3).all(|p| p == BACKGROUND));
 }

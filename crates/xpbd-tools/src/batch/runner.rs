@@ -4,12 +4,12 @@
 
 use super::manifest::{self, RunSpec};
 use super::results::Results;
-use crate::checkpoint;
-use crate::simulation::Simulation;
 use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use xpbd::checkpoint;
+use xpbd::Simulation;
 use xpbd_core::mesh::io::write_atomic;
 use xpbd_core::{Error, Result};
 

@@ -1,7 +1,12 @@
 //! MGPBD's dual system at a scene's state (`xpbd export-system`, DESIGN.md §5): the scene runs on
 //! the CPU with its own solver up to frame F; then frame F+1's first substep is predicted, λ = 0,
 //! and its first outer iteration's `A = J M⁻¹ Jᵀ + α̃` and `b = −(C(x̃) + α̃λ) = −C(x̃)` are assembled
-//! (A only on request: with ARAP component rows it has ~540 nonzeros per row).
+//! (A only on request: with ARAP component rows it has ~540 nonzeros per row). Its files are
+//! written and read in `files`.
+
+mod files;
+
+pub use files::Parts;
 
 use crate::converge::run_up;
 use crate::device::Device;
@@ -51,29 +56,35 @@ pub struct BodyStiffness {
     pub bending_compliance: Option<f64>,
 }
 
-/// The exported system: `A` (when asked for), `b`, and J, W, α̃, x̃, from which the primal solve
-/// (`primal-amg`) and the matrix-free product `A v = J W Jᵀ v + α̃ v` work.
+/// A's factors, `A = J W Jᵀ + α̃` with W = M⁻¹: from them the primal solve (`primal-amg`) and the
+/// matrix-free product work.
+pub struct JacobianForm {
+    /// J = ∂C/∂x at x̃, rows × 3·vertices (pinned vertices' columns included).
+    pub j: Csr,
+    /// W's diagonal, one entry per vertex.
+    pub inv_mass: Vec<f64>,
+    pub alpha_tilde: Vec<f64>,
+}
+
+/// The system `A Δλ = b` of one outer iteration. Assembled from a scene, every part is there but
+/// `a` without the matrix; read back, only the parts asked for.
 pub struct DualSystem {
     pub a: Option<Csr>,
     pub b: Vec<f64>,
-    pub info: SystemInfo,
-    /// J = ∂C/∂x at x̃, rows × 3·vertices (pinned vertices' columns included).
-    pub jacobian: Csr,
-    pub inv_mass: Vec<f64>,
-    pub alpha_tilde: Vec<f64>,
+    pub jacobian: Option<JacobianForm>,
     /// x̃, 3·vertices.
-    pub x: Vec<f64>,
+    pub x: Option<Vec<f64>>,
 }
 
 /// Runs `scene` to `frame` and assembles the next substep's first dual system; A only when `matrix`.
-pub fn dual_system(scene: &Path, frame: usize, matrix: bool) -> Result<DualSystem> {
+pub fn dual_system(scene: &Path, frame: usize, matrix: bool) -> Result<(DualSystem, SystemInfo)> {
     let mut sim = Simulation::load(scene, Some(Device::Cpu))?;
-    let rows = Rows::new(&sim.model).map_err(|e| xpbd_core::Error::invalid(format!("{}: {e}", scene.display())))?;
+    let rows = Rows::new(&sim.model, sim.config.method.mgpbd()).map_err(|e| xpbd_core::Error::invalid(format!("{}: {e}", scene.display())))?;
     run_up(&mut sim, frame)?;
     let model = &sim.model;
-    let (mut s, h) = (sim.state.clone(), model.h());
+    let (mut s, h) = (sim.state.clone(), sim.config.h());
     let t_end = s.time + h;
-    CpuBackend::new(model).begin_substep(model, &mut s, h, t_end);
+    CpuBackend::new(model, &sim.config).begin_substep(model, &mut s, h, t_end);
     // Multipliers at zero, one per row (ARAP component rows have more rows than the state has multipliers).
     // Without A, an empty pattern: `assemble` then computes b only.
     let pattern = if matrix { Pattern::new(&rows, &model.inv_mass) } else { Pattern::incidence_only(&rows, &model.inv_mass) };
@@ -125,13 +136,7 @@ pub fn dual_system(scene: &Path, frame: usize, matrix: bool) -> Result<DualSyste
         indptr.push(indices.len());
     }
     let jacobian = Csr::new((rows.len(), 3 * model.vertex_count()), indptr, indices, data);
-    Ok(DualSystem {
-        a: matrix.then_some(a),
-        b,
-        info,
-        jacobian,
-        inv_mass: model.inv_mass.clone(),
-        alpha_tilde: xpbd_core::mgpbd::alpha_tilde(&rows, h),
-        x: s.x.iter().flat_map(|p| [p.x, p.y, p.z]).collect(),
-    })
+    let jacobian = JacobianForm { j: jacobian, inv_mass: model.inv_mass.clone(), alpha_tilde: xpbd_core::mgpbd::alpha_tilde(&rows, h) };
+    let x = s.x.iter().flat_map(|p| [p.x, p.y, p.z]).collect();
+    Ok((DualSystem { a: matrix.then_some(a), b, jacobian: Some(jacobian), x: Some(x) }, info))
 }

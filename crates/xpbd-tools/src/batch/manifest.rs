@@ -162,7 +162,7 @@ fn run_name(label: &str, params: &[(String, Value)]) -> String {
     if name.len() <= MAX_NAME {
         return name;
     }
-    format!("{}-{:016x}", &name[..MAX_NAME - 17], crate::fnv::fnv1a(raw.as_bytes()))
+    format!("{}-{:016x}", &name[..MAX_NAME - 17], xpbd::fnv::fnv1a(raw.as_bytes()))
 }
 
 #[cfg(test)]

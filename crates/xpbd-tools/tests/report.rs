@@ -2,7 +2,7 @@
 //! and a PNG of the same figure that decodes.
 
 use std::path::Path;
-use xpbd::batch::{self, Options};
+use xpbd_tools::batch::{self, Options};
 
 const SCENE: &str = r#"
 name = "cube"
@@ -54,7 +54,7 @@ fn batch_and_run_reports_have_one_row_per_run_and_readable_plots() {
     let o = batch::run(&dir.path().join("sweep.toml"), &Options { out: out.clone(), jobs: 2, shard: None }, &|_| {}).unwrap();
     assert_eq!((o.selected, o.completed), (3, 3));
 
-    let r = xpbd::report::write(&out, true).unwrap();
+    let r = xpbd_tools::report::write(&out, true).unwrap();
     assert_eq!(r.rows, 3);
     let md = std::fs::read_to_string(&r.markdown).unwrap();
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| #")).collect();
@@ -74,7 +74,7 @@ fn batch_and_run_reports_have_one_row_per_run_and_readable_plots() {
     assert!(h > 420, "{h}");
 
     let run = out.join("cube-body.0.material.youngs=10000.0");
-    let r = xpbd::report::write(&run, false).unwrap();
+    let r = xpbd_tools::report::write(&run, false).unwrap();
     assert_eq!(r.rows, 1);
     check_svg(&r.svg);
     assert_eq!(png_size(&r.png).0, 3 * 560);
@@ -83,6 +83,6 @@ fn batch_and_run_reports_have_one_row_per_run_and_readable_plots() {
 #[test]
 fn a_folder_without_runs_is_a_one_line_error() {
     let dir = tempfile::tempdir().unwrap();
-    let err = xpbd::report::write(dir.path(), false).unwrap_err().to_string();
+    let err = xpbd_tools::report::write(dir.path(), false).unwrap_err().to_string();
     assert!(err.contains("neither a run folder") && !err.contains('\n'), "{err}");
 }
