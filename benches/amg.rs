@@ -9,7 +9,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use xpbd_core::amg::model_problems::{cloth_dual, poisson};
 use xpbd_core::amg::smoothers::Relaxation;
 use xpbd_core::amg::{AmgOptions, Hierarchy, Smoother};
-use xpbd_core::linear::{spmv, Csr};
+use xpbd_core::sparse::{spmv, Csr};
 
 fn kernels(c: &mut Criterion) {
     for (name, a) in [("poisson_40^3", poisson(&[40, 40, 40])), ("cloth_120_k1e9", cloth_dual(120, 1e9))] {

@@ -7,6 +7,7 @@
 //! the residual is then computed with that product too). `--caps` solves again from zero for each
 //! iteration cap, for residual-against-time comparisons.
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Args;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -15,12 +16,14 @@ use xpbd::dual_system::{DualSystem, JacobianForm, Parts};
 use xpbd_core::amg::{AmgOptions, NearKernel, Smoother};
 use xpbd_core::linear::cg::Cg;
 use xpbd_core::linear::dual_operator::DualOperator;
-use xpbd_core::linear::matrix_market::write_vector;
-use xpbd_core::linear::{norm, solver_by_name, spmv, Csr, LinearSolver, Setup, SetupInfo, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
+use xpbd_core::linear::{self, LinearSolver, Setup, SetupInfo};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
-use xpbd_core::mgpbd::settings::default_theta;
+use xpbd_core::mgpbd::settings::{default_theta, GlobalSolve};
+use xpbd_core::named::Named;
+use xpbd_core::sparse::matrix_market::write_vector;
+use xpbd_core::sparse::{norm, spmv, Csr};
 use xpbd_core::{Error, Result};
 
 #[derive(Args)]
@@ -32,8 +35,8 @@ pub struct SolveSystemArgs {
     /// The right-hand side: an n × 1 Matrix Market vector (array or coordinate).
     b: PathBuf,
     /// Linear solver.
-    #[arg(long, default_value = "amg-pcg", value_parser = MGPBD_SOLVER_NAMES)]
-    method: String,
+    #[arg(long, default_value = "amg-pcg", value_parser = by_name::<GlobalSolve>())]
+    method: GlobalSolve,
     /// Stop when ‖b − A x‖ ≤ tol ‖b‖.
     #[arg(long, default_value_t = 1e-8)]
     tol: f64,
@@ -41,14 +44,14 @@ pub struct SolveSystemArgs {
     #[arg(long, default_value_t = 1000)]
     max_iter: usize,
     /// AMG near-kernel vectors: the constant vector, or Gauss-Seidel-smoothed random vectors.
-    #[arg(long, default_value = "constant", value_parser = NearKernel::NAMES)]
-    near_kernel: String,
+    #[arg(long, default_value = "constant", value_parser = by_name::<NearKernel>())]
+    near_kernel: NearKernel,
     /// Number of Gauss-Seidel near-kernel vectors.
     #[arg(long, default_value_t = 6)]
     near_kernel_vectors: usize,
     /// AMG smoother.
-    #[arg(long, default_value = "jacobi", value_parser = Smoother::NAMES)]
-    smoother: String,
+    #[arg(long, default_value = "jacobi", value_parser = by_name::<Smoother>())]
+    smoother: Smoother,
     /// Strength-of-connection threshold θ [default: 0 for primal-amg, 0.1 otherwise: the MGPBD defaults]
     #[arg(long)]
     theta: Option<f64>,
@@ -73,12 +76,17 @@ pub struct SolveSystemArgs {
     matrix_free: bool,
 }
 
+/// A parser of `T`'s names, which `--help` lists.
+fn by_name<T: Named + Send + Sync>() -> impl TypedValueParser<Value = T> {
+    PossibleValuesParser::new(T::names()).try_map(|name| T::from_name(&name).ok_or("not a name"))
+}
+
 /// The methods that run without A stored.
-const MATRIX_FREE_METHODS: [&str; 2] = ["cg", PRIMAL_SOLVER];
+const MATRIX_FREE_METHODS: [GlobalSolve; 2] = [GlobalSolve::Dual(linear::Method::Cg), GlobalSolve::Primal];
 
 #[derive(Serialize)]
 struct Report {
-    method: String,
+    method: GlobalSolve,
     rows: usize,
     /// Nonzeros of A; `None` with `--matrix-free`.
     nnz: Option<usize>,
@@ -162,35 +170,38 @@ fn primal(dir: &Path, e: &JacobianForm, xs: &[f64], options: AmgOptions) -> Resu
 }
 
 pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
-    if args.matrix_free && !MATRIX_FREE_METHODS.contains(&args.method.as_str()) {
+    if args.matrix_free && !MATRIX_FREE_METHODS.contains(&args.method) {
         return Err(Error::invalid(format!(
             "--matrix-free: --method {} needs A stored; matrix-free methods are {}",
-            args.method,
-            MATRIX_FREE_METHODS.join(", ")
+            args.method.name(),
+            MATRIX_FREE_METHODS.map(GlobalSolve::name).join(", ")
         )));
     }
     let dir = args.a.parent().unwrap_or(Path::new("."));
-    let is_primal = args.method == PRIMAL_SOLVER;
+    let is_primal = args.method == GlobalSolve::Primal;
     let sys = DualSystem::read(&args.a, &args.b, Parts { matrix: !args.matrix_free, jacobian: args.matrix_free || is_primal, x: is_primal })?;
     let what = if args.matrix_free { format!("{} (J.mtx)", dir.join("J.mtx").display()) } else { args.a.display().to_string() };
     if !(args.tol > 0.0) {
         return Err(Error::invalid(format!("--tol must be positive, got {}", args.tol)));
     }
     let options = AmgOptions {
-        theta: args.theta.unwrap_or_else(|| default_theta(&args.method)),
+        theta: args.theta.unwrap_or_else(|| default_theta(args.method)),
         max_coarse: args.max_coarse,
         smoothed_levels: args.smoothed_levels,
-        near_kernel: NearKernel::from_name(&args.near_kernel).expect("clap checked --near-kernel"),
+        near_kernel: args.near_kernel,
         near_kernel_vectors: args.near_kernel_vectors,
-        smoother: Smoother::from_name(&args.smoother).expect("clap checked --smoother"),
+        smoother: args.smoother,
         ..Default::default()
     };
-    let mut method = if is_primal {
-        primal(dir, sys.jacobian.as_ref().expect("J read for primal-amg"), sys.x.as_deref().expect("x̃ read for primal-amg"), options)?
-    } else if args.matrix_free {
-        Method::MatrixFreeCg(Cg::default())
-    } else {
-        Method::Matrix(solver_by_name(&args.method, &options)?)
+    let mut method = match args.method {
+        GlobalSolve::Primal => primal(dir, sys.jacobian.as_ref().expect("J read for primal-amg"), sys.x.as_deref().expect("x̃ read for primal-amg"), options)?,
+        _ if args.matrix_free => Method::MatrixFreeCg(Cg::default()),
+        GlobalSolve::Dual(m) => {
+            if m == linear::Method::AmgPcg {
+                options.validate()?;
+            }
+            Method::Matrix(m.build(&options))
+        }
     };
     let b = sys.b;
     let mut dual = match (sys.a, sys.jacobian) {
@@ -226,7 +237,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         dual.apply(&x, &mut ax);
         let relative_residual = norm(&ax.iter().zip(&b).map(|(p, q)| p - q).collect::<Vec<_>>()) / norm(&b).max(f64::MIN_POSITIVE);
         if !(stats.relative_residual.is_finite() && relative_residual.is_finite()) {
-            return Err(Error::invalid(format!("{what}: the {} solve failed (matrix not positive definite?)", args.method)));
+            return Err(Error::invalid(format!("{what}: the {} solve failed (matrix not positive definite?)", args.method.name())));
         }
         sweep.push(SweepPoint { max_iter: cap, iterations: stats.iterations, solve_s, relative_residual });
     }
@@ -240,7 +251,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
     };
     let last = sweep.last().expect("at least one cap");
     let report = Report {
-        method: args.method.clone(),
+        method: args.method,
         rows: b.len(),
         nnz: match &dual {
             Dual::Matrix(a) => Some(a.nnz()),
@@ -261,7 +272,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
     } else {
-        println!("method               {}", report.method);
+        println!("method               {}", report.method.name());
         let nnz = match &dual {
             Dual::Matrix(a) => a.nnz().to_string(),
             Dual::Jacobian(op) => format!("matrix-free (A = J W Jᵀ + α̃, J has {} nonzeros)", op.jacobian_nonzeros()),

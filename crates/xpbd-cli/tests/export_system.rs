@@ -86,7 +86,7 @@ fn primal_files_reproduce_a_and_primal_amg_solves_it() {
     assert_eq!(code, 0, "{stderr}");
     let s = dir.path().join("sys");
     let (a, j) = (read(&s.join("A.mtx")).to_dense(), read(&s.join("J.mtx")).to_dense());
-    let vector = |name: &str| xpbd_core::linear::matrix_market::read_vector(&s.join(name)).unwrap();
+    let vector = |name: &str| xpbd_core::sparse::matrix_market::read_vector(&s.join(name)).unwrap();
     let (w, at) = (vector("inv_mass.mtx"), vector("alpha_tilde.mtx"));
     assert_eq!(vector("x.mtx").len(), 3 * w.len());
     let scale = a.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -137,7 +137,7 @@ fn no_matrix_export_and_matrix_free_solves_match_a() {
         let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
         assert_eq!(report["matrix_free"], matrix_free);
         let residuals: Vec<f64> = report["sweep"].as_array().unwrap().iter().map(|p| p["relative_residual"].as_f64().unwrap()).collect();
-        (residuals, xpbd_core::linear::matrix_market::read_vector(&dir.path().join(x)).unwrap())
+        (residuals, xpbd_core::sparse::matrix_market::read_vector(&dir.path().join(x)).unwrap())
     };
     for method in ["cg", "primal-amg"] {
         let (r_a, x_a) = solve("full", method, false);

@@ -1,6 +1,9 @@
 //! `xpbd-core`: the math of the workspace. Meshes, materials, constraints, the model, scenes and
 //! metrics. No threads and no GPU here; backends (`xpbd-cpu`, `xpbd-cuda`) drive these pieces.
 
+#[macro_use]
+pub mod named;
+
 pub mod error;
 pub mod mesh;
 
@@ -19,6 +22,7 @@ pub mod model;
 pub mod resources;
 pub mod scene;
 pub mod solver_config;
+pub mod sparse;
 pub mod stability;
 pub mod state;
 pub mod substep;

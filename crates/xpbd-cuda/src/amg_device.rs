@@ -11,7 +11,7 @@
 use xpbd_core::amg::hierarchy::{CoarseSolve, Hierarchy};
 use xpbd_core::amg::smoothers::{Relaxation, CHEBYSHEV_DEGREE, CHEBYSHEV_LOWER, CHEBYSHEV_UPPER};
 use xpbd_core::amg::Smoother;
-use xpbd_core::linear::Csr;
+use xpbd_core::sparse::Csr;
 
 use xpbd_core::amg::product::ProductPlan;
 

@@ -3,7 +3,7 @@
 //! through [`crate::CudaOps`], and on the same kernels compiled as host C++ in `tests/host_amg.rs` (no GPU needed).
 //! Also the flat device form of a CSR matrix and of a vertex→rows incidence, built on the CPU.
 
-use xpbd_core::linear::Csr;
+use xpbd_core::sparse::Csr;
 
 use crate::KernelScalar;
 

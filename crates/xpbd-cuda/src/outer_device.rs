@@ -13,14 +13,16 @@ use std::time::Instant;
 
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
-use xpbd_core::linear::{Csr, SolveStats, PRIMAL_SOLVER};
+use xpbd_core::linear::{Method, SolveStats};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal::{inverse_alpha, PrimalPattern};
 use xpbd_core::mgpbd::rows::Rows;
-use xpbd_core::mgpbd::settings::MgpbdSettings;
+use xpbd_core::mgpbd::settings::{GlobalSolve, MgpbdSettings};
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats, MAX_HALVINGS};
 use xpbd_core::model::Model;
+use xpbd_core::named::Named;
+use xpbd_core::sparse::Csr;
 
 use crate::amg_ops::{to_t, DeviceIncidence, LinearOps};
 use crate::dual_device::DeviceDual;
@@ -28,8 +30,8 @@ use crate::primal_device::DevicePrimal;
 use crate::rows_device::DeviceRows;
 use crate::KernelScalar;
 
-/// The linear solver whose name [`device_settings`] accepts: plain CG on A, the baseline.
-const DUAL_CG: &str = "cg";
+/// The linear solvers [`device_settings`] accepts: the primal solve, and plain CG on A (the baseline).
+const DEVICE_SOLVERS: [GlobalSolve; 2] = [GlobalSolve::Primal, GlobalSolve::Dual(Method::Cg)];
 
 /// The solve of Δλ in an outer iteration on the device, with the buffers it shares with the outer iteration:
 /// the rows' gradients, b and Δλ.
@@ -123,8 +125,9 @@ pub struct DeviceOuter<O: LinearOps> {
 /// `settings` when the device outer iteration runs their linear solver (`"primal-amg"` or `"cg"`); `Err` is
 /// why not.
 pub fn device_settings(settings: &MgpbdSettings) -> Result<&MgpbdSettings, String> {
-    if settings.linear_solver != PRIMAL_SOLVER && settings.linear_solver != DUAL_CG {
-        return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{PRIMAL_SOLVER}\" and \"{DUAL_CG}\")", settings.linear_solver));
+    if !DEVICE_SOLVERS.contains(&settings.linear_solver) {
+        let [primal, cg] = DEVICE_SOLVERS.map(GlobalSolve::name);
+        return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{primal}\" and \"{cg}\")", settings.linear_solver.name()));
     }
     Ok(settings)
 }
@@ -135,7 +138,7 @@ impl<O: LinearOps> DeviceOuter<O> {
         let settings = device_settings(settings)?.clone();
         let rows = Rows::new(model, Some(&settings)).map_err(|e| e.to_string())?;
         let at = alpha_tilde(&rows, h);
-        let (all, solver) = if settings.linear_solver == PRIMAL_SOLVER {
+        let (all, solver) = if settings.linear_solver == GlobalSolve::Primal {
             let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);
             let device = DevicePrimal::new(ops, &pattern, &rows.vertices, &model.inv_mass, &inverse_alpha(&at))?;
             let solver = DeviceSolver::Primal(Box::new(PrimalSolve { device, k_host: pattern.matrix.clone(), pattern, options: settings.amg_options() }));

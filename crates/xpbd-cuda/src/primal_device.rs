@@ -6,10 +6,11 @@
 //! per PCG iteration the host reads back scalars for control only.
 
 use xpbd_core::amg::Hierarchy;
-use xpbd_core::linear::{Csr, SolveStats};
+use xpbd_core::linear::SolveStats;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::primal::{PrimalPattern, PINNED};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
+use xpbd_core::sparse::Csr;
 
 use crate::amg_device::DeviceHierarchy;
 use crate::amg_ops::{flat_gradients, nonempty, to_t, DeviceCsr, DeviceIncidence, LinearOps};

@@ -110,9 +110,9 @@ fn rows_f64_match_cpu() {
         let residual = rows.rhs(&mut ops, &c, &lambda, &mut b).unwrap();
         let want_g: Vec<f64> = xpbd_cuda::amg_ops::flat_gradients(&s.grads);
         let rel =
-            |got: &[f64], want: &[f64]| xpbd_core::linear::norm(&got.iter().zip(want).map(|(a, b)| a - b).collect::<Vec<_>>()) / xpbd_core::linear::norm(want);
+            |got: &[f64], want: &[f64]| xpbd_core::sparse::norm(&got.iter().zip(want).map(|(a, b)| a - b).collect::<Vec<_>>()) / xpbd_core::sparse::norm(want);
         let (dg, db) = (rel(&ops.download(&grads).unwrap(), &want_g), rel(&ops.download(&b).unwrap(), &s.b));
-        let want_r = xpbd_core::linear::norm(&s.b);
+        let want_r = xpbd_core::sparse::norm(&s.b);
         println!("{file}: grad C {dg:e}, b {db:e}, residual gpu {residual:e} cpu {want_r:e}");
         assert!(dg <= 1e-12 && db <= 1e-12 && (residual - want_r).abs() <= 1e-12 * want_r, "{file}");
     }

@@ -8,6 +8,8 @@ mod common;
 
 use common::*;
 use xpbd_core::backend::Backend;
+use xpbd_core::linear::Method;
+use xpbd_core::mgpbd::settings::GlobalSolve;
 use xpbd_core::scene::Built;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
@@ -140,7 +142,7 @@ fn graph_replay_equals_plain_launches() {
 #[test]
 fn unsupported_scene_is_refused_with_the_reason() {
     let mut b = load("mgpbd_beam_nh.toml", |_| {});
-    mgpbd_mut(&mut b).linear_solver = "amg-pcg".into();
+    mgpbd_mut(&mut b).linear_solver = GlobalSolve::Dual(Method::AmgPcg);
     let reason = match CudaBackend::new(&b.model, &b.config, CudaOptions { ordinal: 0, precision: Precision::F64, graph: false }) {
         Ok(_) => panic!("the CUDA backend accepted MGPBD with AMG-PCG on the dual matrix"),
         Err(reason) => reason,

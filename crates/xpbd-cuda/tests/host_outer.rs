@@ -12,8 +12,10 @@ use common::host_library::library_or_skip;
 use common::host_ops::HostOps;
 use common::mgpbd_frames::FRAME_RUNS;
 use xpbd_core::backend::Backend;
-use xpbd_core::linear::norm;
 use xpbd_core::mesh::Vec3;
+use xpbd_core::mgpbd::settings::GlobalSolve;
+use xpbd_core::named::Named;
+use xpbd_core::sparse::norm;
 use xpbd_core::state::State;
 use xpbd_cpu::mgpbd::Mgpbd;
 use xpbd_cpu::CpuBackend;
@@ -32,7 +34,7 @@ fn outer_iterations_match(file: &str, iterations: usize) {
     common::mgpbd_mut(&mut built).max_coarse = 100;
     let (model, config) = (&built.model, &built.config);
     let settings = config.method.mgpbd().unwrap();
-    assert_eq!(settings.linear_solver, "primal-amg", "{file}");
+    assert_eq!(settings.linear_solver.name(), "primal-amg", "{file}");
     let h = config.h();
     let mut x: Vec<Vec3> = model
         .rest
@@ -138,7 +140,7 @@ fn unsupported_models_are_refused_with_the_reason() {
     let ops = HostOps::<f64>::new(lib);
     for solver in ["amg-pcg", "jacobi-pcg", "direct"] {
         let mut built = common::load("mgpbd_beam_nh.toml", |_| {});
-        common::mgpbd_mut(&mut built).linear_solver = solver.into();
+        common::mgpbd_mut(&mut built).linear_solver = GlobalSolve::from_name(solver).unwrap();
         let settings = built.config.method.mgpbd().unwrap();
         let reason = DeviceOuter::new(&ops, &built.model, settings, built.config.h()).err().expect("refused");
         assert!(reason.contains(&format!("\"{solver}\"")) && reason.contains("primal-amg") && reason.contains("\"cg\""), "{reason}");

@@ -5,8 +5,8 @@
 
 use super::aggregation::Aggregates;
 use crate::graph::element_graph::Graph;
-use crate::linear::Csr;
 use crate::mesh::Vec3;
+use crate::sparse::Csr;
 
 /// Node of each unknown, for nodes owning unknowns `node_start[a]..node_start[a + 1]`.
 pub fn node_of_unknown(node_start: &[usize]) -> Vec<usize> {

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use super::aggregation::Aggregates;
 use super::product::ProductPlan;
 use super::prolongation::{members, Tentative};
-use crate::linear::Csr;
+use crate::sparse::Csr;
 
 /// Marks an entry of A with an endpoint in no aggregate: it has no coarse image.
 const NONE: usize = usize::MAX;

@@ -12,8 +12,8 @@ use super::smoothers::Relaxation;
 use super::smoothing::smooth_prolongator;
 use super::strength::symmetric_strength;
 use super::AmgOptions;
-use crate::linear::direct::Direct;
-use crate::linear::{Csr, LinearSolver, Setup};
+use crate::sparse::cholesky::Cholesky;
+use crate::sparse::Csr;
 use nalgebra::{DMatrix, DVector};
 
 /// One level above the coarsest: its relaxation, the prolongator to it from the next coarser
@@ -37,15 +37,15 @@ pub enum CoarseSolve {
     /// When round-off leaves the coarsest matrix semi-definite.
     Lu(nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>),
     /// When coarsening stalls above `MAX_DENSE` rows (e.g. a matrix without strong connections).
-    Sparse(Box<Direct>, Csr),
+    Sparse(Box<Cholesky>),
 }
 
 impl CoarseSolve {
     pub fn new(a: &Csr) -> Self {
         if a.rows() > MAX_DENSE {
-            let mut direct = Box::new(Direct::default());
-            direct.setup(a, Setup::Full);
-            return CoarseSolve::Sparse(direct, a.clone());
+            let mut cholesky = Box::new(Cholesky::default());
+            cholesky.factor(a, false);
+            return CoarseSolve::Sparse(cholesky);
         }
         let mut d = DMatrix::zeros(a.rows(), a.cols());
         for (v, (i, j)) in a.iter() {
@@ -62,8 +62,8 @@ impl CoarseSolve {
         let sol = match self {
             CoarseSolve::Cholesky(c) => c.solve(&rhs),
             CoarseSolve::Lu(lu) => lu.solve(&rhs).unwrap_or_else(|| DVector::zeros(b.len())),
-            CoarseSolve::Sparse(direct, a) => {
-                direct.solve(a, b, x, 0.0, 1);
+            CoarseSolve::Sparse(cholesky) => {
+                cholesky.solve(b, x);
                 return;
             }
         };

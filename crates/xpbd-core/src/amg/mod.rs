@@ -27,50 +27,25 @@ pub use hierarchy::Hierarchy;
 
 use serde::Deserialize;
 
-/// How the near-kernel vectors B that the prolongator reproduces are chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NearKernel {
-    /// The constant vector (one column).
-    Constant,
-    /// `near_kernel_vectors` random vectors smoothed by `near_kernel_sweeps` Gauss-Seidel sweeps on `A x = 0`.
-    Gs,
-}
-
-/// The relaxation applied before and after each coarse correction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Smoother {
-    /// Weighted Jacobi, ω = 4 / (3 ρ(D⁻¹A)).
-    Jacobi,
-    /// Jacobi-preconditioned Chebyshev polynomial of degree 3 on [ρ/30, 1.1 ρ] of D⁻¹A.
-    Chebyshev,
-    /// Multicolour Gauss-Seidel: forward colour order before, backward after (a symmetric V-cycle).
-    Gs,
-}
-
-impl NearKernel {
-    pub const NAMES: [&'static str; 2] = ["constant", "gs"];
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "constant" => NearKernel::Constant,
-            "gs" => NearKernel::Gs,
-            _ => return None,
-        })
+named_enum! {
+    /// How the near-kernel vectors B that the prolongator reproduces are chosen.
+    pub enum NearKernel {
+        /// The constant vector (one column).
+        Constant = "constant",
+        /// `near_kernel_vectors` random vectors smoothed by `near_kernel_sweeps` Gauss-Seidel sweeps on `A x = 0`.
+        Gs = "gs",
     }
 }
 
-impl Smoother {
-    pub const NAMES: [&'static str; 3] = ["jacobi", "chebyshev", "gs"];
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Some(match name {
-            "jacobi" => Smoother::Jacobi,
-            "chebyshev" => Smoother::Chebyshev,
-            "gs" => Smoother::Gs,
-            _ => return None,
-        })
+named_enum! {
+    /// The relaxation applied before and after each coarse correction.
+    pub enum Smoother {
+        /// Weighted Jacobi, ω = 4 / (3 ρ(D⁻¹A)).
+        Jacobi = "jacobi",
+        /// Jacobi-preconditioned Chebyshev polynomial of degree 3 on [ρ/30, 1.1 ρ] of D⁻¹A.
+        Chebyshev = "chebyshev",
+        /// Multicolour Gauss-Seidel: forward colour order before, backward after (a symmetric V-cycle).
+        Gs = "gs",
     }
 }
 

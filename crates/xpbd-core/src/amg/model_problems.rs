@@ -1,7 +1,7 @@
 //! Model problems for the AMG tests and benchmarks: finite-difference Poisson and the dual system
 //! of a cloth's edge-distance constraints.
 
-use crate::linear::Csr;
+use crate::sparse::Csr;
 
 /// The (2·dim)-point Laplacian on a grid with Dirichlet boundaries, `dims` points per axis.
 pub fn poisson(dims: &[usize]) -> Csr {

@@ -5,7 +5,7 @@
 //! B is stored column-major: column c is `b[c * n..(c + 1) * n]`.
 
 use super::{AmgOptions, NearKernel};
-use crate::linear::Csr;
+use crate::sparse::Csr;
 
 /// The near-kernel block of `a` for `options` (`n × k`, column-major) and its column count k.
 pub fn near_kernel(a: &Csr, options: &AmgOptions) -> (Vec<f64>, usize) {
@@ -47,7 +47,7 @@ fn gauss_seidel_homogeneous(a: &Csr, x: &mut [f64]) {
 mod tests {
     use super::super::model_problems::poisson;
     use super::*;
-    use crate::linear::{dot, spmv};
+    use crate::sparse::{dot, spmv};
 
     /// Gauss-Seidel vectors have a much lower Rayleigh quotient `xᵀAx / xᵀx` than their random
     /// starts (they are near-kernel), are reproducible for a seed and differ across seeds.

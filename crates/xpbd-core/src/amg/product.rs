@@ -9,7 +9,7 @@
 //! equal the product recomputed from scratch bit for bit.
 
 use super::row_groups::{by_group_size, RowGroups, MAX_GROUP};
-use crate::linear::Csr;
+use crate::sparse::Csr;
 use rayon::prelude::*;
 
 /// How to refill `C = A B` on the pattern of the full setup.

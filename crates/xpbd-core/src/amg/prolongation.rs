@@ -6,7 +6,7 @@
 //! matrix stays positive definite.
 
 use super::aggregation::Aggregates;
-use crate::linear::Csr;
+use crate::sparse::Csr;
 
 /// A column of B_a is dependent when Gram-Schmidt leaves less than this fraction of its norm.
 const DEPENDENT: f64 = 1e-10;
@@ -137,7 +137,7 @@ mod tests {
             }
             for c in 0..k {
                 let mut pb = vec![0.0; n];
-                crate::linear::spmv(&t.p, &t.coarse_b[c * nc..(c + 1) * nc], &mut pb);
+                crate::sparse::spmv(&t.p, &t.coarse_b[c * nc..(c + 1) * nc], &mut pb);
                 let err = pb.iter().zip(&b[c * n..(c + 1) * n]).map(|(x, y)| (x - y).abs()).fold(0.0, f64::max);
                 assert!(err < 1e-12, "column {c}: |P Bc - B| = {err}");
             }
@@ -157,7 +157,7 @@ mod tests {
         assert_eq!(t.p.cols(), 3);
         for c in 0..3 {
             let mut pb = vec![0.0; n];
-            crate::linear::spmv(&t.p, &t.coarse_b[c * 3..(c + 1) * 3], &mut pb);
+            crate::sparse::spmv(&t.p, &t.coarse_b[c * 3..(c + 1) * 3], &mut pb);
             for i in 0..n {
                 assert!((pb[i] - b[c * n + i]).abs() < 1e-12, "B[{i},{c}]");
             }

@@ -5,7 +5,7 @@
 //! row is still summed in its own column order, so results equal the row-by-row ones bit for bit.
 //! Groups are handed out in chunks of whole groups to rayon tasks.
 
-use crate::linear::Csr;
+use crate::sparse::Csr;
 use rayon::prelude::*;
 use std::ops::Range;
 
@@ -120,7 +120,7 @@ fn spmv_group<const G: usize>(a: &Csr, first: usize, x: &[f64], y: &mut [f64]) {
 pub(crate) mod tests {
     use super::super::model_problems::cloth_dual;
     use super::*;
-    use crate::linear::spmv;
+    use crate::sparse::spmv;
 
     /// Each entry of `a` as a `rows × cols` block of distinct values (a block system's pattern).
     pub(crate) fn blocks(a: &Csr, rows: usize, cols: usize) -> Csr {

@@ -7,11 +7,10 @@
 //! ρ(D⁻¹A) is estimated by Lanczos on `D^{-1/2} A D^{-1/2}`, as PyAMG's `approximate_spectral_radius`.
 
 use super::row_groups::RowGroups;
-use super::strength::diagonal;
 use super::Smoother;
 use crate::graph::coloring::{greedy, Coloring};
 use crate::graph::element_graph::Graph;
-use crate::linear::{spmv, Csr};
+use crate::sparse::{diagonal, spmv, Csr};
 
 /// Lanczos steps of the spectral radius estimate.
 const LANCZOS_STEPS: usize = 20;
@@ -158,7 +157,7 @@ pub fn spectral_radius_jacobi(a: &Csr, inv_diag: &[f64]) -> f64 {
     }
     let s: Vec<f64> = inv_diag.iter().map(|d| d.abs().sqrt()).collect();
     let mut v: Vec<f64> = (0..n).map(|i| ((i as u64).wrapping_mul(2_654_435_761) % 1000) as f64 / 1000.0 + 0.1).collect();
-    let nv = crate::linear::norm(&v);
+    let nv = crate::sparse::norm(&v);
     v.iter_mut().for_each(|x| *x /= nv);
     let (mut v_prev, mut w, mut t) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let (mut alphas, mut betas) = (Vec::new(), Vec::new());
@@ -171,12 +170,12 @@ pub fn spectral_radius_jacobi(a: &Csr, inv_diag: &[f64]) -> f64 {
         for i in 0..n {
             w[i] = s[i] * w[i] - beta * v_prev[i];
         }
-        let alpha = crate::linear::dot(&w, &v);
+        let alpha = crate::sparse::dot(&w, &v);
         for i in 0..n {
             w[i] -= alpha * v[i];
         }
         alphas.push(alpha);
-        beta = crate::linear::norm(&w);
+        beta = crate::sparse::norm(&w);
         if beta <= 1e-12 * alpha.abs() {
             break;
         }
@@ -199,7 +198,7 @@ pub fn spectral_radius_jacobi(a: &Csr, inv_diag: &[f64]) -> f64 {
 mod tests {
     use super::super::model_problems::{cloth_dual, poisson};
     use super::*;
-    use crate::linear::dot;
+    use crate::sparse::dot;
 
     fn a_norm(a: &Csr, e: &[f64]) -> f64 {
         let mut ae = vec![0.0; e.len()];

@@ -5,8 +5,7 @@
 //! `B = P_tent B_c`, then `P B_c = B` too.
 
 use super::product::ProductPlan;
-use super::strength::diagonal;
-use crate::linear::Csr;
+use crate::sparse::{diagonal, Csr};
 
 /// `(I − ω D⁻¹ A) p_tent` with ω = 4 / (3 ρ), `rho` = ρ(D⁻¹A) by Lanczos: the level's relaxation
 /// ([`super::smoothers::Relaxation::rho`]) has it, so the full setup runs Lanczos once per level.
@@ -67,7 +66,7 @@ mod tests {
     use super::super::strength::symmetric_strength;
     use super::super::Smoother;
     use super::*;
-    use crate::linear::{norm, spmv};
+    use crate::sparse::{norm, spmv};
 
     /// 1-D Laplacian with Neumann ends (A·1 = 0 exactly): the smoothed prolongator reproduces the
     /// constant as the tentative one does (P B_c = B to rounding), its columns overlap neighbouring
@@ -98,7 +97,7 @@ mod tests {
             let col: Vec<f64> = (0..n).map(|i| *m.get(i, c).unwrap_or(&0.0)).collect();
             let mut ac = vec![0.0; n];
             spmv(&a, &col, &mut ac);
-            crate::linear::dot(&col, &ac) / norm(&col).powi(2)
+            crate::sparse::dot(&col, &ac) / norm(&col).powi(2)
         };
         for c in 1..nc - 1 {
             assert!(energy(&p, c) < 0.7 * energy(&tent.p, c), "column {c}: {} vs {}", energy(&p, c), energy(&tent.p, c));

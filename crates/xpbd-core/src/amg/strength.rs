@@ -2,18 +2,7 @@
 //! `|a_ij| ≥ θ sqrt(|a_ii a_jj|)` (mgpbd.md §4.1; PyAMG's `symmetric_strength_of_connection`).
 
 use crate::graph::element_graph::Graph;
-use crate::linear::Csr;
-
-/// The diagonal of `a` (zero where no diagonal entry is stored).
-pub fn diagonal(a: &Csr) -> Vec<f64> {
-    let mut d = vec![0.0; a.rows()];
-    for (i, row) in a.outer_iterator().enumerate() {
-        if let Some(v) = row.get(i) {
-            d[i] = *v;
-        }
-    }
-    d
-}
+use crate::sparse::{diagonal, Csr};
 
 /// The graph of strong off-diagonal connections of a symmetric `a` at threshold `theta`.
 pub fn symmetric_strength(a: &Csr, theta: f64) -> Graph {

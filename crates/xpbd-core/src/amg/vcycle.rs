@@ -2,7 +2,7 @@
 //! prolongate the correction with P, post-smooth; exact solve on the coarsest level.
 
 use super::hierarchy::{CoarseSolve, Hierarchy, Level};
-use crate::linear::Csr;
+use crate::sparse::Csr;
 
 impl Hierarchy {
     /// Applies one V-cycle to `A x = b`, improving `x` in place (start from zero for a preconditioner).
@@ -40,7 +40,7 @@ mod tests {
     use super::super::model_problems::{cloth_dual, poisson};
     use super::super::{AmgOptions, Smoother};
     use super::*;
-    use crate::linear::{dot, norm, spmv};
+    use crate::sparse::{dot, norm, spmv};
 
     /// Asymptotic convergence factor of the stationary iteration x ← x + V(b − A x) on `A x = 0`
     /// from a rough start: the A-norm error ratio per cycle after 15 cycles.

@@ -14,10 +14,8 @@ pub struct MultilayerSettings {
     pub rigid_fractions: Vec<f64>,
     /// Iterations of each layer; they sum to `simulation.iterations`.
     pub layer_iterations: Vec<usize>,
-    #[serde(skip)]
+    #[serde(rename = "layer_order")]
     pub order: ElementOrder,
-    /// `order` by name, for `summary.json`.
-    pub layer_order: String,
     /// The layer-stop criterion (§3.6): once ‖C + α̃λ‖ has decreased in the substep, leave a layer
     /// (not the last) when an iteration changes it by less than this. `None`: every layer runs its
     /// iterations (constant cost).
@@ -43,8 +41,7 @@ impl MultilayerSettings {
             "halving" => IterationProfile::Halving,
             other => return Err(unknown("layer_iterations", other, "doubling, equal, halving")),
         };
-        let layer_order = s.layer_order.clone().unwrap_or_else(|| "strain_rate".into());
-        let order = match layer_order.as_str() {
+        let order = match s.layer_order.as_deref().unwrap_or("strain_rate") {
             "strain_rate" => ElementOrder::StrainRate,
             "random" => ElementOrder::Random { seed: s.layer_seed.unwrap_or(0) },
             "stripes" => {
@@ -67,7 +64,7 @@ impl MultilayerSettings {
             ("stripe_axis", s.stripe_axis.is_some(), "stripes"),
             ("stripe_count", s.stripe_count.is_some(), "stripes"),
         ] {
-            if set && layer_order != needs {
+            if set && order.name() != needs {
                 return Err(Error::invalid(format!("solver.{field}: only for layer_order = \"{needs}\"")));
             }
         }
@@ -75,7 +72,6 @@ impl MultilayerSettings {
             rigid_fractions: rigid_fractions(spacing, layers),
             layer_iterations: iterations_per_layer(profile, layers, iterations)?,
             order,
-            layer_order,
             layer_stop: match s.layer_stop {
                 Some(t) if !(t.is_finite() && t >= 0.0) => return Err(Error::invalid(format!("solver.layer_stop: must be ≥ 0, got {t}"))),
                 t => t,
@@ -113,6 +109,42 @@ impl MultilayerSettings {
     }
 }
 
+impl ElementOrder {
+    /// The `layer_order` that selects this order.
+    pub fn name(self) -> &'static str {
+        match self {
+            ElementOrder::StrainRate => "strain_rate",
+            ElementOrder::Random { .. } => "random",
+            ElementOrder::Stripes { .. } => "stripes",
+        }
+    }
+}
+
+/// As `layer_order` in `summary.json`.
+impl serde::Serialize for ElementOrder {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
 fn unknown(field: &str, v: &str, names: &str) -> Error {
     Error::invalid(format!("solver.{field}: unknown '{v}' (expected {names})"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `layer_order` serialises as the name that selects it; an unknown name is a one-line error.
+    #[test]
+    fn layer_order_names_round_trip() {
+        for name in ["strain_rate", "random", "stripes"] {
+            let s = schema::Solver { layer_order: Some(name.into()), ..Default::default() };
+            let settings = MultilayerSettings::from_scene(&s, 10).unwrap();
+            assert_eq!(toml::Value::try_from(settings.order).unwrap(), toml::Value::from(name));
+        }
+        let s = schema::Solver { layer_order: Some("zigzag".into()), ..Default::default() };
+        let err = MultilayerSettings::from_scene(&s, 10).unwrap_err().to_string();
+        assert_eq!(err, "solver.layer_order: unknown 'zigzag' (expected strain_rate, random, stripes)");
+    }
 }

@@ -1,7 +1,8 @@
 //! Conjugate gradients, unpreconditioned: the baseline MGPBD's preconditioners must beat.
 
 use super::pcg::{solve_to_tolerance, Pcg, Preconditioner};
-use super::{Csr, Setup, SolveStats};
+use super::{Setup, SolveStats};
+use crate::sparse::Csr;
 
 /// The identity: PCG with it is plain CG.
 #[derive(Default)]
@@ -37,7 +38,8 @@ impl Cg {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::linear::{spmv, LinearSolver};
+    use crate::linear::LinearSolver;
+    use crate::sparse::spmv;
 
     /// The 1-D Laplacian plus a shift: CG solves it to the requested tolerance, and in at most n
     /// iterations in exact arithmetic.

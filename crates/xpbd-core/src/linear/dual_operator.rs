@@ -3,7 +3,7 @@
 //! rows A has ~540 nonzeros per row and J 12, so a product costs ~20× less and no gigabytes of A are
 //! stored. `xpbd solve-system --matrix-free` runs plain CG on it (`cg::Cg::solve_operator`).
 
-use super::{spmv, Csr};
+use crate::sparse::{spmv, Csr};
 
 pub struct DualOperator {
     /// J (rows × 3·vertices) and Jᵀ, both CSR so that each product streams its rows.
@@ -85,7 +85,7 @@ mod tests {
         let v = [0.3, -1.0, 2.0, 0.5, -0.7];
         let (mut y, mut y_ref) = ([0.0; 5], [0.0; 5]);
         op.apply(&v, &mut y);
-        crate::linear::spmv(&a, &v, &mut y_ref);
+        spmv(&a, &v, &mut y_ref);
         for (p, q) in y.iter().zip(&y_ref) {
             assert!((p - q).abs() <= 1e-14 * (1.0 + q.abs()), "{y:?} vs {y_ref:?}");
         }

@@ -1,6 +1,6 @@
 //! Linear solvers for the symmetric positive definite systems of MGPBD's global dual step
-//! `(J M⁻¹ Jᵀ + α̃) Δλ = −(C + α̃λ)` (DESIGN.md §7). Matrices are CSR (`sprs::CsMat`), whose
-//! `indptr`/`indices`/`data` arrays map one-to-one onto GPU buffers.
+//! `(J M⁻¹ Jᵀ + α̃) Δλ = −(C + α̃λ)` (DESIGN.md §7), on the sparse matrices of `crate::sparse` with the
+//! AMG hierarchy of `crate::amg` as a preconditioner.
 //!
 //! A solver is set up once per matrix pattern and refreshed when only the values change: this is
 //! MGPBD's lazy setup, where the AMG hierarchy is rebuilt every `setup_interval` frames and only
@@ -9,16 +9,11 @@
 pub mod cg;
 pub mod direct;
 pub mod dual_operator;
-pub mod matrix_market;
 pub mod pcg;
 pub mod registry;
 
-use rayon::prelude::*;
-
-pub use registry::{solver_by_name, DEFAULT_SOLVER, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER, SOLVER_NAMES};
-
-/// A sparse matrix in compressed sparse row form.
-pub type Csr = sprs::CsMat<f64>;
+use crate::sparse::Csr;
+pub use registry::{Method, DEFAULT_SOLVER};
 
 /// What a solve did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -67,36 +62,4 @@ pub trait LinearSolver: Send {
     fn info(&self) -> SetupInfo {
         SetupInfo::default()
     }
-}
-
-/// Rows per parallel task of [`spmv`]; a matrix with at most this many rows is multiplied serially.
-const SPMV_CHUNK_ROWS: usize = 2048;
-
-/// `y = A x`, rows in parallel (each row's sum in order: the result does not depend on the threads).
-pub fn spmv(a: &Csr, x: &[f64], y: &mut [f64]) {
-    debug_assert!(a.is_csr());
-    let (indptr, indices, data) = (a.indptr(), a.indices(), a.data());
-    let indptr = indptr.raw_storage();
-    let rows = |first: usize, y: &mut [f64]| {
-        for (i, yi) in (first..).zip(y.iter_mut()) {
-            let mut s = 0.0;
-            for k in indptr[i]..indptr[i + 1] {
-                s += data[k] * x[indices[k]];
-            }
-            *yi = s;
-        }
-    };
-    if y.len() <= SPMV_CHUNK_ROWS {
-        rows(0, y);
-    } else {
-        y.par_chunks_mut(SPMV_CHUNK_ROWS).enumerate().for_each(|(c, y)| rows(c * SPMV_CHUNK_ROWS, y));
-    }
-}
-
-pub fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
-}
-
-pub fn norm(a: &[f64]) -> f64 {
-    dot(a, a).sqrt()
 }

@@ -1,8 +1,9 @@
 //! Preconditioned conjugate gradients (Saad, *Iterative Methods*, Alg. 9.1) with a symmetric
 //! preconditioner: one AMG V-cycle (MGPBD, mgpbd.md §4.2) or the Jacobi diagonal.
 
-use super::{dot, norm, spmv, Csr, LinearSolver, Setup, SetupInfo, SolveStats};
+use super::{LinearSolver, Setup, SetupInfo, SolveStats};
 use crate::amg::{AmgOptions, Hierarchy};
+use crate::sparse::{diagonal, dot, norm, spmv, Csr};
 
 /// `z ≈ A⁻¹ r`, symmetric positive definite as an operator.
 pub trait Preconditioner: Send {
@@ -84,7 +85,7 @@ pub struct JacobiPreconditioner {
 
 impl Preconditioner for JacobiPreconditioner {
     fn setup(&mut self, a: &Csr, _setup: Setup) {
-        self.inv_diag = crate::amg::strength::diagonal(a).iter().map(|&d| if d != 0.0 { 1.0 / d } else { 1.0 }).collect();
+        self.inv_diag = diagonal(a).iter().map(|&d| if d != 0.0 { 1.0 / d } else { 1.0 }).collect();
     }
 
     fn apply(&mut self, _a: &Csr, r: &[f64], z: &mut [f64]) {

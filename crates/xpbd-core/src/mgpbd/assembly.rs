@@ -6,8 +6,8 @@
 //! nonzero per thread) without reallocation. All arrays are flat and map onto GPU buffers.
 
 use super::rows::{Rows, NO_VERTEX};
-use crate::linear::Csr;
 use crate::mesh::Vec3;
+use crate::sparse::Csr;
 
 pub struct Pattern {
     /// `A` with this pattern (sorted column indices, a diagonal entry in every row); values are the

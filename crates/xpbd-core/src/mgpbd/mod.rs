@@ -13,9 +13,9 @@ mod primal_tests;
 #[cfg(test)]
 mod tests;
 
-use crate::linear::Csr;
 use crate::mesh::Vec3;
 use crate::model::Model;
+use crate::sparse::Csr;
 use assembly::Pattern;
 use rows::Rows;
 

@@ -13,9 +13,9 @@
 //! `data[9·block_start[u]..9·block_start[u + 1]]`, so a backend fills block rows in parallel.
 
 use super::rows::{Rows, NO_VERTEX};
-use crate::linear::Csr;
 use crate::mesh::Vec3;
 use crate::model::Model;
+use crate::sparse::Csr;
 use crate::{Error, Result};
 
 /// Marks pinned vertices in [`PrimalPattern::free_index`].

@@ -11,8 +11,9 @@ use super::primal::PrimalPattern;
 use crate::amg::blocks::rigid_body_modes;
 use crate::amg::AmgOptions;
 use crate::linear::pcg::{AmgPreconditioner, NodeBlocks, Pcg};
-use crate::linear::{norm, Csr, LinearSolver, Setup, SetupInfo, SolveStats};
+use crate::linear::{LinearSolver, Setup, SetupInfo, SolveStats};
 use crate::mesh::Vec3;
+use crate::sparse::{norm, Csr};
 use rayon::prelude::*;
 
 /// J as the rows' vertices ([`super::rows::NO_VERTEX`] for unused slots) and node gradients.

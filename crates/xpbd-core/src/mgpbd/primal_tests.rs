@@ -13,9 +13,10 @@ use crate::amg::prolongation::tentative;
 use crate::amg::smoothing::smooth_prolongator;
 use crate::amg::AmgOptions;
 use crate::linear::direct::Direct;
-use crate::linear::{norm, spmv, Csr, LinearSolver, Setup};
+use crate::linear::{LinearSolver, Setup};
 use crate::mesh::Vec3;
 use crate::scene::Built;
+use crate::sparse::{norm, spmv, Csr};
 
 /// A pinned box of `cells` with `material` (the inline table's fields after `model`), with cone ARAP
 /// rows (the default `auto` would pick the components for the primal solve).

@@ -6,7 +6,7 @@
 //! bending is part of the global system too. With `solver.arap_rows = "components"` each ARAP row is
 //! replaced by the nine smooth rows `C_k = (F − R)_k` of the same energy (docs/mgpbd.md, "Smooth ARAP rows").
 
-use super::settings::MgpbdSettings;
+use super::settings::{ArapRotation, ArapRows, GlobalSolve, MgpbdSettings};
 use crate::constraint::arap::Polar;
 use crate::constraint::tet::{deformation_gradient, node_gradients};
 use crate::constraint::tet_model::{gather, TetModel};
@@ -98,7 +98,7 @@ impl Rows {
             compliance: vec![0.0; n],
             multiplier: (0..n as u32).collect(),
             component: vec![0; n],
-            exact_rotation: settings.is_none_or(|s| s.arap_rotation == "exact"),
+            exact_rotation: settings.is_none_or(|s| s.arap_rotation == ArapRotation::Exact),
             polar_slot: vec![NO_SLOT; n],
             slot_row: vec![],
         };
@@ -141,9 +141,9 @@ impl Rows {
                 set(g.lambda_offset + g.edges.len() + e, RowKind::Hinge, gi, e, *hi, g.bending_compliance);
             }
         }
-        let components = settings.is_some_and(|s| s.arap_rows == "components");
+        let components = settings.is_some_and(|s| s.arap_rows == ArapRows::Components);
         let r = if components { r.arap_components() } else { r };
-        if settings.is_some_and(|s| s.linear_solver == crate::linear::PRIMAL_SOLVER) {
+        if settings.is_some_and(|s| s.linear_solver == GlobalSolve::Primal) {
             super::primal::check_compliance(&r, model)?;
         }
         Ok(r)

@@ -4,15 +4,16 @@
 
 use super::rows::{RowKind, Rows};
 use crate::amg::{AmgOptions, NearKernel, Smoother};
-use crate::linear::{DEFAULT_SOLVER, MGPBD_SOLVER_NAMES, PRIMAL_SOLVER};
+use crate::linear::{Method, DEFAULT_SOLVER};
 use crate::model::Model;
+use crate::named::{serialize_name, Named};
 use crate::scene::schema;
 use crate::{Error, Result};
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct MgpbdSettings {
-    /// The solver of `A Δλ = b`, by name (`auto` until [`MgpbdSettings::resolve`]).
-    pub linear_solver: String,
+    /// The solver of `A Δλ = b`; [`MgpbdSettings::resolve`] chooses it where the scene leaves it `auto`.
+    pub linear_solver: GlobalSolve,
     /// Per outer iteration: solve to `‖b − A Δλ‖ ≤ pcg_tol ‖b‖` or `pcg_max_iter` iterations.
     pub pcg_tol: f64,
     pub pcg_max_iter: usize,
@@ -33,23 +34,75 @@ pub struct MgpbdSettings {
     pub max_coarse: usize,
     /// Smoothed aggregation (`primal-amg`): smoothed prolongators on this many finest levels.
     pub smoothed_levels: usize,
-    pub near_kernel: String,
-    pub smoother: String,
-    /// ARAP rows: `cone` (one row ‖F − R‖ per tet) or `components` (nine rows (F − R)_k); `auto` until
-    /// [`MgpbdSettings::resolve`].
-    pub arap_rows: String,
+    pub near_kernel: NearKernel,
+    pub smoother: Smoother,
+    /// ARAP rows: `cone` (one row ‖F − R‖ per tet) or `components` (nine rows (F − R)_k); chosen by
+    /// [`MgpbdSettings::resolve`] where the scene leaves it `auto`.
+    pub arap_rows: ArapRows,
     /// Component rows' gradient: `exact` (E_k − ∂R_k/∂F) or `fixed` (R held fixed, E_k).
-    pub arap_rotation: String,
+    pub arap_rotation: ArapRotation,
+    /// The fields the scene leaves `auto`.
+    #[serde(skip)]
+    auto: Auto,
 }
 
-/// The values of `arap_rows`.
-pub const ARAP_ROWS: [&str; 2] = ["cone", "components"];
-
-/// The values of `arap_rotation` (docs/mgpbd.md, "Exact rotation derivative in the component rows").
-pub const ARAP_ROTATIONS: [&str; 2] = ["exact", "fixed"];
+/// Which of `linear_solver` and `arap_rows` the scene leaves `auto`, for [`MgpbdSettings::resolve`] to
+/// choose per model. Until then they hold [`DEFAULT_SOLVER`] and cone rows, which every model takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Auto {
+    linear_solver: bool,
+    arap_rows: bool,
+}
 
 /// The default of `linear_solver` and `arap_rows`: chosen per model by [`MgpbdSettings::resolve`].
-pub const AUTO: &str = "auto";
+const AUTO: &str = "auto";
+
+/// How MGPBD solves `A Δλ = b`: with a solver of the assembled A, or through the primal matrix
+/// `M + Jᵀ α̃⁻¹ J` (`primal-amg`, `mgpbd::primal_solve`), which needs J, not just A.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalSolve {
+    Dual(Method),
+    Primal,
+}
+
+impl Named for GlobalSolve {
+    fn all() -> Vec<Self> {
+        Method::all().into_iter().map(GlobalSolve::Dual).chain([GlobalSolve::Primal]).collect()
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            GlobalSolve::Dual(m) => m.name(),
+            GlobalSolve::Primal => "primal-amg",
+        }
+    }
+}
+
+impl serde::Serialize for GlobalSolve {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        serialize_name(self, s)
+    }
+}
+
+named_enum! {
+    /// The rows of an ARAP tet.
+    pub enum ArapRows {
+        /// One row ‖F − R‖.
+        Cone = "cone",
+        /// Nine rows (F − R)_k.
+        Components = "components",
+    }
+}
+
+named_enum! {
+    /// The component rows' gradient (docs/mgpbd.md, "Exact rotation derivative in the component rows").
+    pub enum ArapRotation {
+        /// E_k − ∂R_k/∂F.
+        Exact = "exact",
+        /// R held fixed: E_k.
+        Fixed = "fixed",
+    }
+}
 
 /// The default strength threshold of the primal solve's smoothed aggregation: every connection strong. On the
 /// squashed box and bunny it halves the PCG iterations against θ = 0.1 and makes the coarse levels sparser
@@ -59,9 +112,9 @@ pub const PRIMAL_THETA: f64 = 0.0;
 /// The default strength threshold of the AMG-PCG on the dual matrix, as measured against PyAMG (docs/amg.md).
 pub const DUAL_THETA: f64 = 0.1;
 
-/// θ's default for `linear_solver` (resolved, or as a scene or `xpbd solve-system --method` names it).
-pub fn default_theta(linear_solver: &str) -> f64 {
-    if linear_solver == PRIMAL_SOLVER {
+/// θ's default for `linear_solver` (resolved, or as `xpbd solve-system --method` names it).
+pub fn default_theta(linear_solver: GlobalSolve) -> f64 {
+    if linear_solver == GlobalSolve::Primal {
         PRIMAL_THETA
     } else {
         DUAL_THETA
@@ -69,25 +122,30 @@ pub fn default_theta(linear_solver: &str) -> f64 {
 }
 
 /// `auto`'s linear solver for compliant cloth (docs/amg.md: 20–60× faster than the iterative solvers there).
-const CLOTH_SOLVER: &str = "direct";
+const CLOTH_SOLVER: Method = Method::Direct;
 
 impl MgpbdSettings {
     /// The AMG options these settings name (the rest at their defaults).
     pub fn amg_options(&self) -> AmgOptions {
         AmgOptions {
-            theta: self.theta.unwrap_or_else(|| default_theta(&self.linear_solver)),
+            theta: self.theta.unwrap_or_else(|| default_theta(self.linear_solver)),
             max_coarse: self.max_coarse,
             smoothed_levels: self.smoothed_levels,
-            near_kernel: NearKernel::from_name(&self.near_kernel).expect("validated near_kernel"),
-            smoother: Smoother::from_name(&self.smoother).expect("validated smoother"),
+            near_kernel: self.near_kernel,
+            smoother: self.smoother,
             ..AmgOptions::default()
         }
     }
 
     /// From the scene's `[solver]` table; `None` fields take their defaults.
     pub fn from_scene(s: &schema::Solver) -> Result<Self> {
+        let linear_solver = named("linear_solver", &s.linear_solver, true)?;
+        let near_kernel = named("near_kernel", &s.near_kernel, false)?;
+        let smoother = named("smoother", &s.smoother, false)?;
+        let arap_rows = named("arap_rows", &s.arap_rows, true)?;
+        let arap_rotation = named("arap_rotation", &s.arap_rotation, false)?;
         let m = MgpbdSettings {
-            linear_solver: s.linear_solver.clone().unwrap_or_else(|| AUTO.into()),
+            linear_solver: linear_solver.unwrap_or(GlobalSolve::Dual(DEFAULT_SOLVER)),
             pcg_tol: s.pcg_tol.unwrap_or(1e-5),
             pcg_max_iter: s.pcg_max_iter.unwrap_or(100),
             setup_interval: s.setup_interval.unwrap_or(20),
@@ -98,16 +156,12 @@ impl MgpbdSettings {
             theta: s.theta,
             max_coarse: s.max_coarse.unwrap_or(400),
             smoothed_levels: s.smoothed_levels.unwrap_or(AmgOptions::default().smoothed_levels),
-            near_kernel: s.near_kernel.clone().unwrap_or_else(|| "constant".into()),
-            smoother: s.smoother.clone().unwrap_or_else(|| "jacobi".into()),
-            arap_rows: s.arap_rows.clone().unwrap_or_else(|| AUTO.into()),
-            arap_rotation: s.arap_rotation.clone().unwrap_or_else(|| "exact".into()),
+            near_kernel: near_kernel.unwrap_or(NearKernel::Constant),
+            smoother: smoother.unwrap_or(Smoother::Jacobi),
+            arap_rows: arap_rows.unwrap_or(ArapRows::Cone),
+            arap_rotation: arap_rotation.unwrap_or(ArapRotation::Exact),
+            auto: Auto { linear_solver: linear_solver.is_none(), arap_rows: arap_rows.is_none() },
         };
-        one_of("linear_solver", &m.linear_solver, &[&MGPBD_SOLVER_NAMES[..], &[AUTO]].concat())?;
-        one_of("near_kernel", &m.near_kernel, &NearKernel::NAMES)?;
-        one_of("smoother", &m.smoother, &Smoother::NAMES)?;
-        one_of("arap_rows", &m.arap_rows, &[&ARAP_ROWS[..], &[AUTO]].concat())?;
-        one_of("arap_rotation", &m.arap_rotation, &ARAP_ROTATIONS)?;
         let checks = [
             ("pcg_tol", m.pcg_tol > 0.0 && m.pcg_tol < 1.0, "must lie in (0, 1)", m.pcg_tol),
             ("tolerance", m.tolerance >= 0.0 && m.tolerance < 1.0, "must lie in [0, 1)", m.tolerance),
@@ -135,19 +189,18 @@ impl MgpbdSettings {
     /// CG and the direct solve on stiff ARAP and neo-Hookean systems and removes the cone rows' outer-loop
     /// stall). Errors are those of [`Rows::new`] (a material without scalar rows).
     pub fn resolve(&mut self, model: &Model) -> Result<()> {
-        if self.linear_solver == AUTO {
+        if self.auto.linear_solver {
             // Rows::new reads an unresolved `auto` as cone rows without the primal check.
             let rows = Rows::new(model, Some(&*self))?;
             let cloth = rows.kind.iter().any(|k| matches!(k, RowKind::Edge | RowKind::Hinge));
             self.linear_solver = match (super::primal::hard_row(&rows), cloth) {
-                (Some(_), _) => DEFAULT_SOLVER,
-                (None, true) => CLOTH_SOLVER,
-                (None, false) => PRIMAL_SOLVER,
-            }
-            .into();
+                (Some(_), _) => GlobalSolve::Dual(DEFAULT_SOLVER),
+                (None, true) => GlobalSolve::Dual(CLOTH_SOLVER),
+                (None, false) => GlobalSolve::Primal,
+            };
         }
-        if self.arap_rows == AUTO {
-            self.arap_rows = if self.linear_solver == PRIMAL_SOLVER { "components" } else { "cone" }.into();
+        if self.auto.arap_rows {
+            self.arap_rows = if self.linear_solver == GlobalSolve::Primal { ArapRows::Components } else { ArapRows::Cone };
         }
         self.theta = Some(self.amg_options().theta);
         Ok(())
@@ -175,10 +228,45 @@ impl MgpbdSettings {
     }
 }
 
-fn one_of(field: &str, v: &str, names: &[&str]) -> Result<()> {
-    if names.contains(&v) {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!("solver.{field}: unknown '{v}' (expected {})", names.join(", "))))
+/// The value the scene names for `field`: `None` when unset, or `auto` where `auto` is allowed.
+fn named<T: Named>(field: &str, v: &Option<String>, auto: bool) -> Result<Option<T>> {
+    let Some(v) = v.as_deref().filter(|&v| !(auto && v == AUTO)) else {
+        return Ok(None);
+    };
+    T::from_name(v).map(Some).ok_or_else(|| {
+        let names = [T::names(), if auto { vec![AUTO] } else { vec![] }].concat();
+        Error::invalid(format!("solver.{field}: unknown '{v}' (expected {})", names.join(", ")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::named::tests::round_trips;
+
+    /// Each choice serialises (`summary.json`) as the name the scene gives it.
+    #[test]
+    fn names_round_trip() {
+        round_trips::<GlobalSolve>();
+        round_trips::<ArapRows>();
+        round_trips::<ArapRotation>();
+        round_trips::<NearKernel>();
+        round_trips::<Smoother>();
+    }
+
+    /// An unknown name is a one-line error naming the field and every accepted name (`auto` where allowed).
+    #[test]
+    fn unknown_names_are_one_line_errors() {
+        let err = |edit: fn(&mut schema::Solver)| {
+            let mut s = schema::Solver::default();
+            edit(&mut s);
+            MgpbdSettings::from_scene(&s).unwrap_err().to_string()
+        };
+        assert_eq!(
+            err(|s| s.linear_solver = Some("lu".into())),
+            "solver.linear_solver: unknown 'lu' (expected amg-pcg, cg, jacobi-pcg, direct, primal-amg, auto)"
+        );
+        assert_eq!(err(|s| s.near_kernel = Some("auto".into())), "solver.near_kernel: unknown 'auto' (expected constant, gs)");
+        assert_eq!(err(|s| s.arap_rows = Some("nine".into())), "solver.arap_rows: unknown 'nine' (expected cone, components, auto)");
     }
 }

@@ -12,14 +12,16 @@
 use rayon::prelude::*;
 use std::time::Instant;
 use xpbd_core::constraint::arap::Polar;
-use xpbd_core::linear::{norm, solver_by_name, Csr, LinearSolver, Setup, SolveStats, PRIMAL_SOLVER};
+use xpbd_core::linear::{LinearSolver, Setup, SolveStats};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
-use xpbd_core::mgpbd::settings::MgpbdSettings;
+use xpbd_core::mgpbd::settings::{GlobalSolve, MgpbdSettings};
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats, MAX_HALVINGS};
 use xpbd_core::model::Model;
+use xpbd_core::named::Named;
+use xpbd_core::sparse::{norm, Csr};
 
 /// The solver of the dual system each outer iteration.
 pub enum DualSolver {
@@ -32,12 +34,10 @@ pub enum DualSolver {
 /// The linear solver the settings name (`linear_solver`, configured by `theta`, `max_coarse`,
 /// `near_kernel`, `smoother`) for `rows`. The single place that maps settings to solvers.
 pub fn linear_solver(settings: &MgpbdSettings, rows: &Rows, inv_mass: &[f64]) -> DualSolver {
-    if settings.linear_solver == PRIMAL_SOLVER {
-        return DualSolver::Primal(Box::new(PrimalSolver::new(&rows.vertices, inv_mass, settings.amg_options())));
+    match settings.linear_solver {
+        GlobalSolve::Primal => DualSolver::Primal(Box::new(PrimalSolver::new(&rows.vertices, inv_mass, settings.amg_options()))),
+        GlobalSolve::Dual(method) => DualSolver::Matrix(method.build(&settings.amg_options())),
     }
-    DualSolver::Matrix(
-        solver_by_name(&settings.linear_solver, &settings.amg_options()).expect("scene validation checked the linear solver and its AMG options"),
-    )
 }
 
 pub struct Mgpbd {
@@ -83,7 +83,7 @@ impl Mgpbd {
         let rows = Rows::new(model, Some(&settings)).expect("scene validation accepts only models with scalar rows");
         // The primal solve never forms A: only the rows at each vertex are needed.
         let pattern =
-            if settings.linear_solver == PRIMAL_SOLVER { Pattern::incidence_only(&rows, &model.inv_mass) } else { Pattern::new(&rows, &model.inv_mass) };
+            if settings.linear_solver == GlobalSolve::Primal { Pattern::incidence_only(&rows, &model.inv_mass) } else { Pattern::new(&rows, &model.inv_mass) };
         let n = rows.len();
         Mgpbd {
             solver: linear_solver(&settings, &rows, &model.inv_mass),
@@ -113,10 +113,7 @@ impl Mgpbd {
     }
 
     pub fn linear_solver_name(&self) -> &'static str {
-        match &self.solver {
-            DualSolver::Matrix(s) => s.name(),
-            DualSolver::Primal(_) => PRIMAL_SOLVER,
-        }
+        self.settings.linear_solver.name()
     }
 
     /// Start of a frame: a full setup is due every `setup_interval` frames.

@@ -1,6 +1,8 @@
 //! The whole-frame MGPBD parity runs of the device backend against `CpuBackend`, shared by the host-compiled
 //! kernels' test (`host_outer.rs`) and the GPU's (`amg_parity.rs`).
 
+use xpbd_core::mgpbd::settings::GlobalSolve;
+use xpbd_core::named::Named;
 use xpbd_core::scene::Built;
 
 /// A scene, how many frames, and the linear solver of the outer iteration.
@@ -62,7 +64,7 @@ impl FrameRun {
                 *text = text.replace(from, to);
             }
         });
-        super::mgpbd_mut(&mut model).linear_solver = self.solver.into();
+        super::mgpbd_mut(&mut model).linear_solver = GlobalSolve::from_name(self.solver).expect("a linear solver's name");
         model
     }
 

@@ -5,9 +5,9 @@
 
 use super::{DualSystem, JacobianForm, SystemInfo};
 use std::path::Path;
-use xpbd_core::linear::matrix_market::{read_matrix, read_vector, write_vector};
-use xpbd_core::linear::Csr;
 use xpbd_core::mesh::io::write_atomic;
+use xpbd_core::sparse::matrix_market::{read_matrix, read_vector, write_vector};
+use xpbd_core::sparse::Csr;
 use xpbd_core::{Error, Result};
 
 /// Which parts `DualSystem::read` reads besides b.

@@ -13,10 +13,10 @@ use crate::device::Device;
 use crate::simulation::Simulation;
 use serde::Serialize;
 use std::path::Path;
-use xpbd_core::linear::Csr;
 use xpbd_core::mgpbd::assemble;
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::rows::Rows;
+use xpbd_core::sparse::Csr;
 use xpbd_core::Result;
 use xpbd_cpu::CpuBackend;
 
@@ -119,7 +119,7 @@ pub fn dual_system(scene: &Path, frame: usize, matrix: bool) -> Result<(DualSyst
         free_vertices: model.inv_mass.iter().filter(|&&w| w > 0.0).count(),
         row_kinds: rows.kind_counts().into_iter().map(|(k, n)| (k.name().to_string(), n)).collect(),
         bodies,
-        rhs_norm: xpbd_core::linear::norm(&b),
+        rhs_norm: xpbd_core::sparse::norm(&b),
     };
     let (mut indptr, mut indices, mut data) = (vec![0], Vec::new(), Vec::new());
     for r in 0..rows.len() {

@@ -1,0 +1,45 @@
+//! Sparse Cholesky factorisation (faer's supernodal LLᵀ) of a symmetric positive definite matrix. The
+//! symbolic factorisation (fill-reducing ordering, elimination tree) can be kept when only the values change.
+
+use super::Csr;
+use faer::linalg::solvers::Solve;
+use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
+use faer::sparse::{SparseColMat, Triplet};
+use faer::Side;
+
+#[derive(Default)]
+pub struct Cholesky {
+    symbolic: Option<SymbolicLlt<usize>>,
+    factor: Option<Llt<usize, f64>>,
+}
+
+/// The lower triangle of symmetric `a` as a faer column-major matrix.
+fn lower(a: &Csr) -> SparseColMat<usize, f64> {
+    let t: Vec<Triplet<usize, usize, f64>> = a.iter().filter(|(_, (i, j))| i >= j).map(|(v, (i, j))| Triplet::new(i, j, *v)).collect();
+    SparseColMat::try_new_from_triplets(a.rows(), a.cols(), &t).expect("CSR indices are in range")
+}
+
+impl Cholesky {
+    /// Factorises `a`, with the symbolic factorisation of the last call when `same_pattern` (and there is
+    /// one); a matrix that is not numerically positive definite leaves no factor.
+    pub fn factor(&mut self, a: &Csr, same_pattern: bool) {
+        let m = lower(a);
+        if !same_pattern || self.symbolic.is_none() {
+            self.symbolic = SymbolicLlt::try_new(m.symbolic(), Side::Lower).ok();
+        }
+        self.factor = self.symbolic.clone().and_then(|s| Llt::try_new_with_symbolic(s, m.as_ref(), Side::Lower).ok());
+    }
+
+    /// `x = A⁻¹ b` with the last factor; `false`, with x unchanged, when there is none.
+    pub fn solve(&self, b: &[f64], x: &mut [f64]) -> bool {
+        let Some(factor) = &self.factor else {
+            return false;
+        };
+        let mut rhs = faer::Mat::from_fn(b.len(), 1, |i, _| b[i]);
+        factor.solve_in_place(rhs.as_mut());
+        for (i, xi) in x.iter_mut().enumerate() {
+            *xi = rhs[(i, 0)];
+        }
+        true
+    }
+}
