@@ -1,4 +1,4 @@
-//! Multi-layer XPBD on the stretched box of Table 1 (multilayer-xpbd.md §4.5): a 3 × 1 × 1 StVK box
+//! Multi-layer XPBD on the stretched box of Table 1 (the multi-layer paper §4.5): a 3 × 1 × 1 StVK box
 //! (E = 1e9 Pa, so that 20 iterations do not converge) stretched 10 % along x and released, at ≈ 650,
 //! 1500 and 3300 tets. For each size, 20 frames of 2 substeps × 20 iterations, side by side with XPBD at
 //! the same iterations: solver time per substep and its ratio, the mean relative residual

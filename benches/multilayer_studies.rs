@@ -1,4 +1,4 @@
-//! The studies of the multi-layer solver (multilayer-xpbd.md §4, issue 5; results in docs/multilayer.md).
+//! The studies of the multi-layer solver (the multi-layer paper §4, issue 5; results in docs/multilayer.md).
 //! Each study runs XPBD (serial Gauss-Seidel) and multi-layer variants side by side in one process: a
 //! reference run of the default multi-layer solver (5 layers, linear, doubling, strain-rate order, with
 //! the budget) advances the scene, and at every sampled substep each variant solves that

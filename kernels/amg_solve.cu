@@ -60,7 +60,7 @@ __device__ __forceinline__ void inverse_diagonal_impl(T* __restrict__ inv_diag, 
     }
 }
 
-// Weighted Jacobi after r = A x: x += omega D^-1 (b - r), omega = 4 / (3 rho(D^-1 A)) (mgpbd.md section 4.2).
+// Weighted Jacobi after r = A x: x += omega D^-1 (b - r), omega = 4 / (3 rho(D^-1 A)) (the MGPBD paper, section 4.2).
 template <typename T>
 __device__ __forceinline__ void jacobi_sweep_impl(T* __restrict__ x, const T* __restrict__ r, const T* __restrict__ b,
                                                   const T* __restrict__ inv_diag, T omega, unsigned int n) {

@@ -1,4 +1,4 @@
-// XPBD prediction and velocity update (DESIGN.md section 7):
+// XPBD prediction and velocity update (docs/equations.md):
 //   predict:          v = damp v + dv (free vertices only);  x_prev = x;  x += h v
 //                     with dv = h g and damp = exp(-c h) for velocity damping c (crates/xpbd-cpu/src/integrate.rs)
 //   update_velocity:  v = (x - x_prev) / h

@@ -10,7 +10,7 @@
 // jacobi_<kind>: every element from the same positions (crates/xpbd-cpu/src/jacobi.rs): its corrections,
 //   scaled by s = omega * inv_count[e], go to its own N slots, its multipliers move by s times their change.
 //   jacobi_gather then adds each vertex's slots (CSR start/adj) to its position. Deterministic, no atomics.
-// residual_sq_<kind>: per-block partial sums of |C + at lambda|^2 over the family's rows (DESIGN.md section 7).
+// residual_sq_<kind>: per-block partial sums of |C + at lambda|^2 over the family's rows (docs/equations.md).
 //
 // Constants: (c0, c1) the kind's material constants (tets: mu, lambda; cloth: compliance, unused), h the substep,
 // beta_h = damping * h.

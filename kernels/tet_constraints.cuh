@@ -1,6 +1,6 @@
 // Tetrahedral XPBD constraints on the GPU: the formulas of crates/xpbd-core/src/constraint (tet.rs,
 // volume.rs, neohookean.rs, stvk.rs, arap.rs, projection.rs, block_solve.rs, tet_model.rs), operation for operation, so
-// that double-precision runs agree with the CPU backend to round-off (DESIGN.md section 7).
+// that double-precision runs agree with the CPU backend to round-off (docs/equations.md).
 //
 // One element is visited on local copies: positions p[4][3] (vertex, axis), inverse masses w[4], and the
 // element's multipliers. Matrices are row-major T[3][3]; D_m^-1 is stored row-major, 9 scalars per element.

@@ -1,5 +1,5 @@
 """Dual systems of XPBD edge-distance constraints, A = J M^-1 J^T + alpha I, b = -C, written as
-Matrix Market A.mtx, b.mtx (DESIGN.md section 7; the systems `xpbd export-system` exports for
+Matrix Market A.mtx, b.mtx (docs/equations.md; the systems `xpbd export-system` exports for
 distance constraints). J's rows are unit edge directions; on a tet mesh (about 7 edges per
 vertex against 3 coordinates) or a cloth with diagonals, J M^-1 J^T has a large null space on
 which A is only alpha I (issue 4).

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::Mutex;
 
-/// The nvcc flags every kernel is compiled with (DESIGN.md section 4). No `--use_fast_math`: a kernel may opt in
+/// The nvcc flags every kernel is compiled with (docs/gpu.md). No `--use_fast_math`: a kernel may opt in
 /// only where a test shows it harmless.
 const NVCC_FLAGS: &[&str] = &["-ptx", "-arch=compute_75", "-O3", "-std=c++17"];
 

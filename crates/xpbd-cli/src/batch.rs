@@ -1,4 +1,4 @@
-//! `xpbd batch MANIFEST --out DIR [--jobs J] [--shard I/N]` (DESIGN.md §5, docs/batch.md).
+//! `xpbd batch MANIFEST --out DIR [--jobs J] [--shard I/N]` (docs/output-format.md, docs/batch.md).
 
 use clap::Args;
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! `xpbd converge SCENE.toml --frame F --iterations K [--solvers LIST] [--out DIR]` (DESIGN.md §5).
+//! `xpbd converge SCENE.toml --frame F --iterations K [--solvers LIST] [--out DIR]` (docs/output-format.md).
 
 use clap::Args;
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! `xpbd export-system SCENE.toml --frame F --out DIR` (DESIGN.md §5): MGPBD's dual system as
+//! `xpbd export-system SCENE.toml --frame F --out DIR` (docs/output-format.md): MGPBD's dual system as
 //! Matrix Market `A.mtx` (general, coordinate), `b.mtx` (an n×1 coordinate matrix listing every
 //! entry) and `system.json`; and for the primal solve (`xpbd solve-system --method primal-amg`)
 //! `J.mtx` (rows × 3·vertices), `inv_mass.mtx`, `alpha_tilde.mtx` and `x.mtx` (x̃, 3·vertices) as

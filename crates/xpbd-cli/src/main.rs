@@ -1,4 +1,4 @@
-//! The `xpbd` command (DESIGN.md §5). User errors print one line on standard error and exit 1;
+//! The `xpbd` command (docs/output-format.md). User errors print one line on standard error and exit 1;
 //! usage errors exit 2; a panic (a bug) prints one line and exits 101, without a backtrace.
 
 mod batch;

@@ -1,4 +1,4 @@
-//! The command line through the binary: the output contract of DESIGN.md §5 and one-line errors
+//! The command line through the binary: the output contract of docs/output-format.md and one-line errors
 //! for bad input (never a panic).
 
 mod common;

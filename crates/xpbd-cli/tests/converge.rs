@@ -1,4 +1,4 @@
-//! `xpbd converge` through the binary (DESIGN.md §5): the CSV contract, a shared start state, a
+//! `xpbd converge` through the binary (docs/output-format.md): the CSV contract, a shared start state, a
 //! converging serial solve, the plot, and one-line errors.
 
 mod common;

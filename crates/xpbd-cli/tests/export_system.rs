@@ -6,7 +6,6 @@ mod common;
 use common::{expect_error, write, xpbd_in};
 use std::path::Path;
 use xpbd_core::mesh::Vec3;
-use xpbd_core::mgpbd::rows::Rows;
 
 const SCENE: &str = r#"name = "beam"
 [simulation]
@@ -57,7 +56,7 @@ fn exported_system_is_symmetric_and_b_is_minus_c_of_the_prediction() {
 
     let h = built.config.h();
     let x: Vec<Vec3> = model.rest.iter().zip(&model.inv_mass).map(|(x, &w)| if w > 0.0 { x + model.gravity * h * h } else { *x }).collect();
-    let rows = Rows::new(model, built.config.method.mgpbd()).unwrap();
+    let rows = built.config.method.mgpbd().expect("an MGPBD scene").rows(model).unwrap();
     let mut changed = 0;
     for i in 0..n {
         let c = rows.evaluate(model, i, &x).0;

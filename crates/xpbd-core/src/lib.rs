@@ -1,5 +1,7 @@
 //! `xpbd-core`: the math of the workspace. Meshes, materials, constraints, the model, scenes and
-//! metrics. No threads and no GPU here; backends (`xpbd-cpu`, `xpbd-cuda`) drive these pieces.
+//! metrics, the solver configuration and the host half of a substep shared by every backend. No backend and
+//! no GPU here; threads (rayon) only inside MGPBD's linear algebra and row evaluation. The backends
+//! (`xpbd-cpu`, `xpbd-cuda`) drive these pieces.
 
 #[macro_use]
 pub mod named;

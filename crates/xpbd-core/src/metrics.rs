@@ -1,4 +1,4 @@
-//! Quantities reported per frame (DESIGN.md §5, §7): the XPBD residual r = C(x) + α̃λ over the
+//! Quantities reported per frame (docs/output-format.md, §7): the XPBD residual r = C(x) + α̃λ over the
 //! elastic rows, elastic and kinetic energy, and volume ratios. Shared by every backend so that
 //! solvers compare.
 

@@ -5,7 +5,6 @@
 
 use crate::backend::Unsupported;
 use crate::layers::settings::MultilayerSettings;
-use crate::mgpbd::rows::Rows;
 use crate::mgpbd::settings::MgpbdSettings;
 use crate::model::Model;
 use serde::ser::{Serialize, SerializeMap, Serializer};
@@ -116,12 +115,12 @@ impl SolverConfig {
     }
 
     /// What the method needs of `model` on every backend: MGPBD scalar rows without damping (and every
-    /// compliance positive for the primal solve: [`Rows::new`]); the multi-layer solver tet bodies without
+    /// compliance positive for the primal solve: [`MgpbdSettings::rows`]); the multi-layer solver tet bodies without
     /// cloth, collider friction, soft or moving pins and constraint damping (docs/multilayer.md).
     pub fn requirements(&self, model: &Model) -> Result<(), Unsupported> {
         match &self.method {
             Method::Xpbd { .. } => Ok(()),
-            Method::Mgpbd(settings) => Rows::new(model, Some(settings)).map(|_| ()).map_err(|e| Unsupported(e.to_string())),
+            Method::Mgpbd(settings) => settings.rows(model).map(|_| ()).map_err(|e| Unsupported(e.to_string())),
             Method::Multilayer(_) => {
                 let missing = if !model.cloth_groups.is_empty() {
                     Some("cloth bodies")

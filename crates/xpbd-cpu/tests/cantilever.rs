@@ -1,4 +1,4 @@
-//! Cantilever under gravity (DESIGN.md §8): the settled XPBD tip deflection against a static
+//! Cantilever under gravity (ARCHITECTURE.md, "Cross-cutting concerns"): the settled XPBD tip deflection against a static
 //! linear-elasticity FEM solve on the same tetrahedral mesh, both printed against Euler–Bernoulli.
 
 mod common;

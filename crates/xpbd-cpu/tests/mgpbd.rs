@@ -1,4 +1,4 @@
-//! MGPBD's outer loop on small scenes (DESIGN.md §8): a free body at rest stays at rest, linear and
+//! MGPBD's outer loop on small scenes (ARCHITECTURE.md, "Cross-cutting concerns"): a free body at rest stays at rest, linear and
 //! angular momentum are conserved without gravity and pins, and the outer loop stops at its
 //! tolerance. The cantilever against linear FEM is in `cantilever.rs`.
 

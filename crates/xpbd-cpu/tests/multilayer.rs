@@ -1,4 +1,4 @@
-//! The multi-layer solver on small scenes (DESIGN.md §8, docs/multilayer.md): free fall, a free
+//! The multi-layer solver on small scenes (ARCHITECTURE.md, "Cross-cutting concerns", docs/multilayer.md): free fall, a free
 //! spinning box keeps its angular momentum and volume, a box at rest stays at rest, the cantilever
 //! settles where XPBD does, and scenes asking for parts not built yet are rejected.
 

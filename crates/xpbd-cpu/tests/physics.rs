@@ -1,4 +1,4 @@
-//! Physics tests of the CPU backend on small scenes (DESIGN.md §8): free fall, conservation of linear
+//! Physics tests of the CPU backend on small scenes (ARCHITECTURE.md, "Cross-cutting concerns"): free fall, conservation of linear
 //! and angular momentum, volume, cloth inextensibility under iteration, and the discrete rest state.
 
 mod common;
@@ -236,7 +236,7 @@ fn neohookean_rest_drift_vanishes_with_substeps() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Velocity damping (DESIGN.md §6: "does not change static equilibria").
+// Velocity damping (docs/scene-format.md: it does not change static equilibria).
 
 /// Settled mean sag of the free end of a small clamped beam under gravity with velocity damping `c`.
 fn settled_sag(c: f64) -> (f64, f64) {

@@ -1,5 +1,5 @@
 //! The AMG hierarchy on a device: the hand-off of a CPU [`Hierarchy`] (issue 7, deliverable 2), the Galerkin
-//! refresh after each refill of the finest matrix, and the V-cycle (mgpbd.md §4.2, Alg. 3;
+//! refresh after each refill of the finest matrix, and the V-cycle (the MGPBD paper §4.2, Alg. 3;
 //! `xpbd_core::amg::vcycle`).
 //!
 //! What the CPU builds at each full setup and uploads here: per level P, Pᵀ, the relaxation's kind, ρ(D⁻¹A) and

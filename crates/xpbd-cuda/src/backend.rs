@@ -1,4 +1,4 @@
-//! `CudaBackend`: the XPBD substep loop of `xpbd_cpu::CpuBackend` (DESIGN.md §7) on the GPU, for tet groups of
+//! `CudaBackend`: the XPBD substep loop of `xpbd_cpu::CpuBackend` (docs/equations.md) on the GPU, for tet groups of
 //! block or decoupled neo-Hookean and StVK and for cloth (distance and bending rows) in colored, clustered or
 //! Jacobi order, with moving pins, soft
 //! attachments and plane, sphere and box colliders. The model and state stay on the device; a frame's only transfers are the

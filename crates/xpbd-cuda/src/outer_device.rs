@@ -136,7 +136,7 @@ impl<O: LinearOps> DeviceOuter<O> {
     /// For an MGPBD model whose linear solver has a device path ([`device_settings`]); `Err` is why not.
     pub fn new(ops: &O, model: &Model, settings: &MgpbdSettings, h: f64) -> Result<Self, String> {
         let settings = device_settings(settings)?.clone();
-        let rows = Rows::new(model, Some(&settings)).map_err(|e| e.to_string())?;
+        let rows = settings.rows(model).map_err(|e| e.to_string())?;
         let at = alpha_tilde(&rows, h);
         let (all, solver) = if settings.linear_solver == GlobalSolve::Primal {
             let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);

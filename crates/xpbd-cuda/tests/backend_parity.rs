@@ -1,4 +1,4 @@
-//! `CudaBackend` against `CpuBackend` (the reference, DESIGN.md §3): 20 substeps of the Fig. 5 beam and of the
+//! `CudaBackend` against `CpuBackend` (the reference, ARCHITECTURE.md): 20 substeps of the Fig. 5 beam and of the
 //! armadillo, colored and clustered (and Jacobi), every supported tet model, pins, soft attachments and a plane
 //! collider. Double precision must agree to 1e-9 of the body's size, single precision to 1e-3; a frame replayed
 //! from a CUDA graph must equal the plain launches bit for bit. Without a usable GPU each test prints

@@ -1,7 +1,7 @@
-//! Convergence of one substep under several solvers (DESIGN.md §5, `xpbd converge`): run a scene on
+//! Convergence of one substep under several solvers (docs/output-format.md, `xpbd converge`): run a scene on
 //! the CPU up to frame F, then, from that same state, start frame F+1's first substep with each
 //! solver (prediction and multiplier reset) and record after every iteration the residual
-//! ‖C(x) + α̃λ‖ of DESIGN.md §7, its ratio to the residual right after the prediction, and the
+//! ‖C(x) + α̃λ‖ of docs/equations.md, its ratio to the residual right after the prediction, and the
 //! elastic energy. Output: `converge.csv` (`csv`); `xpbd-tools` draws the plot `converge.svg`.
 
 use crate::device::Device;
@@ -12,7 +12,6 @@ use std::time::Instant;
 use xpbd_core::backend::Backend;
 use xpbd_core::constraint::tet_model::TetModel;
 use xpbd_core::metrics::{elastic_energy, residual_norm};
-use xpbd_core::mgpbd::rows::Rows;
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::model::Model;
 use xpbd_core::scene::schema;
@@ -110,7 +109,7 @@ pub fn solver_config(base: &SolverConfig, scene: &schema::Solver, model: &Model,
             settings
         }
     };
-    Rows::new(model, Some(&settings)).map_err(refused)?;
+    settings.rows(model).map_err(refused)?;
     Ok(base.with_method(Method::Mgpbd(settings)))
 }
 

@@ -1,5 +1,5 @@
-//! `xpbd`: the facade. Load a scene, let the dispatcher pick a backend (DESIGN.md §3), run it and
-//! write the outputs of DESIGN.md §5. A library without rendering: pictures, plots, reports and
+//! `xpbd`: the facade. Load a scene, let the dispatcher pick a backend (ARCHITECTURE.md), run it and
+//! write the outputs of docs/output-format.md. A library without rendering: pictures, plots, reports and
 //! the batch runner are in `xpbd-tools`.
 
 pub mod checkpoint;

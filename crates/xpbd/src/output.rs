@@ -1,4 +1,4 @@
-//! Run outputs (DESIGN.md §5): `summary.json`, `metrics.csv`, `probes.csv`, and frames as VTU with an
+//! Run outputs (docs/output-format.md): `summary.json`, `metrics.csv`, `probes.csv`, and frames as VTU with an
 //! `animation.pvd` collection, and surfaces as OBJ or PLY (`surface_frames`). Frames, the collection
 //! and the summary are written to a temporary name and renamed; the CSV files get their header the
 //! same way and then grow by whole lines, each one a single `write` of the complete line, so a run
@@ -30,7 +30,7 @@ pub struct FrameMetrics {
     pub inverted_elements: usize,
     /// Scenes with cloth only: `max_edge_strain`, the column after `inverted_elements`.
     pub max_edge_strain: Option<f64>,
-    /// MGPBD runs only: more columns after the fixed ones (DESIGN.md §5).
+    /// MGPBD runs only: more columns after the fixed ones (docs/output-format.md).
     pub mgpbd: Option<OuterStats>,
 }
 

@@ -1,5 +1,5 @@
 //! A simulation run: scene → model → backend, the frame loop with metrics and outputs, failure
-//! detection, and the summary (DESIGN.md §5).
+//! detection, and the summary (docs/output-format.md).
 
 use crate::checkpoint;
 use crate::device::{select, Device, Selection};

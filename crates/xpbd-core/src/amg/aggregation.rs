@@ -1,4 +1,4 @@
-//! Standard aggregation (mgpbd.md §4.1; Vaněk et al. 1996; PyAMG's `standard_aggregation`).
+//! Standard aggregation (the MGPBD paper §4.1; Vaněk et al. 1996; PyAMG's `standard_aggregation`).
 //!
 //! Pass 1 makes an aggregate of every node whose strong neighbours are all still free, together
 //! with those neighbours. Pass 2 attaches each remaining node to an aggregate of a neighbour made

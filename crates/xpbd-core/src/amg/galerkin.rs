@@ -1,4 +1,4 @@
-//! Galerkin coarse matrix `A_c = Pᵀ A P` (mgpbd.md §4.1).
+//! Galerkin coarse matrix `A_c = Pᵀ A P` (the MGPBD paper §4.1).
 //!
 //! For a tentative prolongator P has one dense block row per node (the columns of its aggregate),
 //! so `A_c` is block-sparse: block (a, b) is nonzero when some `a_ij ≠ 0` has i in aggregate a and

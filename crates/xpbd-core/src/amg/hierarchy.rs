@@ -1,4 +1,4 @@
-//! The AMG hierarchy (mgpbd.md §4.1, Alg. 2): levels are added until a level has at most
+//! The AMG hierarchy (the MGPBD paper §4.1, Alg. 2): levels are added until a level has at most
 //! `max_coarse` rows; that coarsest level is solved exactly by dense Cholesky (nalgebra), or by the
 //! sparse Cholesky when the coarsest level has more than `MAX_DENSE` rows (coarsening stalled or not worth it).
 

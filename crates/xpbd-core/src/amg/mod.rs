@@ -1,5 +1,5 @@
 //! Unsmoothed-aggregation algebraic multigrid (UA-AMG), the preconditioner of MGPBD's global dual
-//! solve (`../shared/papers/mgpbd.md` §4, DESIGN.md §7). Setup: strength of connection →
+//! solve (the MGPBD paper, §4; docs/equations.md). Setup: strength of connection →
 //! standard aggregation → tentative prolongator from near-kernel vectors → Galerkin coarse
 //! matrices, level by level until at most `max_coarse` rows; solve: one V-cycle per PCG iteration.
 //! The same pipeline with node (3×3 block) aggregation, rigid-body near kernel and smoothed

@@ -1,5 +1,5 @@
 //! Near-kernel vectors B, the low-energy modes the tentative prolongator must reproduce
-//! (mgpbd.md §4.1): the constant vector, or k random vectors in [−1, 1] relaxed by s forward
+//! (the MGPBD paper §4.1): the constant vector, or k random vectors in [−1, 1] relaxed by s forward
 //! Gauss-Seidel sweeps on `A x = 0`, which leaves what Gauss-Seidel cannot reduce.
 //!
 //! B is stored column-major: column c is `b[c * n..(c + 1) * n]`.

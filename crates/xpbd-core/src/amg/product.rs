@@ -1,6 +1,6 @@
 //! A sparse product `C = A B` whose pattern is computed once and whose values are refilled for new
 //! values of A and B on the same patterns: the refresh of the smoothed-aggregation Galerkin product
-//! `Pᵀ (A P)` (`galerkin.rs`) at every outer iteration of the lazy setup (mgpbd.md §4.2).
+//! `Pᵀ (A P)` (`galerkin.rs`) at every outer iteration of the lazy setup (the MGPBD paper §4.2).
 //!
 //! The pattern comes from sprs's product at the full setup. The refill is sprs's numeric phase
 //! (Gustavson's row-by-row accumulation into a dense work row) without its symbolic phase, sort and

@@ -1,4 +1,4 @@
-//! Tentative prolongator (mgpbd.md §4.1; PyAMG's `fit_candidates`): on each aggregate, the rows
+//! Tentative prolongator (the MGPBD paper §4.1; PyAMG's `fit_candidates`): on each aggregate, the rows
 //! of the near-kernel block B are factored `B_a = Q_a R_a` by Gram-Schmidt QR, the columns of
 //! `Q_a` become that aggregate's columns of P, and the rows of `R_a` the coarse near-kernel
 //! block, so `B = P B_c` exactly. Columns that are numerically dependent (an aggregate smaller

@@ -1,4 +1,4 @@
-//! The V-cycle's relaxations (mgpbd.md §4.2): weighted Jacobi with ω = 4 / (3 ρ(D⁻¹A)),
+//! The V-cycle's relaxations (the MGPBD paper §4.2): weighted Jacobi with ω = 4 / (3 ρ(D⁻¹A)),
 //! Jacobi-preconditioned Chebyshev of degree 3 on [ρ/30, 1.1 ρ] (Saad, *Iterative Methods*,
 //! Alg. 12.1), and multicolour Gauss-Seidel. Jacobi and Chebyshev are fixed polynomials in D⁻¹A,
 //! hence self-adjoint in the A inner product; Gauss-Seidel runs its colours forward before the

@@ -1,5 +1,5 @@
 //! Symmetric strength of connection: `j` is a strong neighbour of `i` when
-//! `|a_ij| ≥ θ sqrt(|a_ii a_jj|)` (mgpbd.md §4.1; PyAMG's `symmetric_strength_of_connection`).
+//! `|a_ij| ≥ θ sqrt(|a_ii a_jj|)` (the MGPBD paper §4.1; PyAMG's `symmetric_strength_of_connection`).
 
 use crate::graph::element_graph::Graph;
 use crate::sparse::{diagonal, Csr};

@@ -1,4 +1,4 @@
-//! One V-cycle (mgpbd.md §4.2, Alg. 3): pre-smooth, restrict the residual with Pᵀ, recurse,
+//! One V-cycle (the MGPBD paper §4.2, Alg. 3): pre-smooth, restrict the residual with Pᵀ, recurse,
 //! prolongate the correction with P, post-smooth; exact solve on the coarsest level.
 
 use super::hierarchy::{CoarseSolve, Hierarchy, Level};

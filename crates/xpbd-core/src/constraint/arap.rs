@@ -1,4 +1,4 @@
-//! As-rigid-as-possible constraint (DESIGN.md §7, MGPBD): C = ‖F − R‖_F = sqrt(Σ(σ_i − 1)²) with R the
+//! As-rigid-as-possible constraint (docs/equations.md, MGPBD): C = ‖F − R‖_F = sqrt(Σ(σ_i − 1)²) with R the
 //! rotation of the polar decomposition, ∂C/∂F = (F − R)/C (zero when C < 1e-6), α = 1/(μV).
 
 use nalgebra::{Matrix3, Vector3};

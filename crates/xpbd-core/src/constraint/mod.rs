@@ -1,4 +1,4 @@
-//! Constraints (DESIGN.md §7): each concept in its own file, the shared XPBD block update in
+//! Constraints (docs/equations.md): each concept in its own file, the shared XPBD block update in
 //! `projection`, and the per-element dispatch of tet material models in `tet_model`.
 
 pub mod arap;

@@ -1,4 +1,4 @@
-//! The XPBD update of one constraint block (DESIGN.md §7; block form of the block neo-Hookean
+//! The XPBD update of one constraint block (docs/equations.md; block form of the block neo-Hookean
 //! paper, Eq. 19; damping of the XPBD paper, Eq. 26, generalised to blocks):
 //!
 //! ((I + γ) G M⁻¹ Gᵀ + α̃) Δλ = −(C + α̃ λ + γ G (x − xⁿ)),   Δx = M⁻¹ Gᵀ Δλ,

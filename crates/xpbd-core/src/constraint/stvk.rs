@@ -1,4 +1,4 @@
-//! St. Venant–Kirchhoff in Voigt form (DESIGN.md §7): C = [E11, E22, E33, E12, E13, E23] with
+//! St. Venant–Kirchhoff in Voigt form (docs/equations.md): C = [E11, E22, E33, E12, E13, E23] with
 //! E = ½(FᵀF − I). The normal rows form one 3×3 block with α⁻¹ = V [[λ+2μ, λ, λ], …]; each shear row
 //! is a scalar constraint with α⁻¹ = 4μV. Then ½ Cᵀ α⁻¹ C = V Ψ, Ψ = μ‖E‖² + λ/2 tr²E.
 

@@ -115,7 +115,7 @@ fn rest_and_rigidly_moved_rest_states_have_zero_residual() {
             assert!(tet_energy(&p, &rest, &x).abs() < 1e-9);
         }
         // The decoupled neo-Hookean rows are not zero at rest (C_D = √3); what vanishes is the
-        // stress, and with it the energy (DESIGN.md §7).
+        // stress, and with it the energy (docs/equations.md).
         let snh = lame.stable_neohookean();
         let f = deformation_gradient(&x, &rest.dm_inv);
         assert!(neohookean::stress(&f, &snh).norm() < 1e-6 * snh.mu, "stress at rest");

@@ -1,4 +1,4 @@
-//! Tetrahedral kinematics (DESIGN.md §7): D_m, F = D_s D_m⁻¹, and node gradients from ∂C/∂F.
+//! Tetrahedral kinematics (docs/equations.md): D_m, F = D_s D_m⁻¹, and node gradients from ∂C/∂F.
 
 use crate::mesh::Vec3;
 use nalgebra::Matrix3;

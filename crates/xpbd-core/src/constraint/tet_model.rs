@@ -8,7 +8,7 @@ use super::{arap, neohookean, stvk};
 use crate::material::Lame;
 use crate::mesh::Vec3;
 
-/// The tet material models of DESIGN.md §6.
+/// The tet material models of docs/scene-format.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TetModel {
     /// Stable neo-Hookean, hydrostatic then deviatoric as two scalar updates (Macklin & Müller 2021).
@@ -158,7 +158,7 @@ pub fn tet_constraints(p: &TetParams, rest: &TetRest, x: &[Vec3; 4], out: &mut [
     }
 }
 
-/// Residual rows r = C(x) + α̃ λ of one element (DESIGN.md §7), written into `out`.
+/// Residual rows r = C(x) + α̃ λ of one element (docs/equations.md), written into `out`.
 pub fn tet_residual(p: &TetParams, rest: &TetRest, x: &[Vec3; 4], lambda: &[f64], out: &mut [f64]) {
     tet_constraints(p, rest, x, out);
     let inv_h2 = 1.0 / (p.h * p.h);

@@ -1,5 +1,5 @@
 //! Tetrahedral volume constraint C = det F − target, with ∂C/∂F the cofactor matrix
-//! [f2×f3, f3×f1, f1×f2] (DESIGN.md §7). The stable neo-Hookean hydrostatic constraint is this with
+//! [f2×f3, f3×f1, f1×f2] (docs/equations.md). The stable neo-Hookean hydrostatic constraint is this with
 //! target γ; a pure volume constraint uses target 1.
 
 use nalgebra::Matrix3;

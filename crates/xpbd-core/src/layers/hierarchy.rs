@@ -1,5 +1,5 @@
 //! The layers of one step: for each rigid fraction, which elements are rigid and in which body
-//! (multilayer-xpbd.md §3.3.2, Algorithm 1). Built fine to coarse in one pass over the ordered
+//! (the multi-layer paper §3.3.2, Algorithm 1). Built fine to coarse in one pass over the ordered
 //! elements, so each coarser layer's bodies are unions of the finer layer's.
 
 use super::union_find::IncrementalMerging;

@@ -1,4 +1,4 @@
-//! Multi-layer XPBD (multilayer-xpbd.md; thesis ch. 5): rigid bodies inside XPBD, strain rates, the
+//! Multi-layer XPBD (the multi-layer paper; thesis ch. 5): rigid bodies inside XPBD, strain rates, the
 //! incremental union-find merging and the layer schedules. The solver loop lives in the backends.
 
 pub mod hierarchy;

@@ -1,4 +1,4 @@
-//! A rigid body made of mesh vertices, as the multi-layer solver uses it (multilayer-xpbd.md §3, §3.4):
+//! A rigid body made of mesh vertices, as the multi-layer solver uses it (the multi-layer paper §3, §3.4):
 //! properties from member vertices (Eq. 21–26), symplectic stepping with the gyroscopic term and the
 //! Rodrigues rotation update (Eq. 9–11), and member positions from the body (Eq. 12).
 

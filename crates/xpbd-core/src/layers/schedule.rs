@@ -1,4 +1,4 @@
-//! Layer schedules (multilayer-xpbd.md §4.1–4.4): the rigid fraction of each layer, coarse to fine, the
+//! Layer schedules (the multi-layer paper §4.1–4.4): the rigid fraction of each layer, coarse to fine, the
 //! iterations given to each layer, and the order in which elements are rigidified.
 
 use crate::error::{Error, Result};

@@ -1,4 +1,4 @@
-//! Per-element Green strain rate by finite differences, Ė = (Eᵗ − Eᵗ⁻¹)/h (multilayer-xpbd.md
+//! Per-element Green strain rate by finite differences, Ė = (Eᵗ − Eᵗ⁻¹)/h (the multi-layer paper
 //! Eq. 20), the ordering key of the strain-rate layers.
 
 use crate::constraint::tet::{deformation_gradient, TetRest};

@@ -1,5 +1,5 @@
 //! Disjoint sets over elements with path compression and union by size, and the incremental merging
-//! of rigid elements into vertex-connected components (multilayer-xpbd.md Algorithm 1).
+//! of rigid elements into vertex-connected components (the multi-layer paper Algorithm 1).
 //!
 //! The printed Algorithm 1 sets `u[e] ← s` for every claimed vertex, which overwrites the new
 //! element's root: an element touching two existing sets joins only the last one and the two sets stay

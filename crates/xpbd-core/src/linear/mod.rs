@@ -1,5 +1,5 @@
 //! Linear solvers for the symmetric positive definite systems of MGPBD's global dual step
-//! `(J M⁻¹ Jᵀ + α̃) Δλ = −(C + α̃λ)` (DESIGN.md §7), on the sparse matrices of `crate::sparse` with the
+//! `(J M⁻¹ Jᵀ + α̃) Δλ = −(C + α̃λ)` (docs/equations.md), on the sparse matrices of `crate::sparse` with the
 //! AMG hierarchy of `crate::amg` as a preconditioner.
 //!
 //! A solver is set up once per matrix pattern and refreshed when only the values change: this is

@@ -1,5 +1,5 @@
 //! Preconditioned conjugate gradients (Saad, *Iterative Methods*, Alg. 9.1) with a symmetric
-//! preconditioner: one AMG V-cycle (MGPBD, mgpbd.md §4.2) or the Jacobi diagonal.
+//! preconditioner: one AMG V-cycle (MGPBD, the MGPBD paper §4.2) or the Jacobi diagonal.
 
 use super::{LinearSolver, Setup, SetupInfo, SolveStats};
 use crate::amg::{AmgOptions, Hierarchy};

@@ -1,4 +1,4 @@
-//! The global dual matrix `A = J M⁻¹ Jᵀ + α̃` of MGPBD (DESIGN.md §7; MGPBD paper Sec. 4.2):
+//! The global dual matrix `A = J M⁻¹ Jᵀ + α̃` of MGPBD (docs/equations.md; MGPBD paper Sec. 4.2):
 //! `A_ij = Σ_{v shared by rows i and j} w_v ⟨∇_v C_i, ∇_v C_j⟩`, plus `α̃_i` on the diagonal. The CSR
 //! pattern (rows coupled when they share a free vertex) and, per nonzero, the list of vertex-slot
 //! pairs that contribute to it are built once per topology; [`Pattern::value`] recomputes one

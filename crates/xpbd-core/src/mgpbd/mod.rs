@@ -1,4 +1,4 @@
-//! MGPBD's global dual system (DESIGN.md §7; MGPBD paper Algorithm 1 and Sec. 4.2): the scalar
+//! MGPBD's global dual system (docs/equations.md; MGPBD paper Algorithm 1 and Sec. 4.2): the scalar
 //! constraint rows (`rows`), the pattern and values of `A = J M⁻¹ Jᵀ + α̃` (`assembly`), and the
 //! solver settings (`settings`). The outer loop that solves it each substep is the backends'.
 

@@ -1,4 +1,4 @@
-//! The scalar constraint rows of MGPBD's global dual system (DESIGN.md §7): one row per multiplier,
+//! The scalar constraint rows of MGPBD's global dual system (docs/equations.md): one row per multiplier,
 //! in the state's multiplier order, each with up to four vertices, its value C, its node gradients
 //! ∇_v C and its compliance α (α̃ = α/h²). Tet rows are ARAP (one per element) or stable neo-Hookean
 //! (hydrostatic and deviatoric per element; `neohookean` and `neohookean_block` give the same rows:
@@ -6,7 +6,6 @@
 //! bending is part of the global system too. With `solver.arap_rows = "components"` each ARAP row is
 //! replaced by the nine smooth rows `C_k = (F − R)_k` of the same energy (docs/mgpbd.md, "Smooth ARAP rows").
 
-use super::settings::{ArapRotation, ArapRows, GlobalSolve, MgpbdSettings};
 use crate::constraint::arap::Polar;
 use crate::constraint::tet::{deformation_gradient, node_gradients};
 use crate::constraint::tet_model::{gather, TetModel};
@@ -84,11 +83,23 @@ pub const NO_SLOT: u32 = u32::MAX;
 /// Entries of a 3×3 matrix, one smooth ARAP row each.
 const COMPONENTS: usize = 9;
 
+/// The rows of ARAP bodies: one cone row ‖F − R‖ per tet, or its nine components `(F − R)_k` with or without
+/// the rotation's derivative in their gradient (MGPBD's `arap_rows` and `arap_rotation`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArapShape {
+    pub components: bool,
+    pub exact_rotation: bool,
+}
+
+impl ArapShape {
+    /// One cone row per tet.
+    pub const CONE: ArapShape = ArapShape { components: false, exact_rotation: true };
+}
+
 impl Rows {
-    /// The rows of `model` under MGPBD's `settings` (`None`, or settings before `resolve`: cone rows and no
-    /// check of the primal form). Errors for material models without scalar rows (StVK's coupled normal
-    /// block) and for damped bodies, whose damping the global solve does not model.
-    pub fn new(model: &Model, settings: Option<&MgpbdSettings>) -> Result<Self> {
+    /// The rows of `model` with ARAP rows of `arap`. Errors for material models without scalar rows (StVK's
+    /// coupled normal block) and for damped bodies, whose damping the global solve does not model.
+    pub fn new(model: &Model, arap: ArapShape) -> Result<Self> {
         let n = model.rows;
         let mut r = Rows {
             kind: vec![RowKind::Edge; n],
@@ -98,7 +109,7 @@ impl Rows {
             compliance: vec![0.0; n],
             multiplier: (0..n as u32).collect(),
             component: vec![0; n],
-            exact_rotation: settings.is_none_or(|s| s.arap_rotation == ArapRotation::Exact),
+            exact_rotation: arap.exact_rotation,
             polar_slot: vec![NO_SLOT; n],
             slot_row: vec![],
         };
@@ -141,12 +152,7 @@ impl Rows {
                 set(g.lambda_offset + g.edges.len() + e, RowKind::Hinge, gi, e, *hi, g.bending_compliance);
             }
         }
-        let components = settings.is_some_and(|s| s.arap_rows == ArapRows::Components);
-        let r = if components { r.arap_components() } else { r };
-        if settings.is_some_and(|s| s.linear_solver == GlobalSolve::Primal) {
-            super::primal::check_compliance(&r, model)?;
-        }
-        Ok(r)
+        Ok(if arap.components { r.arap_components() } else { r })
     }
 
     /// Each ARAP row replaced by its nine component rows with the same compliance: ½ Σ_k C_k²/α =

@@ -2,7 +2,7 @@
 //! and checked with one-line errors naming the field. The outer iteration cap is
 //! `simulation.iterations`.
 
-use super::rows::{RowKind, Rows};
+use super::rows::{ArapShape, RowKind, Rows};
 use crate::amg::{AmgOptions, NearKernel, Smoother};
 use crate::linear::{Method, DEFAULT_SOLVER};
 use crate::model::Model;
@@ -190,8 +190,7 @@ impl MgpbdSettings {
     /// stall). Errors are those of [`Rows::new`] (a material without scalar rows).
     pub fn resolve(&mut self, model: &Model) -> Result<()> {
         if self.auto.linear_solver {
-            // Rows::new reads an unresolved `auto` as cone rows without the primal check.
-            let rows = Rows::new(model, Some(&*self))?;
+            let rows = Rows::new(model, ArapShape::CONE)?;
             let cloth = rows.kind.iter().any(|k| matches!(k, RowKind::Edge | RowKind::Hinge));
             self.linear_solver = match (super::primal::hard_row(&rows), cloth) {
                 (Some(_), _) => GlobalSolve::Dual(DEFAULT_SOLVER),
@@ -204,6 +203,21 @@ impl MgpbdSettings {
         }
         self.theta = Some(self.amg_options().theta);
         Ok(())
+    }
+
+    /// The shape of ARAP bodies' rows these settings ask for.
+    pub fn arap_shape(&self) -> ArapShape {
+        ArapShape { components: self.arap_rows == ArapRows::Components, exact_rotation: self.arap_rotation == ArapRotation::Exact }
+    }
+
+    /// The rows MGPBD solves for `model` under these (resolved) settings; for the primal solve, an error for a
+    /// row without compliance ([`super::primal::check_compliance`]: it has no primal form).
+    pub fn rows(&self, model: &Model) -> Result<Rows> {
+        let rows = Rows::new(model, self.arap_shape())?;
+        if self.linear_solver == GlobalSolve::Primal {
+            super::primal::check_compliance(&rows, model)?;
+        }
+        Ok(rows)
     }
 
     /// The first MGPBD field set in a scene whose solver is not MGPBD.

@@ -18,7 +18,7 @@ pub(super) fn model(body: &str) -> Built {
 
 /// The rows of a built MGPBD scene, under its resolved settings.
 pub(super) fn rows_of(b: &Built) -> Rows {
-    Rows::new(&b.model, b.config.method.mgpbd()).unwrap()
+    b.config.method.mgpbd().expect("an MGPBD scene").rows(&b.model).unwrap()
 }
 
 /// With cone ARAP rows, whatever `auto` would choose.

@@ -1,4 +1,4 @@
-//! Scenes (DESIGN.md §6): TOML parsed with serde (`schema`), then checked and turned into a
+//! Scenes (docs/scene-format.md): TOML parsed with serde (`schema`), then checked and turned into a
 //! [`Model`](crate::model::Model) (`build`).
 
 pub mod build;

@@ -1,4 +1,4 @@
-//! The scene file's schema (DESIGN.md §6), as plain serde structs. Unknown keys are errors; every
+//! The scene file's schema (docs/scene-format.md), as plain serde structs. Unknown keys are errors; every
 //! field has the default documented in `docs/scene-format.md`. Semantic checks live in `build`.
 
 use serde::{Deserialize, Serialize};

@@ -1,5 +1,5 @@
 //! Soft attachments: per axis C_k = x_k − target_k(t) with compliance α, so
-//! Δλ = −(C + α̃λ)/(w + α̃) and Δx = w Δλ (DESIGN.md §7 for a linear constraint). Hard pins that move
+//! Δλ = −(C + α̃λ)/(w + α̃) and Δx = w Δλ (docs/equations.md, for a linear constraint). Hard pins that move
 //! are placed by `integrate::predict` instead.
 
 use crate::mesh::Vec3;

@@ -1,4 +1,4 @@
-//! Time integration around the constraint solve (DESIGN.md §7): prediction
+//! Time integration around the constraint solve (docs/equations.md): prediction
 //! x̃ = x + h v + h² M⁻¹ f_ext with velocity damping, and the velocity update v = (x − x_prev)/h.
 
 use crate::mesh::Vec3;

@@ -1,4 +1,4 @@
-//! MGPBD's outer loop on the CPU (MGPBD paper Algorithm 1; DESIGN.md §7). One outer iteration:
+//! MGPBD's outer loop on the CPU (MGPBD paper Algorithm 1; docs/equations.md). One outer iteration:
 //! evaluate every row's C and gradients, `b = −(C + α̃λ)`, refill `A = J M⁻¹ Jᵀ + α̃` in place, solve
 //! `A Δλ = b` with the linear solver (set up fully every `setup_interval` frames, refreshed every
 //! iteration in between), `Δx = M⁻¹ Jᵀ Δλ`, then step both by t: `λ += tΔλ`, `x += tΔx`, with t
@@ -80,7 +80,7 @@ impl Mgpbd {
     /// validation rejects such models first).
     pub fn new(model: &Model, settings: &MgpbdSettings) -> Self {
         let settings = settings.clone();
-        let rows = Rows::new(model, Some(&settings)).expect("scene validation accepts only models with scalar rows");
+        let rows = settings.rows(model).expect("scene validation accepts only models with scalar rows");
         // The primal solve never forms A: only the rows at each vertex are needed.
         let pattern =
             if settings.linear_solver == GlobalSolve::Primal { Pattern::incidence_only(&rows, &model.inv_mass) } else { Pattern::new(&rows, &model.inv_mass) };

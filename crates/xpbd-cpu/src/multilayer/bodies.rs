@@ -1,4 +1,4 @@
-//! The rigid bodies of one layer (multilayer-xpbd.md §3.4, Algorithm 2 lines 9–16 and 20–22): built
+//! The rigid bodies of one layer (the multi-layer paper §3.4, Algorithm 2 lines 9–16 and 20–22): built
 //! from the members' positions and residual velocities, stepped, and placed back on the vertices.
 
 use xpbd_core::layers::hierarchy::Layer;

@@ -1,4 +1,4 @@
-//! Collider contacts of the multi-layer solver (multilayer-xpbd.md §3.5): a penalty constraint
+//! Collider contacts of the multi-layer solver (the multi-layer paper §3.5): a penalty constraint
 //! `C = min(0, d(x))` (Eq. 28, d the collider's signed distance, compliance 1e-4) on every penetrating
 //! vertex, solved as an elastic row on elastic vertices and as a rigid row against an infinite-mass
 //! contact point on rigid ones (`glue::solve`), and restitution after the solve (Eq. 29, in the form of

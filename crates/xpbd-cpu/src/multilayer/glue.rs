@@ -1,4 +1,4 @@
-//! The rigid–elastic glue constraints (multilayer-xpbd.md §3.2, Eq. 13–19): each boundary vertex is
+//! The rigid–elastic glue constraints (the multi-layer paper §3.2, Eq. 13–19): each boundary vertex is
 //! held to its place on the body, `C = ‖x_i − (R r_i + x_r)‖`, with α̃ = 0 (hard).
 //!
 //! Choices (docs/multilayer.md): C is the distance, not its square as printed in Eq. 13 (the square

@@ -1,9 +1,11 @@
-//! Multi-layer XPBD (multilayer-xpbd.md Algorithm 2; docs/multilayer.md): each substep builds layers
+//! Multi-layer XPBD (the multi-layer paper's Algorithm 2; docs/multilayer.md): each substep builds layers
 //! from the previous substep's strain rates (Algorithm 1), then runs them coarse to fine. A layer
 //! steps the vertices that became elastic with their residual velocities, builds and steps its rigid
 //! bodies, and iterates the elastic elements (Gauss-Seidel, serial) followed by the glue constraints
 //! (Jacobi per body). The last layer is fully elastic. Velocities are `(x − x_start)/h` at the end.
-//! Friction, damping, the layer-stop criterion and parallel sweeps are not built yet.
+//! The layer-stop criterion (§3.6) is optional (`solver.layer_stop`). Collider friction, constraint damping,
+//! soft or moving pins, cloth and parallel sweeps are not built yet (`SolverConfig::requirements` refuses
+//! such scenes).
 
 mod bodies;
 mod contact;
@@ -229,7 +231,7 @@ impl Multilayer {
         })
     }
 
-    /// One Gauss-Seidel sweep over the elements elastic in `layer` (DESIGN.md §7), the stable
+    /// One Gauss-Seidel sweep over the elements elastic in `layer` (docs/equations.md), the stable
     /// neo-Hookean pair always as one block ([`coupled`]).
     fn elastic_sweep(&self, model: &Model, layer: &Layer, x: &mut [Vec3], lambda: &mut [f64], h: f64) {
         for (g, group) in model.tet_groups.iter().enumerate() {

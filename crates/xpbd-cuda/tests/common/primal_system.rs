@@ -49,7 +49,7 @@ pub fn dual_system(file: &str, scale: f64) -> DualSystem {
 pub fn dual_system_edited(file: &str, scale: f64, edit: impl FnOnce(&mut String)) -> DualSystem {
     let built = super::load(file, edit);
     let model = built.model;
-    let rows = Rows::new(&model, built.config.method.mgpbd()).unwrap();
+    let rows = built.config.method.mgpbd().expect("an MGPBD scene").rows(&model).unwrap();
     let x = perturbed(&model, scale);
     let lambda: Vec<f64> = (0..rows.len()).map(|i| 1e-6 * (i as f64).cos()).collect();
     let (c, grads): (Vec<f64>, Vec<[Vec3; 4]>) = (0..rows.len()).map(|i| rows.evaluate(&model, i, &x)).unzip();

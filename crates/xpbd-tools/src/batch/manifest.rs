@@ -1,4 +1,4 @@
-//! The batch manifest (DESIGN.md §5, `docs/batch.md`): scenes and parameter sweeps, each expanded as
+//! The batch manifest (docs/output-format.md, `docs/batch.md`): scenes and parameter sweeps, each expanded as
 //! the cartesian product of overrides of scene fields by dotted path (list elements by index).
 
 use serde::Deserialize;

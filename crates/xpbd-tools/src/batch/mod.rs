@@ -1,5 +1,5 @@
 //! `xpbd batch`: parameter sweeps run in parallel, resumable, shardable over a cluster
-//! (DESIGN.md §5, `docs/batch.md`, `docs/cluster.md`).
+//! (docs/output-format.md, `docs/batch.md`, `docs/cluster.md`).
 
 pub mod manifest;
 pub mod results;

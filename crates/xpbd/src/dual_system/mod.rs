@@ -1,4 +1,4 @@
-//! MGPBD's dual system at a scene's state (`xpbd export-system`, DESIGN.md §5): the scene runs on
+//! MGPBD's dual system at a scene's state (`xpbd export-system`, docs/output-format.md): the scene runs on
 //! the CPU with its own solver up to frame F; then frame F+1's first substep is predicted, λ = 0,
 //! and its first outer iteration's `A = J M⁻¹ Jᵀ + α̃` and `b = −(C(x̃) + α̃λ) = −C(x̃)` are assembled
 //! (A only on request: with ARAP component rows it has ~540 nonzeros per row). Its files are
@@ -15,7 +15,7 @@ use serde::Serialize;
 use std::path::Path;
 use xpbd_core::mgpbd::assemble;
 use xpbd_core::mgpbd::assembly::Pattern;
-use xpbd_core::mgpbd::rows::Rows;
+use xpbd_core::mgpbd::rows::{ArapShape, Rows};
 use xpbd_core::sparse::Csr;
 use xpbd_core::Result;
 use xpbd_cpu::CpuBackend;
@@ -79,7 +79,11 @@ pub struct DualSystem {
 /// Runs `scene` to `frame` and assembles the next substep's first dual system; A only when `matrix`.
 pub fn dual_system(scene: &Path, frame: usize, matrix: bool) -> Result<(DualSystem, SystemInfo)> {
     let mut sim = Simulation::load(scene, Some(Device::Cpu))?;
-    let rows = Rows::new(&sim.model, sim.config.method.mgpbd()).map_err(|e| xpbd_core::Error::invalid(format!("{}: {e}", scene.display())))?;
+    let rows = match sim.config.method.mgpbd() {
+        Some(settings) => settings.rows(&sim.model),
+        None => Rows::new(&sim.model, ArapShape::CONE),
+    }
+    .map_err(|e| xpbd_core::Error::invalid(format!("{}: {e}", scene.display())))?;
     run_up(&mut sim, frame)?;
     let model = &sim.model;
     let (mut s, h) = (sim.state.clone(), sim.config.h());
