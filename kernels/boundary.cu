@@ -1,4 +1,4 @@
-// Pins, soft attachments and colliders (plane, sphere, box, cylinder) on the GPU (crates/xpbd-cpu/src/integrate.rs, attachments.rs,
+// Pins, soft attachments and colliders (plane, sphere, box, cylinder) on the GPU (crates/xpbd-core/src/substep/integrate.rs, attachments.rs,
 // contacts.rs). Time-dependent targets read the substep's end time from device memory (`t`, one scalar), so
 // that a captured CUDA graph replays with the times the host writes before each launch.
 #include "common.cuh"

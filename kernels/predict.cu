@@ -1,6 +1,6 @@
 // XPBD prediction and velocity update (docs/equations.md):
 //   predict:          v = damp v + dv (free vertices only);  x_prev = x;  x += h v
-//                     with dv = h g and damp = exp(-c h) for velocity damping c (crates/xpbd-cpu/src/integrate.rs)
+//                     with dv = h g and damp = exp(-c h) for velocity damping c (crates/xpbd-core/src/substep/integrate.rs)
 //   update_velocity:  v = (x - x_prev) / h
 // Positions, velocities and previous positions are flat arrays of 3n scalars; inv_mass has n scalars.
 // Pinned vertices (inv_mass 0) get no gravity; with zero velocity they stay where they are.

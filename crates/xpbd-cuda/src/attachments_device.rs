@@ -1,5 +1,5 @@
 //! The soft attachments of the device MGPBD loop (`mgpbd_backend`): one pass after each outer iteration, as
-//! `xpbd_cpu::SubstepBoundary::attachments` does on the CPU (per axis C = x − target(t), Δλ = −(C + α̃λ)/(w + α̃),
+//! `xpbd_core::substep::SubstepBoundary::attachments` does on the CPU (per axis C = x − target(t), Δλ = −(C + α̃λ)/(w + α̃),
 //! Δx = w Δλ; docs/equations.md), by `soft_attachments` of `kernels/boundary.cu`, one thread per attachment. The
 //! positions stay on the device; per substep only the end time goes up.
 

@@ -4,7 +4,7 @@
 use std::ops::{Add, Div, Mul, Sub};
 
 /// `v = damp v + h g` for free vertices (inverse mass > 0), `x_prev = x`, `x += h v`: `kernels/predict.cu`'s
-/// `predict` (and `crates/xpbd-cpu/src/integrate.rs`: `damp = exp(-c h)` for velocity damping c, 1 without).
+/// `predict` (and `crates/xpbd-core/src/substep/integrate.rs`: `damp = exp(-c h)` for velocity damping c, 1 without).
 pub fn predict<T>(x: &mut [T], v: &mut [T], x_prev: &mut [T], inv_mass: &[T], gravity: [T; 3], damp: T, h: T)
 where
     T: Copy + Default + PartialOrd + Add<Output = T> + Mul<Output = T>,
