@@ -2,15 +2,11 @@
 //! rather than a poisoned state. A backend is built from a [`Model`] and a
 //! [`SolverConfig`](crate::solver_config::SolverConfig) and owns its working copies.
 
+pub use crate::error::Unsupported;
 use crate::model::Model;
 use crate::solver_config::SolverConfig;
 use crate::state::State;
 use crate::{Error, Result};
-
-/// Why a backend cannot run a model under a configuration: one line naming the setting or the feature.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Unsupported(pub String);
 
 /// Statistics of one frame, taken at its last substep.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

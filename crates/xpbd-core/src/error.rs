@@ -41,6 +41,12 @@ impl Error {
     }
 }
 
+/// Why a backend cannot run a model under a solver configuration: one line naming the setting or the
+/// feature (`Backend::supports`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unsupported(pub String);
+
 struct Located<'a> {
     path: &'a PathBuf,
     line: Option<usize>,

@@ -3,7 +3,7 @@
 //! physics engine passes its integration parameters beside its bodies: comparing solvers on one model
 //! builds several configurations and clones no model.
 
-use crate::backend::Unsupported;
+use crate::error::Unsupported;
 use crate::layers::settings::MultilayerSettings;
 use crate::mgpbd::settings::MgpbdSettings;
 use crate::model::Model;
