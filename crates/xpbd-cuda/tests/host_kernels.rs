@@ -17,7 +17,7 @@ use xpbd_core::backend::Backend;
 use xpbd_core::scene::Built;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
-use xpbd_cuda::layout::{collider_table, Layout};
+use xpbd_cuda::xpbd::layout::{collider_table, Layout};
 use xpbd_cuda::KernelScalar;
 
 type U = *const u32;

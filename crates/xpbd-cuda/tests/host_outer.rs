@@ -1,5 +1,5 @@
 //! One substep of MGPBD outer iterations with the primal solve on the kernels compiled as host C++
-//! (`outer_device::DeviceOuter` through `common::host_ops`) against the CPU's `xpbd_cpu::mgpbd::Mgpbd`, on the
+//! (`mgpbd::outer::DeviceOuter` through `common::host_ops`) against the CPU's `xpbd_cpu::mgpbd::Mgpbd`, on the
 //! neo-Hookean beam of `mgpbd_beam_nh.toml` and the ARAP component rows of `mgpbd_beam_stiff_primal.toml`
 //! from a predicted state (rest positions moved by h²g and by a
 //! deterministic perturbation): positions, multipliers and the residual after every outer iteration, the
@@ -19,9 +19,9 @@ use xpbd_core::sparse::norm;
 use xpbd_core::state::State;
 use xpbd_cpu::mgpbd::Mgpbd;
 use xpbd_cpu::CpuBackend;
-use xpbd_cuda::amg_ops::LinearOps;
-use xpbd_cuda::mgpbd_backend::MgpbdDevice;
-use xpbd_cuda::outer_device::DeviceOuter;
+use xpbd_cuda::linalg::LinearOps;
+use xpbd_cuda::mgpbd::device::MgpbdDevice;
+use xpbd_cuda::mgpbd::outer::DeviceOuter;
 
 fn rel(got: &[f64], want: &[f64]) -> f64 {
     norm(&got.iter().zip(want).map(|(a, b)| a - b).collect::<Vec<_>>()) / norm(want)

@@ -1,14 +1,17 @@
-//! [`LinearOps`] on the kernels of `kernels/amg_solve.cu`, `kernels/primal.cu`, `kernels/dual.cu` and `kernels/mgpbd_rows.cu` compiled as host C++
-//! (`host_library`): buffers are `Vec`s, each method calls the exported `<kernel>_f32/_f64` once on one thread.
-//! The drivers of `xpbd_cuda` (`amg_device`, `pcg_device`, `primal_device`) then run unchanged on the host.
+//! [`LinearOps`] on the kernels of `kernels/amg_solve.cu`, and [`MgpbdOps`] on those of `kernels/primal.cu`,
+//! `kernels/dual.cu`, `kernels/mgpbd_rows.cu` and `kernels/boundary.cu`, compiled as host C++ (`host_library`):
+//! buffers are `Vec`s, each method calls the exported `<kernel>_f32/_f64` once on one thread. The drivers of
+//! `xpbd_cuda` (`linalg::amg`, `linalg::pcg`, `mgpbd::primal`, ...) then run unchanged on the host.
 
 use super::host_library::get;
 use libloading::Library;
-use xpbd_cuda::amg_ops::{DeviceCsr, DeviceIncidence, LinearOps};
-use xpbd_cuda::attachments_device::DeviceSoftAttachments;
-use xpbd_cuda::dual_device::DeviceDualPattern;
-use xpbd_cuda::primal_device::DevicePrimalPattern;
-use xpbd_cuda::rows_device::DeviceRows;
+use xpbd_cuda::linalg::{DeviceCsr, LinearOps};
+use xpbd_cuda::mgpbd::attachments::DeviceSoftAttachments;
+use xpbd_cuda::mgpbd::dual_pattern::DeviceDualPattern;
+use xpbd_cuda::mgpbd::incidence::DeviceIncidence;
+use xpbd_cuda::mgpbd::primal_pattern::DevicePrimalPattern;
+use xpbd_cuda::mgpbd::rows::DeviceRows;
+use xpbd_cuda::mgpbd::MgpbdOps;
 use xpbd_cuda::KernelScalar;
 
 pub struct HostOps<T> {
@@ -52,7 +55,7 @@ type DualFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *const 
 type SoftAttachments<T> = unsafe extern "C" fn(*mut T, *const T, U, *const T, *const T, *const T, *mut T, T, *const T, u32);
 
 // SAFETY (every `unsafe` call below): the function is the kernel of that name with the C signature above; the
-// buffers are the drivers' arrays of the sizes the kernel indexes, as on the GPU (src/cuda_ops.rs).
+// buffers are the drivers' arrays of the sizes the kernel indexes, as on the GPU (src/linalg/cuda_impl.rs, src/mgpbd/cuda_impl.rs).
 impl<T: KernelScalar> LinearOps for HostOps<T> {
     type T = T;
     type Vector = Vec<T>;
@@ -171,7 +174,9 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
         }
         Ok(out[0].to_f64())
     }
+}
 
+impl<T: KernelScalar> MgpbdOps for HostOps<T> {
     fn primal_fill(&self, k: &DevicePrimalPattern<Self>, grads: &Vec<T>, inv_alpha: &Vec<T>, values: &mut Vec<T>) -> Result<(), String> {
         let f = self.f::<PrimalFill<T>>("primal_fill");
         unsafe {

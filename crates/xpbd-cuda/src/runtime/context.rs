@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 use cudarc::nvrtc::Ptx;
 
-use crate::probe::{probe_ordinal, DeviceInfo};
-use crate::KernelScalar;
+use crate::runtime::probe::{probe_ordinal, DeviceInfo};
+use crate::runtime::KernelScalar;
 
 /// A device's context and stream, with the built-in PTX modules loaded on first use.
 pub struct GpuContext {
@@ -51,7 +51,7 @@ impl GpuContext {
         if let Some(module) = modules.get(name) {
             return Ok(module.clone());
         }
-        let ptx = crate::ptx_module(name).ok_or_else(|| match crate::no_kernels_reason() {
+        let ptx = crate::runtime::ptx::ptx_module(name).ok_or_else(|| match crate::runtime::ptx::no_kernels_reason() {
             Some(reason) => reason.to_owned(),
             None => format!("no kernel module named {name:?} was built (kernels/{name}.cu)"),
         })?;

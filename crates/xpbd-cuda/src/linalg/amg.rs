@@ -15,8 +15,9 @@ use xpbd_core::sparse::Csr;
 
 use xpbd_core::amg::product::ProductPlan;
 
-use crate::amg_ops::{DeviceCsr, LinearOps};
-use crate::KernelScalar;
+use crate::convert::to_t;
+use crate::linalg::{DeviceCsr, LinearOps};
+use crate::runtime::KernelScalar;
 
 /// One level's relaxation on the device, with the scalars of its polynomial computed on the host once.
 pub enum DeviceRelaxation<O: LinearOps> {
@@ -204,7 +205,7 @@ impl<O: LinearOps> DeviceHierarchy<O> {
                 let down = ops.download(cb)?;
                 hb.iter_mut().zip(&down).for_each(|(h, d)| *h = d.to_f64());
                 solve.solve(hb, hx);
-                ops.write(&crate::amg_ops::to_t(hx), cx)?;
+                ops.write(&to_t(hx), cx)?;
             }
         }
         // Up: prolongate the correction, post-smooth.

@@ -13,7 +13,10 @@ use xpbd_core::graph::groups::Groups;
 use xpbd_core::graph::partition::partitions;
 use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::model::Model;
-use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
+
+use crate::boundary::soft_attachments_distinct;
+use crate::convert::narrow;
+use xpbd_core::solver_config::{Ordering, SolverConfig};
 
 /// The element kinds of `kernels/sweeps.cu`: tets of one model, cloth edges (distance), cloth hinges (bending).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,27 +80,13 @@ pub fn collider_table(model: &Model) -> Vec<f64> {
     t
 }
 
-/// `Err` names a vertex with two soft attachments: the GPU pass (`soft_attachments` in `kernels/boundary.cu`, one
-/// thread per attachment) would update it twice at once.
-pub fn soft_attachments_distinct(model: &Model) -> Result<(), String> {
-    let mut soft: Vec<u32> = model.attachments.iter().filter(|a| a.compliance > 0.0).map(|a| a.vertex).collect();
-    soft.sort_unstable();
-    match soft.windows(2).find(|w| w[0] == w[1]) {
-        Some(w) => Err(format!("vertex {} has two soft attachments: the GPU pass updates attachments in parallel", w[0])),
-        None => Ok(()),
-    }
-}
-
-/// Why the kernels cannot run `model` under `config`, or `Ok` when they can (asked through
+/// Why the XPBD kernels cannot run `model` under the XPBD `config`, or `Ok` when they can (asked through
 /// `CudaBackend::supports`). Everything they do not cover is named here, so that nothing runs silently wrong.
-pub(crate) fn check_supported(model: &Model, config: &SolverConfig) -> Result<(), String> {
-    match &config.method {
-        Method::Mgpbd(settings) => return crate::mgpbd_backend::check_supported(model, settings),
-        Method::Multilayer(_) => return Err("solver.kind = \"multilayer\" has no GPU path (only \"xpbd\" and \"mgpbd\")".into()),
-        Method::Xpbd { ordering: Ordering::Serial } => {
-            return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into())
-        }
-        Method::Xpbd { .. } => {}
+pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<(), String> {
+    match config.method.ordering() {
+        None => return Err(format!("solver.kind = \"{}\" is not xpbd", config.method.kind())),
+        Some(Ordering::Serial) => return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into()),
+        Some(_) => {}
     }
     if model.colliders.len() > MAX_COLLIDERS {
         return Err(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len()));
@@ -278,11 +267,6 @@ impl Family {
 /// A schedule as (execution order, batch_start, item_start).
 fn flatten(s: &Schedule) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     (s.execution_order(), narrow(s.batch_starts()), narrow(&s.items().offsets))
-}
-
-/// CSR offsets as the kernels' 32-bit indices ([`check_supported`] bounds them).
-fn narrow(offsets: &[usize]) -> Vec<u32> {
-    offsets.iter().map(|&i| i as u32).collect()
 }
 
 fn row_major(m: &nalgebra::Matrix3<f64>) -> [f64; 9] {

@@ -3,9 +3,9 @@
 //! identity (plain CG, the baseline). Per iteration the host reads back the two dot products that set α and β
 //! and whatever the stopping test reads; the vectors stay on the device.
 
-use crate::amg_device::DeviceHierarchy;
-use crate::amg_ops::{DeviceCsr, LinearOps};
-use crate::KernelScalar;
+use crate::linalg::amg::DeviceHierarchy;
+use crate::linalg::{DeviceCsr, LinearOps};
+use crate::runtime::KernelScalar;
 
 /// `z ≈ A⁻¹ r` on the device.
 pub trait DevicePreconditioner<O: LinearOps> {

@@ -35,7 +35,7 @@ pub fn probe() -> Result<DeviceInfo, String> {
 
 /// Like [`probe`], for device `ordinal`.
 pub fn probe_ordinal(ordinal: usize) -> Result<DeviceInfo, String> {
-    if let Some(reason) = crate::no_kernels_reason() {
+    if let Some(reason) = crate::runtime::ptx::no_kernels_reason() {
         return Err(reason.to_owned());
     }
     let info = device_info(ordinal)?;
@@ -45,7 +45,7 @@ pub fn probe_ordinal(ordinal: usize) -> Result<DeviceInfo, String> {
             info.name, info.compute_capability.0, info.compute_capability.1, MIN_COMPUTE_CAPABILITY.0, MIN_COMPUTE_CAPABILITY.1
         ));
     }
-    if let Some(release) = crate::build_info().nvcc_release.and_then(parse_version) {
+    if let Some(release) = crate::runtime::ptx::build_info().nvcc_release.and_then(parse_version) {
         if info.driver_version < release {
             return Err(format!(
                 "the CUDA driver supports CUDA {}.{}, but the kernels were built by nvcc {}.{} (PTX ISA {}) and need \
@@ -54,7 +54,7 @@ pub fn probe_ordinal(ordinal: usize) -> Result<DeviceInfo, String> {
                 info.driver_version.1,
                 release.0,
                 release.1,
-                crate::build_info().ptx_isa.unwrap_or("?"),
+                crate::runtime::ptx::build_info().ptx_isa.unwrap_or("?"),
                 release.0,
                 release.1
             ));

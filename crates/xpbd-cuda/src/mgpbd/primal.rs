@@ -8,53 +8,19 @@
 use xpbd_core::amg::Hierarchy;
 use xpbd_core::linear::SolveStats;
 use xpbd_core::mesh::Vec3;
-use xpbd_core::mgpbd::primal::{PrimalPattern, PINNED};
-use xpbd_core::mgpbd::rows::NO_VERTEX;
+use xpbd_core::mgpbd::primal::PrimalPattern;
 use xpbd_core::sparse::Csr;
 
-use crate::amg_device::DeviceHierarchy;
-use crate::amg_ops::{flat_gradients, nonempty, to_t, DeviceCsr, DeviceIncidence, LinearOps};
-use crate::pcg_device::DevicePcg;
-
-/// [`PrimalPattern`]'s arrays on the device, and J's vertices per row (free index per slot, [`PINNED`] if none).
-pub struct DevicePrimalPattern<O: LinearOps + ?Sized> {
-    pub free_count: u32,
-    pub rows: u32,
-    pub block_start: O::Indices,
-    pub block_col: O::Indices,
-    pub term_start: O::Indices,
-    pub term_row: O::Indices,
-    /// a · 4 + c per term.
-    pub term_slots: O::Indices,
-    /// The rows at each free vertex.
-    pub incidence: DeviceIncidence<O>,
-    /// 4 per row.
-    pub row_free: O::Indices,
-    pub inv_mass_free: O::Vector,
-}
-
-impl<O: LinearOps> DevicePrimalPattern<O> {
-    pub fn upload(ops: &O, p: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64]) -> Result<Self, String> {
-        let u32s = |a: &[usize]| a.iter().map(|&v| v as u32).collect::<Vec<_>>();
-        let free = |v: u32| if v == NO_VERTEX { PINNED } else { p.free_index[v as usize] };
-        let inv_mass_free: Vec<f64> = p.free_vertices.iter().map(|&v| inv_mass[v as usize]).collect();
-        Ok(DevicePrimalPattern {
-            free_count: p.free_count() as u32,
-            rows: vertices.len() as u32,
-            block_start: ops.upload_indices(&u32s(&p.block_start))?,
-            block_col: ops.upload_indices(&nonempty(&p.block_col))?,
-            term_start: ops.upload_indices(&u32s(&p.term_start))?,
-            term_row: ops.upload_indices(&nonempty(&p.terms.iter().map(|t| t.0).collect::<Vec<u32>>()))?,
-            term_slots: ops.upload_indices(&nonempty(&p.terms.iter().map(|t| 4 * t.1 as u32 + t.2 as u32).collect::<Vec<u32>>()))?,
-            incidence: DeviceIncidence::upload(ops, &p.vertex_start, &p.vertex_rows)?,
-            row_free: ops.upload_indices(&nonempty(&vertices.iter().flat_map(|vs| vs.map(free)).collect::<Vec<u32>>()))?,
-            inv_mass_free: ops.upload(&to_t(&nonempty(&inv_mass_free)))?,
-        })
-    }
-}
+use crate::convert::{nonempty, to_t};
+use crate::linalg::amg::DeviceHierarchy;
+use crate::linalg::pcg::DevicePcg;
+use crate::linalg::DeviceCsr;
+use crate::mgpbd::ops::MgpbdOps;
+use crate::mgpbd::primal_pattern::DevicePrimalPattern;
+use crate::mgpbd::rows::flat_gradients;
 
 /// The primal solve's state on the device.
-pub struct DevicePrimal<O: LinearOps> {
+pub struct DevicePrimal<O: MgpbdOps> {
     pub pattern: DevicePrimalPattern<O>,
     /// K on the pattern.
     pub k: DeviceCsr<O>,
@@ -73,7 +39,7 @@ pub struct DevicePrimal<O: LinearOps> {
     ones_free: O::Vector,
 }
 
-impl<O: LinearOps> DevicePrimal<O> {
+impl<O: MgpbdOps> DevicePrimal<O> {
     /// For the CPU's pattern (`PrimalSolver::pattern`), the rows' vertices, inverse masses and 1/α̃.
     pub fn new(ops: &O, pattern: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64], inv_alpha: &[f64]) -> Result<Self, String> {
         let (n, rows) = (pattern.matrix.rows().max(1), vertices.len().max(1));
@@ -90,7 +56,7 @@ impl<O: LinearOps> DevicePrimal<O> {
             y: ops.zeros(n)?,
             best: ops.zeros(n)?,
             row_values: ops.zeros(rows)?,
-            ones_free: ops.upload(&vec![<O::T as crate::KernelScalar>::from_f64(1.0); pattern.free_count().max(1)])?,
+            ones_free: ops.upload(&vec![<O::T as crate::runtime::KernelScalar>::from_f64(1.0); pattern.free_count().max(1)])?,
         })
     }
 

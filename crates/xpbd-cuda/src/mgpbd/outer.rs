@@ -7,14 +7,13 @@
 //! and the solve's scalars, and K and x at a full setup. The multipliers are the rows' own: with ARAP
 //! component rows nine per element, whose state (cone) multipliers [`DeviceOuter::state_multipliers`] gives.
 //! The phase times of [`OuterStats`] (the MGPBD paper's Fig. 10 breakdown) are taken between
-//! synchronisations of the device. The substep loop around it is `mgpbd_backend::MgpbdDevice`.
+//! synchronisations of the device. The substep loop around it is `device::MgpbdDevice`.
 
 use std::time::Instant;
 
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
 use xpbd_core::linear::{Method, SolveStats};
-use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal::{inverse_alpha, PrimalPattern};
 use xpbd_core::mgpbd::rows::Rows;
@@ -24,18 +23,21 @@ use xpbd_core::model::Model;
 use xpbd_core::named::Named;
 use xpbd_core::sparse::Csr;
 
-use crate::amg_ops::{to_t, DeviceIncidence, LinearOps};
-use crate::dual_device::DeviceDual;
-use crate::primal_device::DevicePrimal;
-use crate::rows_device::DeviceRows;
-use crate::KernelScalar;
+use crate::convert::{to_f64, to_t, vectors};
+use crate::linalg::LinearOps;
+use crate::mgpbd::dual::DeviceDual;
+use crate::mgpbd::incidence::DeviceIncidence;
+use crate::mgpbd::ops::MgpbdOps;
+use crate::mgpbd::primal::DevicePrimal;
+use crate::mgpbd::rows::DeviceRows;
+use crate::runtime::KernelScalar;
 
 /// The linear solvers [`device_settings`] accepts: the primal solve, and plain CG on A (the baseline).
 const DEVICE_SOLVERS: [GlobalSolve; 2] = [GlobalSolve::Primal, GlobalSolve::Dual(Method::Cg)];
 
 /// The solve of Δλ in an outer iteration on the device, with the buffers it shares with the outer iteration:
 /// the rows' gradients, b and Δλ.
-pub enum DeviceSolver<O: LinearOps> {
+pub enum DeviceSolver<O: MgpbdOps> {
     /// `primal-amg`, MGPBD's default.
     Primal(Box<PrimalSolve<O>>),
     /// `cg`: A refilled on the device (`assembly::Pattern`), plain CG without setup.
@@ -44,14 +46,14 @@ pub enum DeviceSolver<O: LinearOps> {
 
 /// The primal solve: K and its AMG hierarchy on the device, and K's pattern on the host, into which a full
 /// setup reads K's values back.
-pub struct PrimalSolve<O: LinearOps> {
+pub struct PrimalSolve<O: MgpbdOps> {
     pub device: DevicePrimal<O>,
     pattern: PrimalPattern,
     k_host: Csr,
     options: AmgOptions,
 }
 
-impl<O: LinearOps> DeviceSolver<O> {
+impl<O: MgpbdOps> DeviceSolver<O> {
     /// The rows' gradients (12 per row), b and Δλ on the device.
     fn buffers(&mut self) -> (&mut O::Vector, &mut O::Vector, &mut O::Vector) {
         match self {
@@ -75,11 +77,10 @@ impl<O: LinearOps> DeviceSolver<O> {
         if !full {
             return device.refresh(ops);
         }
-        let k: Vec<f64> = ops.download(&device.k.val)?.into_iter().map(KernelScalar::to_f64).collect();
+        let k = to_f64(&ops.download(&device.k.val)?);
         let n = k_host.nnz();
         k_host.data_mut().copy_from_slice(&k[..n]);
-        let xs: Vec<f64> = ops.download(x)?.into_iter().map(KernelScalar::to_f64).collect();
-        let positions: Vec<Vec3> = xs.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])).collect();
+        let positions = vectors(&to_f64(&ops.download(x)?));
         let nf = pattern.free_count();
         let b = rigid_body_modes(&pattern.free_positions(&positions));
         let h = Hierarchy::smoothed_aggregation(k_host, options, (0..=nf).map(|u| 3 * u).collect(), b, 6);
@@ -94,7 +95,7 @@ impl<O: LinearOps> DeviceSolver<O> {
     }
 }
 
-pub struct DeviceOuter<O: LinearOps> {
+pub struct DeviceOuter<O: MgpbdOps> {
     settings: MgpbdSettings,
     rows_host: Rows,
     pub rows: DeviceRows<O>,
@@ -132,7 +133,7 @@ pub fn device_settings(settings: &MgpbdSettings) -> Result<&MgpbdSettings, Strin
     Ok(settings)
 }
 
-impl<O: LinearOps> DeviceOuter<O> {
+impl<O: MgpbdOps> DeviceOuter<O> {
     /// For an MGPBD model whose linear solver has a device path ([`device_settings`]); `Err` is why not.
     pub fn new(ops: &O, model: &Model, settings: &MgpbdSettings, h: f64) -> Result<Self, String> {
         let settings = device_settings(settings)?.clone();
@@ -190,7 +191,7 @@ impl<O: LinearOps> DeviceOuter<O> {
     /// The state's multipliers (`model.rows`) from the rows' `lambda`: read back, and for ARAP component
     /// rows the cone multiplier of each element (`Rows::cone_multipliers`, as `Mgpbd::iterate` reports them).
     pub fn state_multipliers(&self, ops: &O, lambda: &O::Vector, state: &mut [f64]) -> Result<(), String> {
-        let rows: Vec<f64> = ops.download(lambda)?.into_iter().map(KernelScalar::to_f64).collect();
+        let rows = to_f64(&ops.download(lambda)?);
         self.rows_host.cone_multipliers(&rows[..self.rows_host.len()], state);
         Ok(())
     }

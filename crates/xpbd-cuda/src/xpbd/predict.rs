@@ -2,15 +2,10 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, PushKernelArg};
 
-use crate::{DeviceInfo, GpuContext, KernelScalar};
-
-const BLOCK: u32 = 256;
-
-fn launch_config(n: u32) -> LaunchConfig {
-    LaunchConfig { grid_dim: (n.div_ceil(BLOCK), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
-}
+use crate::runtime::launch::grid;
+use crate::runtime::{DeviceInfo, GpuContext, KernelScalar};
 
 fn vertex_count(n: usize) -> Result<u32, String> {
     u32::try_from(n).map_err(|_| format!("{n} vertices: the kernels take at most {} per launch", u32::MAX))
@@ -38,7 +33,7 @@ impl GpuPredict {
     }
 
     /// `v = damp v + h g` for free vertices (`inv_mass > 0`), `x_prev = x`, `x += h v`, like
-    /// [`crate::reference::predict`]. `x`, `v`, `x_prev`: 3n scalars; `inv_mass`: n.
+    /// [`crate::xpbd::reference::predict`]. `x`, `v`, `x_prev`: 3n scalars; `inv_mass`: n.
     #[allow(clippy::too_many_arguments)]
     pub fn predict<T: KernelScalar>(&self, x: &mut [T], v: &mut [T], x_prev: &mut [T], inv_mass: &[T], gravity: [T; 3], damp: T, h: T) -> Result<(), String> {
         let n = inv_mass.len();
@@ -61,14 +56,14 @@ impl GpuPredict {
         launch.arg(&mut x_d).arg(&mut v_d).arg(&mut x_prev_d).arg(&inv_mass_d).arg(&dv[0]).arg(&dv[1]).arg(&dv[2]).arg(&damp).arg(&h).arg(&count);
         // SAFETY: the arguments match `predict_<T>(T* x, T* v, T* x_prev, const T* inv_mass, T dvx, T dvy, T dvz,
         // T damp, T h, unsigned n)` in kernels/predict.cu, and every array holds n (inv_mass) or 3n scalars.
-        unsafe { launch.launch(launch_config(count)) }.map_err(err)?;
+        unsafe { launch.launch(grid(count)) }.map_err(err)?;
         stream.memcpy_dtoh(&x_d, x).map_err(err)?;
         stream.memcpy_dtoh(&v_d, v).map_err(err)?;
         stream.memcpy_dtoh(&x_prev_d, x_prev).map_err(err)?;
         stream.synchronize().map_err(err)
     }
 
-    /// `v = (x - x_prev) / h`, like [`crate::reference::update_velocity`]. All arrays 3n scalars.
+    /// `v = (x - x_prev) / h`, like [`crate::xpbd::reference::update_velocity`]. All arrays 3n scalars.
     pub fn update_velocity<T: KernelScalar>(&self, x: &[T], x_prev: &[T], v: &mut [T], h: T) -> Result<(), String> {
         if x.len() % 3 != 0 || x_prev.len() != x.len() || v.len() != x.len() {
             return Err(format!("update_velocity: x, x_prev, v need the same length, a multiple of 3 (got {}, {}, {})", x.len(), x_prev.len(), v.len()));
@@ -88,7 +83,7 @@ impl GpuPredict {
         launch.arg(&x_d).arg(&x_prev_d).arg(&mut v_d).arg(&h).arg(&count);
         // SAFETY: the arguments match `update_velocity_<T>(const T* x, const T* x_prev, T* v, T h, unsigned n)` in
         // kernels/predict.cu, and every array holds 3n scalars.
-        unsafe { launch.launch(launch_config(count)) }.map_err(err)?;
+        unsafe { launch.launch(grid(count)) }.map_err(err)?;
         stream.memcpy_dtoh(&v_d, v).map_err(err)?;
         stream.synchronize().map_err(err)
     }
