@@ -12,7 +12,7 @@ use xpbd_core::model::Model;
 use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
 use xpbd_core::state::State;
 
-use crate::error::failure;
+use crate::error::{CudaError, Result};
 use crate::mgpbd::device::MgpbdDevice;
 use crate::runtime::{CudaOps, DeviceInfo, GpuContext};
 use crate::xpbd::layout::Layout;
@@ -46,16 +46,16 @@ pub struct CudaOptions {
 impl CudaOptions {
     /// Double precision, plain launches, on device `ordinal`; `XPBD_CUDA_PRECISION=f32` and `XPBD_CUDA_GRAPH=1`
     /// change the defaults (for benchmarks from the command line; docs/gpu.md).
-    pub fn from_env(ordinal: usize) -> Result<Self, String> {
+    pub fn from_env(ordinal: usize) -> Result<Self> {
         let precision = match std::env::var("XPBD_CUDA_PRECISION").as_deref() {
             Err(_) | Ok("") | Ok("f64") => Precision::F64,
             Ok("f32") => Precision::F32,
-            Ok(other) => return Err(format!("XPBD_CUDA_PRECISION: '{other}' is not f32 or f64")),
+            Ok(other) => return Err(CudaError::Unsupported(format!("XPBD_CUDA_PRECISION: '{other}' is not f32 or f64"))),
         };
         let graph = match std::env::var("XPBD_CUDA_GRAPH").as_deref() {
             Err(_) | Ok("") | Ok("0") => false,
             Ok("1") => true,
-            Ok(other) => return Err(format!("XPBD_CUDA_GRAPH: '{other}' is not 0 or 1")),
+            Ok(other) => return Err(CudaError::Unsupported(format!("XPBD_CUDA_GRAPH: '{other}' is not 0 or 1"))),
         };
         Ok(CudaOptions { ordinal, precision, graph })
     }
@@ -78,10 +78,10 @@ enum Runner {
 }
 
 impl CudaBackend {
-    /// Uploads `model` to the device of `options` for `config`; `Err` is the reason in words (no device,
+    /// Uploads `model` to the device of `options` for `config`; `Err` says why not (no device,
     /// unsupported model or solver, driver error).
-    pub fn new(model: &Model, config: &SolverConfig, options: CudaOptions) -> Result<Self, String> {
-        Self::supports(model, config).map_err(|u| u.0)?;
+    pub fn new(model: &Model, config: &SolverConfig, options: CudaOptions) -> Result<Self> {
+        Self::supports(model, config).map_err(|u| CudaError::Unsupported(u.0))?;
         if config.method.mgpbd().is_some() {
             return Self::mgpbd(model, config, options);
         }
@@ -105,9 +105,11 @@ impl CudaBackend {
     }
 
     /// MGPBD: the device outer iterations inside the host's substep loop ([`MgpbdDevice`]).
-    fn mgpbd(model: &Model, config: &SolverConfig, options: CudaOptions) -> Result<Self, String> {
+    fn mgpbd(model: &Model, config: &SolverConfig, options: CudaOptions) -> Result<Self> {
         if options.graph {
-            return Err("XPBD_CUDA_GRAPH=1: MGPBD's frames are not captured as a graph (their outer iterations stop on the residual)".into());
+            return Err(CudaError::Unsupported(
+                "XPBD_CUDA_GRAPH=1: MGPBD's frames are not captured as a graph (their outer iterations stop on the residual)".into(),
+            ));
         }
         let gpu = Arc::new(GpuContext::new(options.ordinal)?);
         let info = gpu.info().clone();
@@ -134,9 +136,9 @@ impl Backend for CudaBackend {
         match &config.method {
             Method::Xpbd { .. } => crate::xpbd::layout::check_supported(model, config),
             Method::Mgpbd(settings) => crate::mgpbd::device::check_supported(model, settings),
-            Method::Multilayer(_) => Err("solver.kind = \"multilayer\" has no GPU path (only \"xpbd\" and \"mgpbd\")".into()),
+            Method::Multilayer(_) => Err(CudaError::Unsupported("solver.kind = \"multilayer\" has no GPU path (only \"xpbd\" and \"mgpbd\")".into())),
         }
-        .map_err(Unsupported)
+        .map_err(|e| Unsupported(e.to_string()))
     }
 
     fn describe(&self) -> String {
@@ -151,8 +153,8 @@ impl Backend for CudaBackend {
     /// One frame; `Err` when the driver reports an error.
     fn step_frame(&mut self, model: &Model, state: &mut State) -> xpbd_core::Result<FrameStats> {
         match &mut self.runner {
-            Runner::F32(g) => g.step_frame(model, state).map_err(failure),
-            Runner::F64(g) => g.step_frame(model, state).map_err(failure),
+            Runner::F32(g) => Ok(g.step_frame(model, state)?),
+            Runner::F64(g) => Ok(g.step_frame(model, state)?),
             Runner::MgpbdF32(m) => m.step_frame(model, state),
             Runner::MgpbdF64(m) => m.step_frame(model, state),
         }

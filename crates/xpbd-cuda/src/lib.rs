@@ -29,6 +29,7 @@ mod runtime;
 pub mod xpbd;
 
 pub use backend::{CudaBackend, CudaOptions, Precision};
+pub use error::{CudaError, Result};
 pub use runtime::cuda_ops::SOLVE_KERNELS;
 pub use runtime::probe::{devices, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY};
 pub use runtime::ptx::{build_info, built_with_kernels, no_kernels_reason, ptx_module, ptx_modules, BuildInfo};

@@ -142,7 +142,7 @@ fn unsupported_models_are_refused_with_the_reason() {
         let mut built = common::load("mgpbd_beam_nh.toml", |_| {});
         common::mgpbd_mut(&mut built).linear_solver = GlobalSolve::from_name(solver).unwrap();
         let settings = built.config.method.mgpbd().unwrap();
-        let reason = DeviceOuter::new(&ops, &built.model, settings, built.config.h()).err().expect("refused");
+        let reason = DeviceOuter::new(&ops, &built.model, settings, built.config.h()).err().expect("refused").to_string();
         assert!(reason.contains(&format!("\"{solver}\"")) && reason.contains("primal-amg") && reason.contains("\"cg\""), "{reason}");
     }
 }

@@ -6,6 +6,7 @@
 use xpbd_core::model::Model;
 
 use crate::convert::{flat3, to_t};
+use crate::error::Result;
 use crate::linalg::LinearOps;
 
 /// The soft attachments (`compliance > 0`) on the device, with 3 multipliers each.
@@ -24,7 +25,7 @@ pub struct DeviceSoftAttachments<O: LinearOps + ?Sized> {
 impl<O: LinearOps> DeviceSoftAttachments<O> {
     /// `None` when `model` has no soft attachment. The support check (`device::check_supported`) has
     /// made sure that no vertex has two, which a parallel pass could not update in order.
-    pub fn upload(ops: &O, model: &Model) -> Result<Option<Self>, String> {
+    pub fn upload(ops: &O, model: &Model) -> Result<Option<Self>> {
         let soft: Vec<_> = model.attachments.iter().filter(|a| a.compliance > 0.0).collect();
         if soft.is_empty() {
             return Ok(None);
@@ -41,7 +42,7 @@ impl<O: LinearOps> DeviceSoftAttachments<O> {
     }
 
     /// Start of a substep ending at `t_end`: multipliers to zero, the target time set.
-    pub fn begin(&mut self, ops: &O, t_end: f64) -> Result<(), String> {
+    pub fn begin(&mut self, ops: &O, t_end: f64) -> Result<()> {
         ops.set_zero(&mut self.lambda)?;
         ops.write(&to_t(&[t_end]), &mut self.time)
     }

@@ -15,14 +15,14 @@ use xpbd_core::substep::{step_frame, ConstraintSolver, SubstepBoundary};
 
 use crate::boundary::soft_attachments_distinct;
 use crate::convert::{flat3, to_f64};
-use crate::error::failure;
+use crate::error::{CudaError, Result};
 use crate::mgpbd::attachments::DeviceSoftAttachments;
 use crate::mgpbd::ops::MgpbdOps;
 use crate::mgpbd::outer::{device_settings, DeviceOuter};
 
 /// Why the device MGPBD loop cannot run `model` with `settings`, or `Ok` when it can. (Materials without scalar
 /// rows are already rejected when the scene is built.)
-pub fn check_supported(model: &Model, settings: &MgpbdSettings) -> Result<(), String> {
+pub fn check_supported(model: &Model, settings: &MgpbdSettings) -> Result<()> {
     device_settings(settings)?;
     soft_attachments_distinct(model)
 }
@@ -50,9 +50,9 @@ struct DeviceSolve<O: MgpbdOps> {
 impl<O: MgpbdOps> MgpbdDevice<O> {
     /// Uploads `model`'s rows and buffers through `ops` for the MGPBD `config` (`describe`: the backend's
     /// description).
-    pub fn new(ops: O, model: &Model, config: &SolverConfig, describe: String) -> Result<Self, String> {
-        Self::supports(model, config).map_err(|u| u.0)?;
-        let settings = config.method.mgpbd().ok_or("solver.kind is not mgpbd")?;
+    pub fn new(ops: O, model: &Model, config: &SolverConfig, describe: String) -> Result<Self> {
+        Self::supports(model, config).map_err(|u| CudaError::Unsupported(u.0))?;
+        let settings = config.method.mgpbd().ok_or_else(|| CudaError::Unsupported("solver.kind is not mgpbd".into()))?;
         let outer = DeviceOuter::new(&ops, model, settings, config.h())?;
         let x = ops.zeros(3 * model.vertex_count())?;
         let lambda = ops.zeros(outer.multiplier_count())?;
@@ -65,10 +65,10 @@ impl<O: MgpbdOps> MgpbdDevice<O> {
 impl<O: MgpbdOps> ConstraintSolver for DeviceSolve<O> {
     /// The predicted positions up, the multipliers (device and state) and the attachments' to zero.
     fn begin(&mut self, _model: &Model, s: &mut State, t_end: f64) -> xpbd_core::Result<()> {
-        self.ops.write(&flat3(s.x.iter().copied()), &mut self.x).map_err(failure)?;
-        self.outer.reset(&self.ops, &mut self.lambda).map_err(failure)?;
+        self.ops.write(&flat3(s.x.iter().copied()), &mut self.x)?;
+        self.outer.reset(&self.ops, &mut self.lambda)?;
         if let Some(a) = &mut self.attachments {
-            a.begin(&self.ops, t_end).map_err(failure)?;
+            a.begin(&self.ops, t_end)?;
         }
         s.lambda.fill(0.0);
         Ok(())
@@ -76,20 +76,20 @@ impl<O: MgpbdOps> ConstraintSolver for DeviceSolve<O> {
 
     /// One outer iteration, then the soft attachments on the device (the host boundary's are not used).
     fn iterate(&mut self, _model: &Model, _s: &mut State, _boundary: &mut SubstepBoundary, _h: f64, _t_end: f64) -> xpbd_core::Result<bool> {
-        let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda).map_err(failure)?;
+        let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda)?;
         if let Some(a) = &mut self.attachments {
-            self.ops.soft_attachments(a, &mut self.x, self.outer.inv_mass(), self.h).map_err(failure)?;
+            self.ops.soft_attachments(a, &mut self.x, self.outer.inv_mass(), self.h)?;
         }
         Ok(done)
     }
 
     /// Positions and the state's multipliers down (the host's contacts and velocity update need both).
     fn finish(&mut self, s: &mut State, _report: bool) -> xpbd_core::Result<()> {
-        let x = to_f64(&self.ops.download(&self.x).map_err(failure)?);
+        let x = to_f64(&self.ops.download(&self.x)?);
         for (p, c) in s.x.iter_mut().zip(x.chunks_exact(3)) {
             p.copy_from_slice(c);
         }
-        self.outer.state_multipliers(&self.ops, &self.lambda, &mut s.lambda).map_err(failure)
+        Ok(self.outer.state_multipliers(&self.ops, &self.lambda, &mut s.lambda)?)
     }
 }
 
@@ -98,7 +98,7 @@ impl<O: MgpbdOps> Backend for MgpbdDevice<O> {
     fn supports(model: &Model, config: &SolverConfig) -> std::result::Result<(), Unsupported> {
         config.requirements(model)?;
         let settings = config.method.mgpbd().ok_or_else(|| Unsupported(format!("solver.kind = \"{}\" is not mgpbd", config.method.kind())))?;
-        check_supported(model, settings).map_err(Unsupported)
+        check_supported(model, settings).map_err(|e| Unsupported(e.to_string()))
     }
 
     fn describe(&self) -> String {

@@ -8,6 +8,7 @@ use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 
 use crate::convert::to_t;
+use crate::error::{CudaError, Result};
 use crate::linalg::ops::csr_indices;
 use crate::linalg::pcg::{DevicePcg, Identity};
 use crate::linalg::DeviceCsr;
@@ -29,14 +30,14 @@ pub struct DeviceDual<O: MgpbdOps> {
 
 impl<O: MgpbdOps> DeviceDual<O> {
     /// For the CPU's full pattern (`Pattern::new`, not `incidence_only`), the rows' vertices, inverse masses and α̃.
-    pub fn new(ops: &O, pattern: &Pattern, vertices: &[[u32; 4]], inv_mass: &[f64], alpha_tilde: &[f64]) -> Result<Self, String> {
+    pub fn new(ops: &O, pattern: &Pattern, vertices: &[[u32; 4]], inv_mass: &[f64], alpha_tilde: &[f64]) -> Result<Self> {
         let rows = vertices.len();
         if pattern.matrix.rows() != rows || pattern.nonzeros() < rows {
-            return Err(format!(
+            return Err(CudaError::Check(format!(
                 "the dual pattern has {} rows and {} nonzeros for {rows} rows: it needs Pattern::new",
                 pattern.matrix.rows(),
                 pattern.nonzeros()
-            ));
+            )));
         }
         let (row_ptr, col) = csr_indices(&pattern.matrix);
         Ok(DeviceDual {
@@ -51,18 +52,18 @@ impl<O: MgpbdOps> DeviceDual<O> {
     }
 
     /// Writes the rows' gradients from the host and refills A on the device.
-    pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<(), String> {
+    pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<()> {
         ops.write(&flat_gradients(grads), &mut self.grads)?;
         self.refill(ops)
     }
 
     /// Refills A from [`Self::grads`] as it is on the device (written by `DeviceRows::evaluate`).
-    pub fn refill(&mut self, ops: &O) -> Result<(), String> {
+    pub fn refill(&mut self, ops: &O) -> Result<()> {
         ops.dual_fill(&self.pattern, &self.grads, &self.alpha_tilde, &mut self.a.val)
     }
 
     /// Plain CG on `A Δλ = b` (b in [`Self::b`]) from Δλ = 0 into [`Self::dlambda`].
-    pub fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats, String> {
+    pub fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats> {
         let DeviceDual { a, b, dlambda, pcg, .. } = self;
         ops.set_zero(dlambda)?;
         let b_norm = ops.dot(b, b)?.sqrt();

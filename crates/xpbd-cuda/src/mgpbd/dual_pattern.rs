@@ -4,6 +4,7 @@
 use xpbd_core::mgpbd::assembly::Pattern;
 
 use crate::convert::{narrow, nonempty, to_t};
+use crate::error::Result;
 use crate::linalg::ops::csr_indices;
 use crate::linalg::LinearOps;
 
@@ -23,7 +24,7 @@ pub struct DeviceDualPattern<O: LinearOps + ?Sized> {
 
 impl<O: LinearOps> DeviceDualPattern<O> {
     /// For the CPU's full pattern (`Pattern::new`), the rows' vertices and every vertex's inverse mass.
-    pub fn upload(ops: &O, pattern: &Pattern, vertices: &[[u32; 4]], inv_mass: &[f64]) -> Result<Self, String> {
+    pub fn upload(ops: &O, pattern: &Pattern, vertices: &[[u32; 4]], inv_mass: &[f64]) -> Result<Self> {
         Ok(DeviceDualPattern {
             nnz: pattern.nonzeros() as u32,
             nz_row: ops.upload_indices(&pattern.nz_row)?,

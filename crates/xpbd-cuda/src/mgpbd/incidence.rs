@@ -1,6 +1,7 @@
 //! The rows at each vertex on the device, as the Jacobian-transpose kernel reads them (`kernels/primal.cu`).
 
 use crate::convert::{narrow, nonempty};
+use crate::error::Result;
 use crate::linalg::LinearOps;
 
 /// The rows at each vertex (of some numbering: free vertices for K, all vertices for A): entries
@@ -14,7 +15,7 @@ pub struct DeviceIncidence<O: LinearOps + ?Sized> {
 
 impl<O: LinearOps> DeviceIncidence<O> {
     /// From the CPU's `vertex_start` and `vertex_rows` (row, slot).
-    pub fn upload(ops: &O, start: &[usize], rows: &[(u32, u8)]) -> Result<Self, String> {
+    pub fn upload(ops: &O, start: &[usize], rows: &[(u32, u8)]) -> Result<Self> {
         Ok(DeviceIncidence {
             count: (start.len() - 1) as u32,
             start: ops.upload_indices(&narrow(start))?,

@@ -24,6 +24,7 @@ use xpbd_core::named::Named;
 use xpbd_core::sparse::Csr;
 
 use crate::convert::{to_f64, to_t, vectors};
+use crate::error::{CudaError, Result};
 use crate::linalg::LinearOps;
 use crate::mgpbd::dual::DeviceDual;
 use crate::mgpbd::incidence::DeviceIncidence;
@@ -62,7 +63,7 @@ impl<O: MgpbdOps> DeviceSolver<O> {
         }
     }
 
-    fn refill(&mut self, ops: &O) -> Result<(), String> {
+    fn refill(&mut self, ops: &O) -> Result<()> {
         match self {
             DeviceSolver::Primal(p) => p.device.refill(ops),
             DeviceSolver::Dual(d) => d.refill(ops),
@@ -71,7 +72,7 @@ impl<O: MgpbdOps> DeviceSolver<O> {
 
     /// The AMG setup of the primal solve after a refill: `full` by the CPU for K as it is on the device, with
     /// the rigid-body modes at `x` (PrimalSolver::setup), else the refresh on the device. Plain CG has none.
-    fn setup(&mut self, ops: &mut O, x: &O::Vector, full: bool) -> Result<(), String> {
+    fn setup(&mut self, ops: &mut O, x: &O::Vector, full: bool) -> Result<()> {
         let DeviceSolver::Primal(p) = self else { return Ok(()) };
         let PrimalSolve { device, pattern, k_host, options } = &mut **p;
         if !full {
@@ -87,7 +88,7 @@ impl<O: MgpbdOps> DeviceSolver<O> {
         device.setup(ops, k_host, &h)
     }
 
-    fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats, String> {
+    fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats> {
         match self {
             DeviceSolver::Primal(p) => p.device.solve(ops, tol, max_iter),
             DeviceSolver::Dual(d) => d.solve(ops, tol, max_iter),
@@ -125,19 +126,22 @@ pub struct DeviceOuter<O: MgpbdOps> {
 
 /// `settings` when the device outer iteration runs their linear solver (`"primal-amg"` or `"cg"`); `Err` is
 /// why not.
-pub fn device_settings(settings: &MgpbdSettings) -> Result<&MgpbdSettings, String> {
+pub fn device_settings(settings: &MgpbdSettings) -> Result<&MgpbdSettings> {
     if !DEVICE_SOLVERS.contains(&settings.linear_solver) {
         let [primal, cg] = DEVICE_SOLVERS.map(GlobalSolve::name);
-        return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{primal}\" and \"{cg}\")", settings.linear_solver.name()));
+        return Err(CudaError::Unsupported(format!(
+            "MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{primal}\" and \"{cg}\")",
+            settings.linear_solver.name()
+        )));
     }
     Ok(settings)
 }
 
 impl<O: MgpbdOps> DeviceOuter<O> {
     /// For an MGPBD model whose linear solver has a device path ([`device_settings`]); `Err` is why not.
-    pub fn new(ops: &O, model: &Model, settings: &MgpbdSettings, h: f64) -> Result<Self, String> {
+    pub fn new(ops: &O, model: &Model, settings: &MgpbdSettings, h: f64) -> Result<Self> {
         let settings = device_settings(settings)?.clone();
-        let rows = settings.rows(model).map_err(|e| e.to_string())?;
+        let rows = settings.rows(model).map_err(|e| CudaError::Unsupported(e.to_string()))?;
         let at = alpha_tilde(&rows, h);
         let (all, solver) = if settings.linear_solver == GlobalSolve::Primal {
             let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);
@@ -190,7 +194,7 @@ impl<O: MgpbdOps> DeviceOuter<O> {
 
     /// The state's multipliers (`model.rows`) from the rows' `lambda`: read back, and for ARAP component
     /// rows the cone multiplier of each element (`Rows::cone_multipliers`, as `Mgpbd::iterate` reports them).
-    pub fn state_multipliers(&self, ops: &O, lambda: &O::Vector, state: &mut [f64]) -> Result<(), String> {
+    pub fn state_multipliers(&self, ops: &O, lambda: &O::Vector, state: &mut [f64]) -> Result<()> {
         let rows = to_f64(&ops.download(lambda)?);
         self.rows_host.cone_multipliers(&rows[..self.rows_host.len()], state);
         Ok(())
@@ -204,14 +208,14 @@ impl<O: MgpbdOps> DeviceOuter<O> {
     }
 
     /// Start of a substep: multipliers to zero, tolerance reference forgotten (Mgpbd::reset).
-    pub fn reset(&mut self, ops: &O, lambda: &mut O::Vector) -> Result<(), String> {
+    pub fn reset(&mut self, ops: &O, lambda: &mut O::Vector) -> Result<()> {
         self.r0 = None;
         ops.set_zero(lambda)
     }
 
     /// One outer iteration on device positions `x` (3 per vertex) and multipliers `lambda` (one per row,
     /// [`DeviceOuter::multiplier_count`]); whether the stopping tolerance is met afterwards.
-    pub fn iterate(&mut self, ops: &mut O, x: &mut O::Vector, lambda: &mut O::Vector) -> Result<bool, String> {
+    pub fn iterate(&mut self, ops: &mut O, x: &mut O::Vector, lambda: &mut O::Vector) -> Result<bool> {
         let t = Instant::now();
         let Self { rows, solver, incidence, inv_mass, ones_rows, ones_vertices, c, x_tilde, q, corr, jq, .. } = self;
         let (grads, b, _) = solver.buffers();
@@ -261,7 +265,7 @@ impl<O: MgpbdOps> DeviceOuter<O> {
     }
 
     /// The trial state x + tΔx, λ + tΔλ and its residual ‖C + α̃λ‖ (Mgpbd::trial).
-    fn trial(&mut self, ops: &mut O, x: &O::Vector, lambda: &O::Vector, t: f64) -> Result<f64, String> {
+    fn trial(&mut self, ops: &mut O, x: &O::Vector, lambda: &O::Vector, t: f64) -> Result<f64> {
         let t = <O::T as KernelScalar>::from_f64(t);
         ops.copy(x, &mut self.x_trial)?;
         ops.axpy(&mut self.x_trial, t, &self.dx)?;
@@ -273,7 +277,7 @@ impl<O: MgpbdOps> DeviceOuter<O> {
 }
 
 /// Seconds since `start` once the device has finished what was launched.
-fn seconds_since<O: LinearOps>(ops: &O, start: Instant) -> Result<f64, String> {
+fn seconds_since<O: LinearOps>(ops: &O, start: Instant) -> Result<f64> {
     ops.synchronize()?;
     Ok(start.elapsed().as_secs_f64())
 }

@@ -12,6 +12,7 @@ use xpbd_core::mgpbd::primal::PrimalPattern;
 use xpbd_core::sparse::Csr;
 
 use crate::convert::{nonempty, to_t};
+use crate::error::{CudaError, Result};
 use crate::linalg::amg::DeviceHierarchy;
 use crate::linalg::pcg::DevicePcg;
 use crate::linalg::DeviceCsr;
@@ -41,7 +42,7 @@ pub struct DevicePrimal<O: MgpbdOps> {
 
 impl<O: MgpbdOps> DevicePrimal<O> {
     /// For the CPU's pattern (`PrimalSolver::pattern`), the rows' vertices, inverse masses and 1/α̃.
-    pub fn new(ops: &O, pattern: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64], inv_alpha: &[f64]) -> Result<Self, String> {
+    pub fn new(ops: &O, pattern: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64], inv_alpha: &[f64]) -> Result<Self> {
         let (n, rows) = (pattern.matrix.rows().max(1), vertices.len().max(1));
         Ok(DevicePrimal {
             pattern: DevicePrimalPattern::upload(ops, pattern, vertices, inv_mass)?,
@@ -61,7 +62,7 @@ impl<O: MgpbdOps> DevicePrimal<O> {
     }
 
     /// Writes the rows' gradients from the host and refills K on the device.
-    pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<(), String> {
+    pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<()> {
         if !grads.is_empty() {
             ops.write(&flat_gradients(grads), &mut self.grads)?;
         }
@@ -69,12 +70,12 @@ impl<O: MgpbdOps> DevicePrimal<O> {
     }
 
     /// Refills K from [`Self::grads`] as it is on the device (written by `rows_device::DeviceRows::evaluate`).
-    pub fn refill(&mut self, ops: &O) -> Result<(), String> {
+    pub fn refill(&mut self, ops: &O) -> Result<()> {
         ops.primal_fill(&self.pattern, &self.grads, &self.inv_alpha, &mut self.k.val)
     }
 
     /// The hand-off of a full setup: `h` was built by the CPU for `k` (K with the device's current values).
-    pub fn setup(&mut self, ops: &mut O, k: &Csr, h: &Hierarchy) -> Result<(), String> {
+    pub fn setup(&mut self, ops: &mut O, k: &Csr, h: &Hierarchy) -> Result<()> {
         self.hierarchy = None;
         if k.rows() > 0 {
             self.hierarchy = Some(DeviceHierarchy::upload(ops, k, h, &self.k)?);
@@ -83,17 +84,17 @@ impl<O: MgpbdOps> DevicePrimal<O> {
     }
 
     /// The lazy setup after [`Self::fill`]: Galerkin products, diagonals and the coarsest factor on the device.
-    pub fn refresh(&mut self, ops: &mut O) -> Result<(), String> {
+    pub fn refresh(&mut self, ops: &mut O) -> Result<()> {
         match &mut self.hierarchy {
             Some(h) => h.refresh(ops, &self.k),
             None if self.k.rows == 0 => Ok(()),
-            None => Err("the primal solve was refreshed before its first full setup".into()),
+            None => Err(CudaError::Check("the primal solve was refreshed before its first full setup".into())),
         }
     }
 
     /// Solves `A Δλ = b` (b in [`Self::b`]) from Δλ = 0 into [`Self::dlambda`] until the dual residual is at most
     /// `tol ‖b‖` or `max_iter` PCG iterations (PrimalSolver::solve).
-    pub fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats, String> {
+    pub fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats> {
         let DevicePrimal { pattern, k, hierarchy, pcg, inv_alpha, grads, b, dlambda, rhs, y, best, row_values, ones_free } = self;
         let b_norm = ops.dot(b, b)?.sqrt();
         if b_norm == 0.0 {
@@ -105,7 +106,7 @@ impl<O: MgpbdOps> DevicePrimal<O> {
         let mut iterations = 0;
         let mut lowest = f64::INFINITY;
         if k.rows > 0 {
-            let h = hierarchy.as_mut().ok_or("the primal solve ran before its first full setup")?;
+            let h = hierarchy.as_mut().ok_or_else(|| CudaError::Check("the primal solve ran before its first full setup".into()))?;
             ops.jacobian_transpose(&pattern.incidence, grads, inv_alpha, b, ones_free, rhs)?;
             (iterations, _) = pcg.iterate(ops, k, h, rhs, y, max_iter, |ops, r, y| {
                 ops.jacobian_rows(&pattern.row_free, pattern.rows, grads, &pattern.inv_mass_free, r, row_values)?;

@@ -5,6 +5,7 @@ use xpbd_core::mgpbd::primal::{PrimalPattern, PINNED};
 use xpbd_core::mgpbd::rows::NO_VERTEX;
 
 use crate::convert::{narrow, nonempty, to_t};
+use crate::error::Result;
 use crate::linalg::LinearOps;
 use crate::mgpbd::incidence::DeviceIncidence;
 
@@ -26,7 +27,7 @@ pub struct DevicePrimalPattern<O: LinearOps + ?Sized> {
 }
 
 impl<O: LinearOps> DevicePrimalPattern<O> {
-    pub fn upload(ops: &O, p: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64]) -> Result<Self, String> {
+    pub fn upload(ops: &O, p: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64]) -> Result<Self> {
         let free = |v: u32| if v == NO_VERTEX { PINNED } else { p.free_index[v as usize] };
         let inv_mass_free: Vec<f64> = p.free_vertices.iter().map(|&v| inv_mass[v as usize]).collect();
         Ok(DevicePrimalPattern {

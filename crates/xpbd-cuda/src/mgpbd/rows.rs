@@ -10,6 +10,7 @@ use xpbd_core::mgpbd::rows::{RowKind, Rows};
 use xpbd_core::model::Model;
 
 use crate::convert::{flat3, nonempty, to_t};
+use crate::error::Result;
 use crate::linalg::LinearOps;
 use crate::runtime::KernelScalar;
 
@@ -44,7 +45,7 @@ pub struct DeviceRows<O: LinearOps + ?Sized> {
 
 impl<O: LinearOps> DeviceRows<O> {
     /// Uploads the rows of `model` with α̃ (per row).
-    pub fn upload(ops: &O, model: &Model, rows: &Rows, alpha_tilde: &[f64]) -> Result<Self, String> {
+    pub fn upload(ops: &O, model: &Model, rows: &Rows, alpha_tilde: &[f64]) -> Result<Self> {
         let n = rows.len();
         let (mut kind, mut data) = (Vec::with_capacity(n), vec![0.0; ROW_DATA * n.max(1)]);
         for i in 0..n {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, LaunchArgs, LaunchConfig};
 
-use crate::runtime::launch::err;
+use crate::error::{CudaError, Result};
 use crate::runtime::{GpuContext, KernelScalar};
 
 /// Most blocks of the first pass of a dot product (its partial sums are added by one block).
@@ -54,13 +54,13 @@ pub struct CudaOps<T> {
 }
 
 impl<T: KernelScalar> CudaOps<T> {
-    pub fn new(gpu: Arc<GpuContext>) -> Result<Self, String> {
+    pub fn new(gpu: Arc<GpuContext>) -> Result<Self> {
         let mut kernels = HashMap::new();
         for &(module, name) in SOLVE_KERNELS {
             kernels.insert(name, gpu.function::<T>(module, name)?);
         }
         let s = gpu.stream();
-        let e = err("allocating the reduction buffers");
+        let e = CudaError::on_gpu("allocating the reduction buffers");
         let partials = s.alloc_zeros(DOT_BLOCKS as usize).map_err(&e)?;
         let scalar = s.alloc_zeros(1).map_err(&e)?;
         Ok(CudaOps { gpu, kernels, partials, scalar })
@@ -73,8 +73,8 @@ impl<T: KernelScalar> CudaOps<T> {
 }
 
 /// Launches kernel `name` with the arguments in `l`.
-pub(crate) fn launch(mut l: LaunchArgs<'_>, cfg: LaunchConfig, name: &str) -> Result<(), String> {
+pub(crate) fn launch(mut l: LaunchArgs<'_>, cfg: LaunchConfig, name: &str) -> Result<()> {
     // SAFETY: every caller pushes the arguments of kernel `name` in the order and types of its C signature in
     // kernels/*.cu, with device arrays of the lengths the kernel indexes (the sizes of the structs they come from).
-    unsafe { l.launch(cfg) }.map(|_| ()).map_err(|e| format!("kernel {name} on the GPU: {e}"))
+    unsafe { l.launch(cfg) }.map(|_| ()).map_err(|source| CudaError::Driver { action: format!("kernel {name} on the GPU"), source })
 }

@@ -17,8 +17,3 @@ pub fn blocks(count: u32) -> u32 {
 pub fn grid(count: u32) -> LaunchConfig {
     LaunchConfig { grid_dim: (blocks(count), 1, 1), block_dim: (BLOCK, 1, 1), shared_mem_bytes: 0 }
 }
-
-/// A driver error while doing `what`, in words.
-pub fn err(what: &str) -> impl Fn(cudarc::driver::DriverError) -> String + '_ {
-    move |e| format!("{what} on the GPU: {e}")
-}

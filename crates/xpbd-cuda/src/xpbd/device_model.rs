@@ -7,7 +7,7 @@ use cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
 use xpbd_core::model::Model;
 
 use crate::convert::{flat3, nonempty, to_t};
-use crate::runtime::launch::err;
+use crate::error::{CudaError, Result};
 use crate::runtime::{GpuContext, KernelScalar};
 use crate::xpbd::layout::{collider_table, Family, Layout};
 
@@ -90,9 +90,9 @@ pub struct DeviceModel<T> {
 
 impl<T: KernelScalar> DeviceModel<T> {
     /// Uploads `model` in `layout`, with room for the substep end times of a frame of `substeps`.
-    pub fn upload(gpu: &GpuContext, model: &Model, layout: &Layout, substeps: usize) -> Result<Self, String> {
+    pub fn upload(gpu: &GpuContext, model: &Model, layout: &Layout, substeps: usize) -> Result<Self> {
         let s: &Arc<CudaStream> = gpu.stream();
-        let e = err("uploading the model");
+        let e = CudaError::on_gpu("uploading the model");
         let up_t = |a: Vec<T>| s.clone_htod(&a).map_err(&e);
         let up_u = |a: &[u32]| s.clone_htod(a).map_err(&e);
         // cudarc refuses zero-length allocations; keep one element where an array may be empty (`nonempty`).
@@ -126,7 +126,7 @@ impl<T: KernelScalar> DeviceModel<T> {
                 gather: gpu.function::<T>("sweeps", "jacobi_gather")?,
             }),
         };
-        let attachments = |soft: bool, kernel: &str| -> Result<Option<DeviceAttachments<T>>, String> {
+        let attachments = |soft: bool, kernel: &str| -> Result<Option<DeviceAttachments<T>>> {
             // The model lists only hard pins that move; resting pins keep their place by inverse mass 0.
             let list: Vec<_> = model.attachments.iter().filter(|a| if soft { a.compliance > 0.0 } else { a.compliance == 0.0 }).collect();
             if list.is_empty() {

@@ -16,6 +16,7 @@ use xpbd_core::model::Model;
 
 use crate::boundary::soft_attachments_distinct;
 use crate::convert::narrow;
+use crate::error::{CudaError, Result};
 use xpbd_core::solver_config::{Ordering, SolverConfig};
 
 /// The element kinds of `kernels/sweeps.cu`: tets of one model, cloth edges (distance), cloth hinges (bending).
@@ -82,20 +83,24 @@ pub fn collider_table(model: &Model) -> Vec<f64> {
 
 /// Why the XPBD kernels cannot run `model` under the XPBD `config`, or `Ok` when they can (asked through
 /// `CudaBackend::supports`). Everything they do not cover is named here, so that nothing runs silently wrong.
-pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<(), String> {
+pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<()> {
     match config.method.ordering() {
-        None => return Err(format!("solver.kind = \"{}\" is not xpbd", config.method.kind())),
-        Some(Ordering::Serial) => return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into()),
+        None => return Err(CudaError::Unsupported(format!("solver.kind = \"{}\" is not xpbd", config.method.kind()))),
+        Some(Ordering::Serial) => {
+            return Err(CudaError::Unsupported(
+                "solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into(),
+            ))
+        }
         Some(_) => {}
     }
     if model.colliders.len() > MAX_COLLIDERS {
-        return Err(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len()));
+        return Err(CudaError::Unsupported(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len())));
     }
     soft_attachments_distinct(model)?;
     let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>()
         + model.cloth_groups.iter().map(|g| 2 * g.edges.len() + 4 * g.hinges.len()).sum::<usize>();
     if u32::try_from(3 * model.vertex_count().max(slots)).is_err() || u32::try_from(model.rows).is_err() {
-        return Err(format!("{} vertices, {} rows: the kernels index with 32-bit counts", model.vertex_count(), model.rows));
+        return Err(CudaError::Unsupported(format!("{} vertices, {} rows: the kernels index with 32-bit counts", model.vertex_count(), model.rows)));
     }
     Ok(())
 }
@@ -181,9 +186,9 @@ pub struct Layout {
 
 impl Layout {
     /// The layout of a model and an XPBD configuration that [`check_supported`] accepts.
-    pub fn new(model: &Model, config: &SolverConfig) -> Result<Self, String> {
+    pub fn new(model: &Model, config: &SolverConfig) -> Result<Self> {
         check_supported(model, config)?;
-        let ordering = config.method.ordering().ok_or("the XPBD layout needs an XPBD ordering")?;
+        let ordering = config.method.ordering().ok_or_else(|| CudaError::Unsupported("the XPBD layout needs an XPBD ordering".into()))?;
         let mut lambda_of: Vec<u32> = (0..model.rows as u32).collect();
         let mut families = Vec::new();
         for g in &model.tet_groups {

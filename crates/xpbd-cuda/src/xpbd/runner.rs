@@ -13,7 +13,8 @@ use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
 
 use crate::convert::{flat3, to_f64, vectors};
-use crate::runtime::launch::{blocks, err, grid, BLOCK};
+use crate::error::{CudaError, Result};
+use crate::runtime::launch::{blocks, grid, BLOCK};
 use crate::runtime::{GpuContext, KernelScalar};
 use crate::xpbd::device_model::{DeviceModel, RESIDUAL_BLOCKS};
 use crate::xpbd::layout::Layout;
@@ -32,7 +33,7 @@ pub struct Gpu<T> {
 }
 
 impl<T: KernelScalar> Gpu<T> {
-    pub fn new(gpu: Arc<GpuContext>, model: &Model, config: &SolverConfig, layout: Layout, use_graph: bool) -> Result<Self, String> {
+    pub fn new(gpu: Arc<GpuContext>, model: &Model, config: &SolverConfig, layout: Layout, use_graph: bool) -> Result<Self> {
         let dev = DeviceModel::upload(&gpu, model, &layout, config.substeps)?;
         Ok(Gpu {
             config: config.clone(),
@@ -46,31 +47,31 @@ impl<T: KernelScalar> Gpu<T> {
         })
     }
 
-    pub fn step_frame(&mut self, model: &Model, state: &mut State) -> Result<FrameStats, String> {
+    pub fn step_frame(&mut self, model: &Model, state: &mut State) -> Result<FrameStats> {
         let stream = self.gpu.stream().clone();
         let (x, v): (Vec<f64>, Vec<f64>) = (flat3(state.x.iter().copied()), flat3(state.v.iter().copied()));
         if x != self.host_x || v != self.host_v {
-            stream.memcpy_htod(&x.iter().map(|&s| T::from_f64(s)).collect::<Vec<T>>(), &mut self.dev.x).map_err(err("uploading positions"))?;
-            stream.memcpy_htod(&v.iter().map(|&s| T::from_f64(s)).collect::<Vec<T>>(), &mut self.dev.v).map_err(err("uploading velocities"))?;
+            stream.memcpy_htod(&x.iter().map(|&s| T::from_f64(s)).collect::<Vec<T>>(), &mut self.dev.x).map_err(CudaError::on_gpu("uploading positions"))?;
+            stream.memcpy_htod(&v.iter().map(|&s| T::from_f64(s)).collect::<Vec<T>>(), &mut self.dev.v).map_err(CudaError::on_gpu("uploading velocities"))?;
         }
         let n = self.config.substeps;
         let t0 = state.time;
         let times: Vec<T> = (1..=n).map(|k| T::from_f64(self.config.substep_end(t0, k))).collect();
         let start = Instant::now();
-        stream.memcpy_htod(&times, &mut self.dev.times).map_err(err("uploading substep times"))?;
+        stream.memcpy_htod(&times, &mut self.dev.times).map_err(CudaError::on_gpu("uploading substep times"))?;
         if self.use_graph {
             if self.graph.is_none() {
-                stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).map_err(err("beginning graph capture"))?;
+                stream.begin_capture(sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).map_err(CudaError::on_gpu("beginning graph capture"))?;
                 let recorded = self.record_frame(model);
-                let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0)).map_err(err("capturing the frame's graph"));
+                let graph = stream.end_capture(sys::CUgraphInstantiate_flags(0)).map_err(CudaError::on_gpu("capturing the frame's graph"));
                 recorded?;
-                self.graph = Some(graph?.ok_or("the captured CUDA graph is empty")?);
+                self.graph = Some(graph?.ok_or_else(|| CudaError::Check("the captured CUDA graph is empty".into()))?);
             }
-            self.graph.as_ref().expect("captured above").launch().map_err(err("launching the frame's graph"))?;
+            self.graph.as_ref().expect("captured above").launch().map_err(CudaError::on_gpu("launching the frame's graph"))?;
         } else {
             self.record_frame(model)?;
         }
-        stream.synchronize().map_err(err("running the frame"))?;
+        stream.synchronize().map_err(CudaError::on_gpu("running the frame"))?;
         let solve_seconds = start.elapsed().as_secs_f64();
         self.download(model, state)?;
         // The CPU's end time of the last substep, to the bit.
@@ -81,9 +82,9 @@ impl<T: KernelScalar> Gpu<T> {
     }
 
     /// Positions, velocities and multipliers (in model order) into `state`.
-    fn download(&mut self, model: &Model, state: &mut State) -> Result<(), String> {
+    fn download(&mut self, model: &Model, state: &mut State) -> Result<()> {
         let stream = self.gpu.stream();
-        let e = err("downloading the state");
+        let e = CudaError::on_gpu("downloading the state");
         let n = model.vertex_count();
         self.host_x = to_f64(&stream.clone_dtoh(&self.dev.x).map_err(&e)?);
         self.host_v = to_f64(&stream.clone_dtoh(&self.dev.v).map_err(&e)?);
@@ -95,8 +96,8 @@ impl<T: KernelScalar> Gpu<T> {
     }
 
     /// (‖r₀‖, ‖r‖) of the frame's last substep from the partial sums.
-    fn residuals(&self) -> Result<(f64, f64), String> {
-        let partials = self.gpu.stream().clone_dtoh(&self.dev.partials).map_err(err("downloading residuals"))?;
+    fn residuals(&self) -> Result<(f64, f64)> {
+        let partials = self.gpu.stream().clone_dtoh(&self.dev.partials).map_err(CudaError::on_gpu("downloading residuals"))?;
         let per = RESIDUAL_BLOCKS as usize * self.dev.families.len().max(1);
         let mut sums = [0.0f64; 2];
         for (which, sum) in sums.iter_mut().enumerate() {
@@ -110,7 +111,7 @@ impl<T: KernelScalar> Gpu<T> {
     }
 
     /// Issues every launch of one frame on the stream (recorded into the graph when capturing).
-    fn record_frame(&mut self, model: &Model) -> Result<(), String> {
+    fn record_frame(&mut self, model: &Model) -> Result<()> {
         let substeps = self.config.substeps;
         for k in 0..substeps {
             self.substep(model, k, k + 1 == substeps)?;
@@ -120,9 +121,9 @@ impl<T: KernelScalar> Gpu<T> {
 
     /// One substep (crates/xpbd-cpu/src/lib.rs: begin_substep, the iterations, end_substep); with `report`, the
     /// residual after the prediction and at the end into the partial sums.
-    fn substep(&mut self, model: &Model, k: usize, report: bool) -> Result<(), String> {
+    fn substep(&mut self, model: &Model, k: usize, report: bool) -> Result<()> {
         let stream = self.gpu.stream().clone();
-        let e = err("a substep");
+        let e = CudaError::on_gpu("a substep");
         let h = self.config.h();
         let (ht, n) = (T::from_f64(h), self.dev.n);
         let d = &mut self.dev;
@@ -201,8 +202,8 @@ fn residual_blocks(count: u32) -> u32 {
 }
 
 /// One iteration over every element family: batch by batch (Gauss-Seidel), or Jacobi slots and the gather.
-fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut DeviceModel<T>, h: T) -> Result<(), String> {
-    let e = err("a sweep");
+fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut DeviceModel<T>, h: T) -> Result<()> {
+    let e = CudaError::on_gpu("a sweep");
     for (i, f) in d.families.iter().enumerate() {
         let beta_h = T::from_f64(f.host.damping * h.to_f64());
         let mut lambda_view = d.lambda.slice_mut(f.host.lambda_offset..f.host.lambda_offset + f.host.rows() * f.count as usize);
@@ -243,8 +244,8 @@ fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut Devi
 }
 
 /// Partial sums of ‖C + α̃λ‖² into `partials` block `which` (0: r₀, 1: r).
-fn residual<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut DeviceModel<T>, h: T, which: usize) -> Result<(), String> {
-    let e = err("the residual");
+fn residual<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut DeviceModel<T>, h: T, which: usize) -> Result<()> {
+    let e = CudaError::on_gpu("the residual");
     let per = RESIDUAL_BLOCKS as usize * d.families.len().max(1);
     for (i, f) in d.families.iter().enumerate() {
         let base = which * per + i * RESIDUAL_BLOCKS as usize;
