@@ -3,7 +3,7 @@
 //! products, each relaxation's sweep, restriction and prolongation, the Galerkin refresh after new values of K,
 //! one V-cycle, 10 PCG iterations and 10 plain CG iterations, and the whole primal solve; and the baseline: the
 //! dual matrix's refill, plain CG on it and the position correction M⁻¹JᵀΔλ, on the neo-Hookean beam. The drivers are the
-//! crate's own (`amg_device`, `pcg_device`, `primal_device`), the same code the GPU runs through `CudaOps`.
+//! crate's own (`linalg::amg`, `linalg::pcg`, `mgpbd::primal`), the same code the GPU runs through `CudaOps`.
 //! What this cannot check is the GPU: parallel execution, its reduction order and fused multiply-adds
 //! (`tests/amg_parity.rs`). Skipped (and reported) without a host C++ compiler.
 

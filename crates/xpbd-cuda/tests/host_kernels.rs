@@ -3,7 +3,7 @@
 //! `kernels/*.cu` is compiled as plain C++ into a shared library (`tests/host/cuda_shim.h` maps the CUDA keywords
 //! to C++ and makes the grid one thread, so every grid-stride loop runs all its items in order; `-ffp-contract=off`
 //! keeps the host from fusing multiply-adds). The test runs the launch sequence of `CudaBackend`'s substep
-//! (`src/backend.rs`) over the device layout (`src/layout.rs`) with these functions and compares the frame with
+//! (`src/xpbd/runner.rs`) over the device layout (`src/xpbd/layout.rs`) with these functions and compares the frame with
 //! `CpuBackend`. This checks the kernels' arithmetic, indexing, multiplier layout and boundary handling; what it
 //! cannot check is the GPU itself (parallel execution within a color, fused multiply-adds, the driver), which
 //! `tests/backend_parity.rs` covers where a GPU is present. Skipped (and reported) without a host C++ compiler.

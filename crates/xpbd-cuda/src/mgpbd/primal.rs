@@ -2,7 +2,7 @@
 //! refilled on the fixed pattern of [`PrimalPattern`] from the rows' gradients, `K y = Jᵀ α̃⁻¹ b` by PCG with one
 //! V-cycle of the uploaded smoothed-aggregation hierarchy, stopping on the dual residual `‖J W r_K‖`, keeping the
 //! iterate with the lowest one, and `Δλ = α̃⁻¹ (b − J y)`. The rows' gradients and b are written by
-//! `rows_device::DeviceRows` on the device ([`DevicePrimal::refill`]) or from the host ([`DevicePrimal::fill`]);
+//! `DeviceRows::evaluate` on the device ([`DevicePrimal::refill`]) or from the host ([`DevicePrimal::fill`]);
 //! per PCG iteration the host reads back scalars for control only.
 
 use xpbd_core::amg::Hierarchy;
@@ -69,7 +69,7 @@ impl<O: MgpbdOps> DevicePrimal<O> {
         self.refill(ops)
     }
 
-    /// Refills K from [`Self::grads`] as it is on the device (written by `rows_device::DeviceRows::evaluate`).
+    /// Refills K from [`Self::grads`] as it is on the device (written by `DeviceRows::evaluate`).
     pub fn refill(&mut self, ops: &O) -> Result<()> {
         ops.primal_fill(&self.pattern, &self.grads, &self.inv_alpha, &mut self.k.val)
     }
