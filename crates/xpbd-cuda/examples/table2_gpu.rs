@@ -87,7 +87,7 @@ fn run() -> Result<(), String> {
             let Built { model: m, config, .. } = model(*cells, v.material, ordering, substeps)?;
             let cpu_ms = if args.cpu { Some(table2::ms_per_step(&m, &mut xpbd_cpu::CpuBackend::new(&m, &config), args.steps)?) } else { None };
             let gpu = |graph| -> Result<(f64, Option<usize>), String> {
-                let mut b = CudaBackend::new(&m, &config, CudaOptions { ordinal: 0, precision: Precision::F32, graph })?;
+                let mut b = CudaBackend::new(&m, &config, CudaOptions { ordinal: 0, precision: Precision::F32, graph }).map_err(|e| e.to_string())?;
                 Ok((table2::ms_per_step(&m, &mut b, args.steps)?, b.colors()))
             };
             let (plain, colors) = gpu(false)?;

@@ -17,10 +17,10 @@ use common::primal_system::{beam_system, dual_system, DualSystem, PrimalSystem};
 use xpbd_core::amg::Smoother;
 use xpbd_core::linear::{Setup, SolveStats};
 use xpbd_core::mgpbd::primal_solve::Jacobian;
-use xpbd_cuda::amg_ops::LinearOps;
-use xpbd_cuda::dual_device::DeviceDual;
-use xpbd_cuda::primal_device::DevicePrimal;
-use xpbd_cuda::rows_device::DeviceRows;
+use xpbd_cuda::linalg::LinearOps;
+use xpbd_cuda::mgpbd::dual::DeviceDual;
+use xpbd_cuda::mgpbd::primal::DevicePrimal;
+use xpbd_cuda::mgpbd::rows::DeviceRows;
 use xpbd_cuda::{CudaOps, GpuContext};
 
 fn gpu() -> Option<Arc<GpuContext>> {
@@ -108,7 +108,7 @@ fn rows_f64_match_cpu() {
         rows.evaluate(&ops, &x, &mut c, &mut grads).unwrap();
         let lambda = ops.upload(&(0..n).map(|i| 1e-6 * (i as f64).cos()).collect::<Vec<_>>()).unwrap();
         let residual = rows.rhs(&mut ops, &c, &lambda, &mut b).unwrap();
-        let want_g: Vec<f64> = xpbd_cuda::amg_ops::flat_gradients(&s.grads);
+        let want_g: Vec<f64> = xpbd_cuda::mgpbd::rows::flat_gradients(&s.grads);
         let rel =
             |got: &[f64], want: &[f64]| xpbd_core::sparse::norm(&got.iter().zip(want).map(|(a, b)| a - b).collect::<Vec<_>>()) / xpbd_core::sparse::norm(want);
         let (dg, db) = (rel(&ops.download(&grads).unwrap(), &want_g), rel(&ops.download(&b).unwrap(), &s.b));
@@ -129,7 +129,7 @@ fn outer_iterations_f64_match_cpu() {
     let mut x: Vec<xpbd_core::mesh::Vec3> =
         model.rest.iter().zip(&model.inv_mass).map(|(p, &w)| if w > 0.0 { p + model.gravity * h * h } else { *p }).collect();
     let mut lambda = vec![0.0; model.rows];
-    let mut dev = xpbd_cuda::outer_device::DeviceOuter::new(&ops, model, settings, h).unwrap();
+    let mut dev = xpbd_cuda::mgpbd::outer::DeviceOuter::new(&ops, model, settings, h).unwrap();
     let mut dx = ops.upload(&x.iter().flat_map(|p| [p.x, p.y, p.z]).collect::<Vec<_>>()).unwrap();
     let mut dl = ops.zeros(model.rows).unwrap();
     dev.begin_frame(0);

@@ -145,7 +145,7 @@ fn unsupported_scene_is_refused_with_the_reason() {
     mgpbd_mut(&mut b).linear_solver = GlobalSolve::Dual(Method::AmgPcg);
     let reason = match CudaBackend::new(&b.model, &b.config, CudaOptions { ordinal: 0, precision: Precision::F64, graph: false }) {
         Ok(_) => panic!("the CUDA backend accepted MGPBD with AMG-PCG on the dual matrix"),
-        Err(reason) => reason,
+        Err(reason) => reason.to_string(),
     };
     assert!(reason.contains("\"amg-pcg\" has no GPU path"), "{reason}");
 }

@@ -3,7 +3,7 @@
 //! products, each relaxation's sweep, restriction and prolongation, the Galerkin refresh after new values of K,
 //! one V-cycle, 10 PCG iterations and 10 plain CG iterations, and the whole primal solve; and the baseline: the
 //! dual matrix's refill, plain CG on it and the position correction M⁻¹JᵀΔλ, on the neo-Hookean beam. The drivers are the
-//! crate's own (`amg_device`, `pcg_device`, `primal_device`), the same code the GPU runs through `CudaOps`.
+//! crate's own (`linalg::amg`, `linalg::pcg`, `mgpbd::primal`), the same code the GPU runs through `CudaOps`.
 //! What this cannot check is the GPU: parallel execution, its reduction order and fused multiply-adds
 //! (`tests/amg_parity.rs`). Skipped (and reported) without a host C++ compiler.
 
@@ -17,11 +17,13 @@ use xpbd_core::linear::cg::Cg;
 use xpbd_core::linear::pcg::{Pcg, Preconditioner};
 use xpbd_core::linear::{LinearSolver, Setup};
 use xpbd_core::sparse::{norm, spmv, Csr};
-use xpbd_cuda::amg_device::DeviceHierarchy;
-use xpbd_cuda::amg_ops::{DeviceCsr, DeviceIncidence, LinearOps};
-use xpbd_cuda::dual_device::DeviceDual;
-use xpbd_cuda::pcg_device::{DevicePcg, Identity};
-use xpbd_cuda::primal_device::DevicePrimal;
+use xpbd_cuda::linalg::amg::DeviceHierarchy;
+use xpbd_cuda::linalg::pcg::{DevicePcg, Identity};
+use xpbd_cuda::linalg::{DeviceCsr, LinearOps};
+use xpbd_cuda::mgpbd::dual::DeviceDual;
+use xpbd_cuda::mgpbd::incidence::DeviceIncidence;
+use xpbd_cuda::mgpbd::primal::DevicePrimal;
+use xpbd_cuda::mgpbd::MgpbdOps;
 
 type Ops = HostOps<f64>;
 
@@ -107,7 +109,7 @@ fn sweeps_transfers_and_galerkin_refresh_match_the_cpu() {
             let mut got = want.clone();
             h.levels[0].relax.sweep(&k, &b, &mut want, forward);
             let level = &mut dh.levels[0];
-            xpbd_cuda::amg_device::relax(&mut ops, level, &d.k, &b, &mut got, 1, forward).unwrap();
+            xpbd_cuda::linalg::amg::relax(&mut ops, level, &d.k, &b, &mut got, 1, forward).unwrap();
             check(&format!("{smoother:?} sweep (forward {forward})"), &got, &want, 1e-14);
         }
         let p = &h.levels[0].p;

@@ -3,7 +3,7 @@
 //! `kernels/*.cu` is compiled as plain C++ into a shared library (`tests/host/cuda_shim.h` maps the CUDA keywords
 //! to C++ and makes the grid one thread, so every grid-stride loop runs all its items in order; `-ffp-contract=off`
 //! keeps the host from fusing multiply-adds). The test runs the launch sequence of `CudaBackend`'s substep
-//! (`src/backend.rs`) over the device layout (`src/layout.rs`) with these functions and compares the frame with
+//! (`src/xpbd/runner.rs`) over the device layout (`src/xpbd/layout.rs`) with these functions and compares the frame with
 //! `CpuBackend`. This checks the kernels' arithmetic, indexing, multiplier layout and boundary handling; what it
 //! cannot check is the GPU itself (parallel execution within a color, fused multiply-adds, the driver), which
 //! `tests/backend_parity.rs` covers where a GPU is present. Skipped (and reported) without a host C++ compiler.
@@ -17,7 +17,7 @@ use xpbd_core::backend::Backend;
 use xpbd_core::scene::Built;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
-use xpbd_cuda::layout::{collider_table, Layout};
+use xpbd_cuda::xpbd::layout::{collider_table, Layout};
 use xpbd_cuda::KernelScalar;
 
 type U = *const u32;

@@ -1,5 +1,5 @@
 //! One substep of MGPBD outer iterations with the primal solve on the kernels compiled as host C++
-//! (`outer_device::DeviceOuter` through `common::host_ops`) against the CPU's `xpbd_cpu::mgpbd::Mgpbd`, on the
+//! (`mgpbd::outer::DeviceOuter` through `common::host_ops`) against the CPU's `xpbd_cpu::mgpbd::Mgpbd`, on the
 //! neo-Hookean beam of `mgpbd_beam_nh.toml` and the ARAP component rows of `mgpbd_beam_stiff_primal.toml`
 //! from a predicted state (rest positions moved by h²g and by a
 //! deterministic perturbation): positions, multipliers and the residual after every outer iteration, the
@@ -19,9 +19,9 @@ use xpbd_core::sparse::norm;
 use xpbd_core::state::State;
 use xpbd_cpu::mgpbd::Mgpbd;
 use xpbd_cpu::CpuBackend;
-use xpbd_cuda::amg_ops::LinearOps;
-use xpbd_cuda::mgpbd_backend::MgpbdDevice;
-use xpbd_cuda::outer_device::DeviceOuter;
+use xpbd_cuda::linalg::LinearOps;
+use xpbd_cuda::mgpbd::device::MgpbdDevice;
+use xpbd_cuda::mgpbd::outer::DeviceOuter;
 
 fn rel(got: &[f64], want: &[f64]) -> f64 {
     norm(&got.iter().zip(want).map(|(a, b)| a - b).collect::<Vec<_>>()) / norm(want)
@@ -142,7 +142,7 @@ fn unsupported_models_are_refused_with_the_reason() {
         let mut built = common::load("mgpbd_beam_nh.toml", |_| {});
         common::mgpbd_mut(&mut built).linear_solver = GlobalSolve::from_name(solver).unwrap();
         let settings = built.config.method.mgpbd().unwrap();
-        let reason = DeviceOuter::new(&ops, &built.model, settings, built.config.h()).err().expect("refused");
+        let reason = DeviceOuter::new(&ops, &built.model, settings, built.config.h()).err().expect("refused").to_string();
         assert!(reason.contains(&format!("\"{solver}\"")) && reason.contains("primal-amg") && reason.contains("\"cg\""), "{reason}");
     }
 }

@@ -17,9 +17,11 @@ use xpbd_core::linear::Setup;
 use xpbd_core::mgpbd::primal::inverse_alpha;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::sparse::norm;
-use xpbd_cuda::amg_ops::{flat_gradients, to_t, LinearOps};
-use xpbd_cuda::primal_device::DevicePrimal;
-use xpbd_cuda::rows_device::DeviceRows;
+use xpbd_cuda::convert::to_t;
+use xpbd_cuda::linalg::LinearOps;
+use xpbd_cuda::mgpbd::primal::DevicePrimal;
+use xpbd_cuda::mgpbd::rows::flat_gradients;
+use xpbd_cuda::mgpbd::rows::DeviceRows;
 use xpbd_cuda::KernelScalar;
 
 type Ops = HostOps<f64>;

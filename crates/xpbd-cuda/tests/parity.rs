@@ -132,7 +132,7 @@ fn bad_lengths_are_errors_not_panics() {
     let mut x = vec![0.0f64; 6];
     let mut v = vec![0.0f64; 6];
     let mut p = vec![0.0f64; 6];
-    let err = gpu.predict(&mut x, &mut v, &mut p, &[1.0], [0.0; 3], 1.0, 0.01).unwrap_err();
+    let err = gpu.predict(&mut x, &mut v, &mut p, &[1.0], [0.0; 3], 1.0, 0.01).unwrap_err().to_string();
     assert!(err.contains("3n"), "{err}");
     // Zero vertices is a no-op.
     gpu.predict::<f64>(&mut [], &mut [], &mut [], &[], [0.0; 3], 1.0, 0.01).unwrap();

@@ -106,7 +106,7 @@ pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision,
 /// Gathers the [`Facts`] for device `ordinal` (probing the driver), `model` and `config`.
 fn facts(ordinal: usize, model: &Model, config: &SolverConfig, min_elements: usize) -> Facts {
     Facts {
-        device: xpbd_cuda::probe_ordinal(ordinal).map(|info| info.name),
+        device: xpbd_cuda::probe_ordinal(ordinal).map(|info| info.name).map_err(|e| e.to_string()),
         unsupported: <xpbd_cuda::CudaBackend as Backend>::supports(model, config).err().map(|u| u.0),
         elements: model.element_count(),
         min_elements,

@@ -1,15 +1,18 @@
-//! [`LinearOps`] on the kernels of `kernels/amg_solve.cu`, `kernels/primal.cu`, `kernels/dual.cu` and `kernels/mgpbd_rows.cu` compiled as host C++
-//! (`host_library`): buffers are `Vec`s, each method calls the exported `<kernel>_f32/_f64` once on one thread.
-//! The drivers of `xpbd_cuda` (`amg_device`, `pcg_device`, `primal_device`) then run unchanged on the host.
+//! [`LinearOps`] on the kernels of `kernels/amg_solve.cu`, and [`MgpbdOps`] on those of `kernels/primal.cu`,
+//! `kernels/dual.cu`, `kernels/mgpbd_rows.cu` and `kernels/boundary.cu`, compiled as host C++ (`host_library`):
+//! buffers are `Vec`s, each method calls the exported `<kernel>_f32/_f64` once on one thread. The drivers of
+//! `xpbd_cuda` (`linalg::amg`, `linalg::pcg`, `mgpbd::primal`, ...) then run unchanged on the host.
 
 use super::host_library::get;
 use libloading::Library;
-use xpbd_cuda::amg_ops::{DeviceCsr, DeviceIncidence, LinearOps};
-use xpbd_cuda::attachments_device::DeviceSoftAttachments;
-use xpbd_cuda::dual_device::DeviceDualPattern;
-use xpbd_cuda::primal_device::DevicePrimalPattern;
-use xpbd_cuda::rows_device::DeviceRows;
-use xpbd_cuda::KernelScalar;
+use xpbd_cuda::linalg::{DeviceCsr, LinearOps};
+use xpbd_cuda::mgpbd::attachments::DeviceSoftAttachments;
+use xpbd_cuda::mgpbd::dual_pattern::DeviceDualPattern;
+use xpbd_cuda::mgpbd::incidence::DeviceIncidence;
+use xpbd_cuda::mgpbd::primal_pattern::DevicePrimalPattern;
+use xpbd_cuda::mgpbd::rows::DeviceRows;
+use xpbd_cuda::mgpbd::MgpbdOps;
+use xpbd_cuda::{CudaError, KernelScalar};
 
 pub struct HostOps<T> {
     lib: &'static Library,
@@ -52,64 +55,64 @@ type DualFill<T> = unsafe extern "C" fn(*mut T, U, U, U, U, U, *const T, *const 
 type SoftAttachments<T> = unsafe extern "C" fn(*mut T, *const T, U, *const T, *const T, *const T, *mut T, T, *const T, u32);
 
 // SAFETY (every `unsafe` call below): the function is the kernel of that name with the C signature above; the
-// buffers are the drivers' arrays of the sizes the kernel indexes, as on the GPU (src/cuda_ops.rs).
+// buffers are the drivers' arrays of the sizes the kernel indexes, as on the GPU (src/linalg/cuda_impl.rs, src/mgpbd/cuda_impl.rs).
 impl<T: KernelScalar> LinearOps for HostOps<T> {
     type T = T;
     type Vector = Vec<T>;
     type Indices = Vec<u32>;
 
-    fn upload(&self, a: &[T]) -> Result<Vec<T>, String> {
+    fn upload(&self, a: &[T]) -> Result<Vec<T>, CudaError> {
         Ok(a.to_vec())
     }
-    fn upload_indices(&self, a: &[u32]) -> Result<Vec<u32>, String> {
+    fn upload_indices(&self, a: &[u32]) -> Result<Vec<u32>, CudaError> {
         Ok(a.to_vec())
     }
-    fn zeros(&self, n: usize) -> Result<Vec<T>, String> {
+    fn zeros(&self, n: usize) -> Result<Vec<T>, CudaError> {
         Ok(vec![T::default(); n.max(1)])
     }
-    fn download(&self, a: &Vec<T>) -> Result<Vec<T>, String> {
+    fn download(&self, a: &Vec<T>) -> Result<Vec<T>, CudaError> {
         Ok(a.clone())
     }
-    fn write(&self, src: &[T], dst: &mut Vec<T>) -> Result<(), String> {
+    fn write(&self, src: &[T], dst: &mut Vec<T>) -> Result<(), CudaError> {
         dst.copy_from_slice(src);
         Ok(())
     }
-    fn copy(&self, src: &Vec<T>, dst: &mut Vec<T>) -> Result<(), String> {
+    fn copy(&self, src: &Vec<T>, dst: &mut Vec<T>) -> Result<(), CudaError> {
         dst.copy_from_slice(src);
         Ok(())
     }
-    fn set_zero(&self, a: &mut Vec<T>) -> Result<(), String> {
+    fn set_zero(&self, a: &mut Vec<T>) -> Result<(), CudaError> {
         a.fill(T::default());
         Ok(())
     }
     fn len(a: &Vec<T>) -> usize {
         a.len()
     }
-    fn synchronize(&self) -> Result<(), String> {
+    fn synchronize(&self) -> Result<(), CudaError> {
         Ok(())
     }
 
-    fn spmv(&self, a: &DeviceCsr<Self>, x: &Vec<T>, y: &mut Vec<T>) -> Result<(), String> {
+    fn spmv(&self, a: &DeviceCsr<Self>, x: &Vec<T>, y: &mut Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<Csr3<T>>("csr_spmv")(y.as_mut_ptr(), a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), x.as_ptr(), a.rows) };
         Ok(())
     }
-    fn residual(&self, a: &DeviceCsr<Self>, b: &Vec<T>, x: &Vec<T>, r: &mut Vec<T>) -> Result<(), String> {
+    fn residual(&self, a: &DeviceCsr<Self>, b: &Vec<T>, x: &Vec<T>, r: &mut Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<Residual<T>>("csr_residual")(r.as_mut_ptr(), b.as_ptr(), a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), x.as_ptr(), a.rows) };
         Ok(())
     }
-    fn spmv_add(&self, a: &DeviceCsr<Self>, x: &Vec<T>, y: &mut Vec<T>) -> Result<(), String> {
+    fn spmv_add(&self, a: &DeviceCsr<Self>, x: &Vec<T>, y: &mut Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<Csr3<T>>("csr_spmv_add")(y.as_mut_ptr(), a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), x.as_ptr(), a.rows) };
         Ok(())
     }
-    fn inverse_diagonal(&self, a: &DeviceCsr<Self>, inv_diag: &mut Vec<T>) -> Result<(), String> {
+    fn inverse_diagonal(&self, a: &DeviceCsr<Self>, inv_diag: &mut Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<InvDiag<T>>("inverse_diagonal")(inv_diag.as_mut_ptr(), a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), a.rows) };
         Ok(())
     }
-    fn jacobi_sweep(&self, x: &mut Vec<T>, r: &Vec<T>, b: &Vec<T>, inv_diag: &Vec<T>, omega: T) -> Result<(), String> {
+    fn jacobi_sweep(&self, x: &mut Vec<T>, r: &Vec<T>, b: &Vec<T>, inv_diag: &Vec<T>, omega: T) -> Result<(), CudaError> {
         unsafe { self.f::<Jacobi<T>>("jacobi_sweep")(x.as_mut_ptr(), r.as_ptr(), b.as_ptr(), inv_diag.as_ptr(), omega, b.len() as u32) };
         Ok(())
     }
-    fn chebyshev_step(&self, x: &mut Vec<T>, d: &mut Vec<T>, r: &Vec<T>, b: &Vec<T>, inv_diag: &Vec<T>, c_d: T, c_r: T) -> Result<(), String> {
+    fn chebyshev_step(&self, x: &mut Vec<T>, d: &mut Vec<T>, r: &Vec<T>, b: &Vec<T>, inv_diag: &Vec<T>, c_d: T, c_r: T) -> Result<(), CudaError> {
         unsafe {
             self.f::<Chebyshev<T>>("chebyshev_step")(x.as_mut_ptr(), d.as_mut_ptr(), r.as_ptr(), b.as_ptr(), inv_diag.as_ptr(), c_d, c_r, b.len() as u32)
         };
@@ -124,46 +127,46 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
         first: u32,
         count: u32,
         x: &mut Vec<T>,
-    ) -> Result<(), String> {
+    ) -> Result<(), CudaError> {
         let f = self.f::<GaussSeidel<T>>("gauss_seidel_color");
         unsafe { f(x.as_mut_ptr(), b.as_ptr(), inv_diag.as_ptr(), a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), rows.as_ptr(), first, count) };
         Ok(())
     }
-    fn csr_product(&self, a: &DeviceCsr<Self>, b: &DeviceCsr<Self>, c: &mut DeviceCsr<Self>) -> Result<(), String> {
+    fn csr_product(&self, a: &DeviceCsr<Self>, b: &DeviceCsr<Self>, c: &mut DeviceCsr<Self>) -> Result<(), CudaError> {
         let f = self.f::<Product<T>>("csr_product");
         let (ap, ac, av, bp, bc, bv) = (a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), b.row_ptr.as_ptr(), b.col.as_ptr(), b.val.as_ptr());
         unsafe { f(c.val.as_mut_ptr(), c.row_ptr.as_ptr(), c.col.as_ptr(), ap, ac, av, bp, bc, bv, c.rows) };
         Ok(())
     }
-    fn dense_scatter(&self, a: &DeviceCsr<Self>, dense: &mut Vec<T>) -> Result<(), String> {
+    fn dense_scatter(&self, a: &DeviceCsr<Self>, dense: &mut Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<InvDiag<T>>("dense_scatter")(dense.as_mut_ptr(), a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), a.rows) };
         Ok(())
     }
-    fn dense_cholesky(&self, dense: &mut Vec<T>, n: u32, status: &mut Vec<u32>) -> Result<bool, String> {
+    fn dense_cholesky(&self, dense: &mut Vec<T>, n: u32, status: &mut Vec<u32>) -> Result<bool, CudaError> {
         unsafe { self.f::<Cholesky<T>>("dense_cholesky")(dense.as_mut_ptr(), n, status.as_mut_ptr()) };
         Ok(status[0] == 0)
     }
-    fn cholesky_solve(&self, factor: &Vec<T>, n: u32, b: &Vec<T>, x: &mut Vec<T>) -> Result<(), String> {
+    fn cholesky_solve(&self, factor: &Vec<T>, n: u32, b: &Vec<T>, x: &mut Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<CholeskySolve<T>>("cholesky_solve")(factor.as_ptr(), b.as_ptr(), x.as_mut_ptr(), n) };
         Ok(())
     }
-    fn axpy(&self, y: &mut Vec<T>, a: T, x: &Vec<T>) -> Result<(), String> {
+    fn axpy(&self, y: &mut Vec<T>, a: T, x: &Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<Axpy<T>>("axpy")(y.as_mut_ptr(), a, x.as_ptr(), x.len() as u32) };
         Ok(())
     }
-    fn xpay(&self, y: &mut Vec<T>, x: &Vec<T>, beta: T) -> Result<(), String> {
+    fn xpay(&self, y: &mut Vec<T>, x: &Vec<T>, beta: T) -> Result<(), CudaError> {
         unsafe { self.f::<Xpay<T>>("xpay")(y.as_mut_ptr(), x.as_ptr(), beta, x.len() as u32) };
         Ok(())
     }
-    fn cg_step(&self, x: &mut Vec<T>, r: &mut Vec<T>, p: &Vec<T>, ap: &Vec<T>, alpha: T) -> Result<(), String> {
+    fn cg_step(&self, x: &mut Vec<T>, r: &mut Vec<T>, p: &Vec<T>, ap: &Vec<T>, alpha: T) -> Result<(), CudaError> {
         unsafe { self.f::<CgStep<T>>("cg_step")(x.as_mut_ptr(), r.as_mut_ptr(), p.as_ptr(), ap.as_ptr(), alpha, p.len() as u32) };
         Ok(())
     }
-    fn scaled_difference(&self, out: &mut Vec<T>, s: &Vec<T>, b: &Vec<T>, v: &Vec<T>) -> Result<(), String> {
+    fn scaled_difference(&self, out: &mut Vec<T>, s: &Vec<T>, b: &Vec<T>, v: &Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<ScaledDifference<T>>("scaled_difference")(out.as_mut_ptr(), s.as_ptr(), b.as_ptr(), v.as_ptr(), b.len() as u32) };
         Ok(())
     }
-    fn dot(&mut self, a: &Vec<T>, b: &Vec<T>) -> Result<f64, String> {
+    fn dot(&mut self, a: &Vec<T>, b: &Vec<T>) -> Result<f64, CudaError> {
         let mut out = [T::default()];
         unsafe {
             self.f::<DotPartial<T>>("dot_partial")(self.partial.as_mut_ptr(), a.as_ptr(), b.as_ptr(), a.len() as u32);
@@ -171,8 +174,10 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
         }
         Ok(out[0].to_f64())
     }
+}
 
-    fn primal_fill(&self, k: &DevicePrimalPattern<Self>, grads: &Vec<T>, inv_alpha: &Vec<T>, values: &mut Vec<T>) -> Result<(), String> {
+impl<T: KernelScalar> MgpbdOps for HostOps<T> {
+    fn primal_fill(&self, k: &DevicePrimalPattern<Self>, grads: &Vec<T>, inv_alpha: &Vec<T>, values: &mut Vec<T>) -> Result<(), CudaError> {
         let f = self.f::<PrimalFill<T>>("primal_fill");
         unsafe {
             f(
@@ -190,18 +195,26 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
         };
         Ok(())
     }
-    fn jacobian_transpose(&self, inc: &DeviceIncidence<Self>, grads: &Vec<T>, s: &Vec<T>, lambda: &Vec<T>, w: &Vec<T>, out: &mut Vec<T>) -> Result<(), String> {
+    fn jacobian_transpose(
+        &self,
+        inc: &DeviceIncidence<Self>,
+        grads: &Vec<T>,
+        s: &Vec<T>,
+        lambda: &Vec<T>,
+        w: &Vec<T>,
+        out: &mut Vec<T>,
+    ) -> Result<(), CudaError> {
         let f = self.f::<JacobianTranspose<T>>("jacobian_transpose");
         unsafe {
             f(out.as_mut_ptr(), inc.start.as_ptr(), inc.row.as_ptr(), inc.slot.as_ptr(), grads.as_ptr(), s.as_ptr(), lambda.as_ptr(), w.as_ptr(), inc.count)
         };
         Ok(())
     }
-    fn jacobian_rows(&self, row_index: &Vec<u32>, rows: u32, grads: &Vec<T>, scale: &Vec<T>, y: &Vec<T>, out: &mut Vec<T>) -> Result<(), String> {
+    fn jacobian_rows(&self, row_index: &Vec<u32>, rows: u32, grads: &Vec<T>, scale: &Vec<T>, y: &Vec<T>, out: &mut Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<JacobianRows<T>>("jacobian_rows")(out.as_mut_ptr(), row_index.as_ptr(), grads.as_ptr(), scale.as_ptr(), y.as_ptr(), rows) };
         Ok(())
     }
-    fn dual_fill(&self, a: &DeviceDualPattern<Self>, grads: &Vec<T>, alpha_tilde: &Vec<T>, values: &mut Vec<T>) -> Result<(), String> {
+    fn dual_fill(&self, a: &DeviceDualPattern<Self>, grads: &Vec<T>, alpha_tilde: &Vec<T>, values: &mut Vec<T>) -> Result<(), CudaError> {
         let f = self.f::<DualFill<T>>("dual_fill");
         unsafe {
             f(
@@ -219,28 +232,28 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
         };
         Ok(())
     }
-    fn soft_attachments(&self, a: &mut DeviceSoftAttachments<Self>, x: &mut Vec<T>, inv_mass: &Vec<T>, h: f64) -> Result<(), String> {
+    fn soft_attachments(&self, a: &mut DeviceSoftAttachments<Self>, x: &mut Vec<T>, inv_mass: &Vec<T>, h: f64) -> Result<(), CudaError> {
         let f = self.f::<SoftAttachments<T>>("soft_attachments");
         let (w, v, o, u, c, t) = (inv_mass.as_ptr(), a.vertex.as_ptr(), a.origin.as_ptr(), a.velocity.as_ptr(), a.compliance.as_ptr(), a.time.as_ptr());
         unsafe { f(x.as_mut_ptr(), w, v, o, u, c, a.lambda.as_mut_ptr(), T::from_f64(h), t, a.count) };
         Ok(())
     }
-    fn evaluate_rows(&self, rows: &DeviceRows<Self>, x: &Vec<T>, c: &mut Vec<T>, grads: &mut Vec<T>) -> Result<(), String> {
+    fn evaluate_rows(&self, rows: &DeviceRows<Self>, x: &Vec<T>, c: &mut Vec<T>, grads: &mut Vec<T>) -> Result<(), CudaError> {
         let f = self.f::<EvaluateRows<T>>("evaluate_rows");
         unsafe { f(c.as_mut_ptr(), grads.as_mut_ptr(), rows.kind.as_ptr(), rows.row_vertex.as_ptr(), rows.row_data.as_ptr(), x.as_ptr(), rows.count) };
         Ok(())
     }
-    fn evaluate_arap_components(&self, rows: &DeviceRows<Self>, x: &Vec<T>, c: &mut Vec<T>, grads: &mut Vec<T>) -> Result<(), String> {
+    fn evaluate_arap_components(&self, rows: &DeviceRows<Self>, x: &Vec<T>, c: &mut Vec<T>, grads: &mut Vec<T>) -> Result<(), CudaError> {
         let f = self.f::<EvaluateArapComponents<T>>("evaluate_arap_components");
         let (first, v, d) = (rows.first_row.as_ptr(), rows.row_vertex.as_ptr(), rows.row_data.as_ptr());
         unsafe { f(c.as_mut_ptr(), grads.as_mut_ptr(), first, v, d, x.as_ptr(), rows.guard, rows.arap_elements) };
         Ok(())
     }
-    fn dual_rhs(&self, c: &Vec<T>, alpha_tilde: &Vec<T>, lambda: &Vec<T>, b: &mut Vec<T>) -> Result<(), String> {
+    fn dual_rhs(&self, c: &Vec<T>, alpha_tilde: &Vec<T>, lambda: &Vec<T>, b: &mut Vec<T>) -> Result<(), CudaError> {
         unsafe { self.f::<ScaledDifference<T>>("dual_rhs")(b.as_mut_ptr(), c.as_ptr(), alpha_tilde.as_ptr(), lambda.as_ptr(), c.len() as u32) };
         Ok(())
     }
-    fn inertia_term(&self, x: &Vec<T>, x_tilde: &Vec<T>, corr: &Vec<T>, inv_mass: &Vec<T>, q: &mut Vec<T>) -> Result<(), String> {
+    fn inertia_term(&self, x: &Vec<T>, x_tilde: &Vec<T>, corr: &Vec<T>, inv_mass: &Vec<T>, q: &mut Vec<T>) -> Result<(), CudaError> {
         let f = self.f::<InertiaTerm<T>>("inertia_term");
         unsafe { f(q.as_mut_ptr(), x.as_ptr(), x_tilde.as_ptr(), corr.as_ptr(), inv_mass.as_ptr(), inv_mass.len() as u32) };
         Ok(())

@@ -6,8 +6,9 @@ use std::sync::{Arc, Mutex};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 use cudarc::nvrtc::Ptx;
 
-use crate::probe::{probe_ordinal, DeviceInfo};
-use crate::KernelScalar;
+use crate::error::{CudaError, Result};
+use crate::runtime::probe::{probe_ordinal, DeviceInfo};
+use crate::runtime::KernelScalar;
 
 /// A device's context and stream, with the built-in PTX modules loaded on first use.
 pub struct GpuContext {
@@ -24,11 +25,12 @@ impl std::fmt::Debug for GpuContext {
 }
 
 impl GpuContext {
-    /// Opens device `ordinal` after [`probe_ordinal`] accepted it; `Err` is the reason in words.
-    pub fn new(ordinal: usize) -> Result<Self, String> {
+    /// Opens device `ordinal` after [`probe_ordinal`] accepted it; `Err` says why not.
+    pub fn new(ordinal: usize) -> Result<Self> {
         let info = probe_ordinal(ordinal)?;
-        let ctx = CudaContext::new(ordinal).map_err(|e| format!("could not create a CUDA context on device {ordinal} ({}): {e}", info.name))?;
-        let stream = ctx.new_stream().map_err(|e| format!("could not create a CUDA stream on device {ordinal}: {e}"))?;
+        let ctx = CudaContext::new(ordinal)
+            .map_err(|source| CudaError::Driver { action: format!("could not create a CUDA context on device {ordinal} ({})", info.name), source })?;
+        let stream = ctx.new_stream().map_err(|source| CudaError::Driver { action: format!("could not create a CUDA stream on device {ordinal}"), source })?;
         Ok(Self { info, ctx, stream, modules: Mutex::new(HashMap::new()) })
     }
 
@@ -46,26 +48,28 @@ impl GpuContext {
     }
 
     /// The PTX module `kernels/<name>.cu`, loaded (JIT-compiled by the driver) on first use.
-    pub fn module(&self, name: &str) -> Result<Arc<CudaModule>, String> {
+    pub fn module(&self, name: &str) -> Result<Arc<CudaModule>> {
         let mut modules = self.modules.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(module) = modules.get(name) {
             return Ok(module.clone());
         }
-        let ptx = crate::ptx_module(name).ok_or_else(|| match crate::no_kernels_reason() {
-            Some(reason) => reason.to_owned(),
-            None => format!("no kernel module named {name:?} was built (kernels/{name}.cu)"),
+        let ptx = crate::runtime::ptx::ptx_module(name).ok_or_else(|| match crate::runtime::ptx::no_kernels_reason() {
+            Some(reason) => CudaError::NoKernels(reason.to_owned()),
+            None => CudaError::NoKernels(format!("no kernel module named {name:?} was built (kernels/{name}.cu)")),
         })?;
-        let module = self
-            .ctx
-            .load_module(Ptx::from_src(ptx))
-            .map_err(|e| format!("could not load PTX module {name:?} on device {} ({}): {e}", self.info.ordinal, self.info.name))?;
+        let module = self.ctx.load_module(Ptx::from_src(ptx)).map_err(|source| CudaError::Driver {
+            action: format!("could not load PTX module {name:?} on device {} ({})", self.info.ordinal, self.info.name),
+            source,
+        })?;
         modules.insert(name.to_owned(), module.clone());
         Ok(module)
     }
 
     /// Kernel `<kernel>_f32` or `<kernel>_f64` (by `T`) of module `module`.
-    pub fn function<T: KernelScalar>(&self, module: &str, kernel: &str) -> Result<CudaFunction, String> {
+    pub fn function<T: KernelScalar>(&self, module: &str, kernel: &str) -> Result<CudaFunction> {
         let name = T::kernel_name(kernel);
-        self.module(module)?.load_function(&name).map_err(|e| format!("PTX module {module:?} has no kernel {name:?}: {e}"))
+        self.module(module)?
+            .load_function(&name)
+            .map_err(|source| CudaError::Driver { action: format!("PTX module {module:?} has no kernel {name:?}"), source })
     }
 }

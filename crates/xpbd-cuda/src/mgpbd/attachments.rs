@@ -1,12 +1,13 @@
-//! The soft attachments of the device MGPBD loop (`mgpbd_backend`): one pass after each outer iteration, as
+//! The soft attachments of the device MGPBD loop (`device::MgpbdDevice`): one pass after each outer iteration, as
 //! `xpbd_core::substep::SubstepBoundary::attachments` does on the CPU (per axis C = x − target(t), Δλ = −(C + α̃λ)/(w + α̃),
 //! Δx = w Δλ; docs/equations.md), by `soft_attachments` of `kernels/boundary.cu`, one thread per attachment. The
 //! positions stay on the device; per substep only the end time goes up.
 
 use xpbd_core::model::Model;
 
-use crate::amg_ops::{to_t, LinearOps};
-use crate::device_model::flat3;
+use crate::convert::{flat3, to_t};
+use crate::error::Result;
+use crate::linalg::LinearOps;
 
 /// The soft attachments (`compliance > 0`) on the device, with 3 multipliers each.
 pub struct DeviceSoftAttachments<O: LinearOps + ?Sized> {
@@ -22,9 +23,9 @@ pub struct DeviceSoftAttachments<O: LinearOps + ?Sized> {
 }
 
 impl<O: LinearOps> DeviceSoftAttachments<O> {
-    /// `None` when `model` has no soft attachment. The support check (`mgpbd_backend::check_supported`) has
+    /// `None` when `model` has no soft attachment. The support check (`device::check_supported`) has
     /// made sure that no vertex has two, which a parallel pass could not update in order.
-    pub fn upload(ops: &O, model: &Model) -> Result<Option<Self>, String> {
+    pub fn upload(ops: &O, model: &Model) -> Result<Option<Self>> {
         let soft: Vec<_> = model.attachments.iter().filter(|a| a.compliance > 0.0).collect();
         if soft.is_empty() {
             return Ok(None);
@@ -41,14 +42,8 @@ impl<O: LinearOps> DeviceSoftAttachments<O> {
     }
 
     /// Start of a substep ending at `t_end`: multipliers to zero, the target time set.
-    pub fn begin(&mut self, ops: &O, t_end: f64) -> Result<(), String> {
+    pub fn begin(&mut self, ops: &O, t_end: f64) -> Result<()> {
         ops.set_zero(&mut self.lambda)?;
         ops.write(&to_t(&[t_end]), &mut self.time)
-    }
-
-    /// One pass over the attachments on device positions `x` (3 per vertex) with every vertex's inverse mass
-    /// `inv_mass` (the outer iteration's, `DeviceOuter::inv_mass`), substep `h`.
-    pub fn iterate(&mut self, ops: &O, x: &mut O::Vector, inv_mass: &O::Vector, h: f64) -> Result<(), String> {
-        ops.soft_attachments(self, x, inv_mass, h)
     }
 }

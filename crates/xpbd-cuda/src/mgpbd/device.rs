@@ -3,7 +3,7 @@
 //! and restitution stay on the host ([`SubstepBoundary`], O(n) per substep); the soft attachments are iterated on the device after each outer
 //! iteration ([`DeviceSoftAttachments`]). Per substep the positions go up after the prediction and come down
 //! after the last outer iteration, with the state's multipliers. Per outer iteration only the scalars of control
-//! cross the bus (the hand-off), and K and x at a full AMG setup. Generic over [`LinearOps`], so the
+//! cross the bus (the hand-off), and K and x at a full AMG setup. Generic over [`MgpbdOps`], so the
 //! whole loop runs on the host-compiled kernels in the tests against the CPU backend.
 
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
@@ -13,23 +13,22 @@ use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
 use xpbd_core::substep::{step_frame, ConstraintSolver, SubstepBoundary};
 
-use crate::amg_ops::LinearOps;
-use crate::attachments_device::DeviceSoftAttachments;
-use crate::backend::failure;
-use crate::device_model::flat3;
-use crate::layout::soft_attachments_distinct;
-use crate::outer_device::{device_settings, DeviceOuter};
-use crate::KernelScalar;
+use crate::boundary::soft_attachments_distinct;
+use crate::convert::{flat3, to_f64};
+use crate::error::{CudaError, Result};
+use crate::mgpbd::attachments::DeviceSoftAttachments;
+use crate::mgpbd::ops::MgpbdOps;
+use crate::mgpbd::outer::{device_settings, DeviceOuter};
 
 /// Why the device MGPBD loop cannot run `model` with `settings`, or `Ok` when it can. (Materials without scalar
 /// rows are already rejected when the scene is built.)
-pub fn check_supported(model: &Model, settings: &MgpbdSettings) -> Result<(), String> {
+pub fn check_supported(model: &Model, settings: &MgpbdSettings) -> Result<()> {
     device_settings(settings)?;
     soft_attachments_distinct(model)
 }
 
 /// The MGPBD backend on a device: the host's substep boundary and frame loop around [`DeviceSolve`].
-pub struct MgpbdDevice<O: LinearOps> {
+pub struct MgpbdDevice<O: MgpbdOps> {
     config: SolverConfig,
     boundary: SubstepBoundary,
     solve: DeviceSolve<O>,
@@ -38,7 +37,7 @@ pub struct MgpbdDevice<O: LinearOps> {
 
 /// The constraint solve of a substep on the device: the outer iterations and the soft attachments, with the
 /// positions and multipliers that stay there between them.
-struct DeviceSolve<O: LinearOps> {
+struct DeviceSolve<O: MgpbdOps> {
     ops: O,
     outer: DeviceOuter<O>,
     /// Iterated after each outer iteration (as `CpuBackend` does), on the device.
@@ -48,12 +47,12 @@ struct DeviceSolve<O: LinearOps> {
     h: f64,
 }
 
-impl<O: LinearOps> MgpbdDevice<O> {
+impl<O: MgpbdOps> MgpbdDevice<O> {
     /// Uploads `model`'s rows and buffers through `ops` for the MGPBD `config` (`describe`: the backend's
     /// description).
-    pub fn new(ops: O, model: &Model, config: &SolverConfig, describe: String) -> Result<Self, String> {
-        Self::supports(model, config).map_err(|u| u.0)?;
-        let settings = config.method.mgpbd().ok_or("solver.kind is not mgpbd")?;
+    pub fn new(ops: O, model: &Model, config: &SolverConfig, describe: String) -> Result<Self> {
+        Self::supports(model, config).map_err(|u| CudaError::Unsupported(u.0))?;
+        let settings = config.method.mgpbd().ok_or_else(|| CudaError::Unsupported("solver.kind is not mgpbd".into()))?;
         let outer = DeviceOuter::new(&ops, model, settings, config.h())?;
         let x = ops.zeros(3 * model.vertex_count())?;
         let lambda = ops.zeros(outer.multiplier_count())?;
@@ -63,13 +62,13 @@ impl<O: LinearOps> MgpbdDevice<O> {
     }
 }
 
-impl<O: LinearOps> ConstraintSolver for DeviceSolve<O> {
+impl<O: MgpbdOps> ConstraintSolver for DeviceSolve<O> {
     /// The predicted positions up, the multipliers (device and state) and the attachments' to zero.
     fn begin(&mut self, _model: &Model, s: &mut State, t_end: f64) -> xpbd_core::Result<()> {
-        self.ops.write(&flat3(s.x.iter().copied()), &mut self.x).map_err(failure)?;
-        self.outer.reset(&self.ops, &mut self.lambda).map_err(failure)?;
+        self.ops.write(&flat3(s.x.iter().copied()), &mut self.x)?;
+        self.outer.reset(&self.ops, &mut self.lambda)?;
         if let Some(a) = &mut self.attachments {
-            a.begin(&self.ops, t_end).map_err(failure)?;
+            a.begin(&self.ops, t_end)?;
         }
         s.lambda.fill(0.0);
         Ok(())
@@ -77,29 +76,29 @@ impl<O: LinearOps> ConstraintSolver for DeviceSolve<O> {
 
     /// One outer iteration, then the soft attachments on the device (the host boundary's are not used).
     fn iterate(&mut self, _model: &Model, _s: &mut State, _boundary: &mut SubstepBoundary, _h: f64, _t_end: f64) -> xpbd_core::Result<bool> {
-        let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda).map_err(failure)?;
+        let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda)?;
         if let Some(a) = &mut self.attachments {
-            a.iterate(&self.ops, &mut self.x, self.outer.inv_mass(), self.h).map_err(failure)?;
+            self.ops.soft_attachments(a, &mut self.x, self.outer.inv_mass(), self.h)?;
         }
         Ok(done)
     }
 
     /// Positions and the state's multipliers down (the host's contacts and velocity update need both).
     fn finish(&mut self, s: &mut State, _report: bool) -> xpbd_core::Result<()> {
-        let x: Vec<f64> = self.ops.download(&self.x).map_err(failure)?.into_iter().map(KernelScalar::to_f64).collect();
+        let x = to_f64(&self.ops.download(&self.x)?);
         for (p, c) in s.x.iter_mut().zip(x.chunks_exact(3)) {
             p.copy_from_slice(c);
         }
-        self.outer.state_multipliers(&self.ops, &self.lambda, &mut s.lambda).map_err(failure)
+        Ok(self.outer.state_multipliers(&self.ops, &self.lambda, &mut s.lambda)?)
     }
 }
 
-impl<O: LinearOps> Backend for MgpbdDevice<O> {
+impl<O: MgpbdOps> Backend for MgpbdDevice<O> {
     /// MGPBD's own requirements and what the device outer iteration covers ([`check_supported`]).
     fn supports(model: &Model, config: &SolverConfig) -> std::result::Result<(), Unsupported> {
         config.requirements(model)?;
         let settings = config.method.mgpbd().ok_or_else(|| Unsupported(format!("solver.kind = \"{}\" is not mgpbd", config.method.kind())))?;
-        check_supported(model, settings).map_err(Unsupported)
+        check_supported(model, settings).map_err(|e| Unsupported(e.to_string()))
     }
 
     fn describe(&self) -> String {

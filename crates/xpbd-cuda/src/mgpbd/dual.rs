@@ -1,31 +1,23 @@
 //! The baseline of MGPBD's solve phase on a device: the dual system `A Δλ = b`, `A = J M⁻¹ Jᵀ + α̃`, refilled on
 //! the fixed pattern of [`Pattern`] (one thread per nonzero, `kernels/dual.cu`) and solved by plain CG from
 //! Δλ = 0 (`xpbd_core::linear::cg`, `LinearSolver::solve`: stop on ‖b − A Δλ‖ ≤ tol ‖b‖). The outer iteration
-//! (`outer_device::DeviceOuter`) runs it for `linear_solver = "cg"` and makes the position correction.
+//! (`outer::DeviceOuter`) runs it for `linear_solver = "cg"` and makes the position correction.
 
 use xpbd_core::linear::SolveStats;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 
-use crate::amg_ops::{csr_indices, flat_gradients, nonempty, to_t, DeviceCsr, LinearOps};
-use crate::pcg_device::{DevicePcg, Identity};
-
-/// [`Pattern`]'s arrays of A's refill on the device, with the rows' vertices (4 per row) and every vertex's
-/// inverse mass.
-pub struct DeviceDualPattern<O: LinearOps + ?Sized> {
-    pub nnz: u32,
-    pub nz_row: O::Indices,
-    /// A's column indices (the same array as the matrix's).
-    pub col: O::Indices,
-    pub pair_start: O::Indices,
-    /// s · 4 + t per pair.
-    pub pair_slots: O::Indices,
-    pub row_vertex: O::Indices,
-    pub inv_mass: O::Vector,
-}
+use crate::convert::to_t;
+use crate::error::{CudaError, Result};
+use crate::linalg::ops::csr_indices;
+use crate::linalg::pcg::{DevicePcg, Identity};
+use crate::linalg::DeviceCsr;
+use crate::mgpbd::dual_pattern::DeviceDualPattern;
+use crate::mgpbd::ops::MgpbdOps;
+use crate::mgpbd::rows::flat_gradients;
 
 /// The dual system's state on the device.
-pub struct DeviceDual<O: LinearOps> {
+pub struct DeviceDual<O: MgpbdOps> {
     pub pattern: DeviceDualPattern<O>,
     pub a: DeviceCsr<O>,
     pub alpha_tilde: O::Vector,
@@ -36,30 +28,20 @@ pub struct DeviceDual<O: LinearOps> {
     pcg: DevicePcg<O>,
 }
 
-impl<O: LinearOps> DeviceDual<O> {
+impl<O: MgpbdOps> DeviceDual<O> {
     /// For the CPU's full pattern (`Pattern::new`, not `incidence_only`), the rows' vertices, inverse masses and α̃.
-    pub fn new(ops: &O, pattern: &Pattern, vertices: &[[u32; 4]], inv_mass: &[f64], alpha_tilde: &[f64]) -> Result<Self, String> {
+    pub fn new(ops: &O, pattern: &Pattern, vertices: &[[u32; 4]], inv_mass: &[f64], alpha_tilde: &[f64]) -> Result<Self> {
         let rows = vertices.len();
         if pattern.matrix.rows() != rows || pattern.nonzeros() < rows {
-            return Err(format!(
+            return Err(CudaError::Check(format!(
                 "the dual pattern has {} rows and {} nonzeros for {rows} rows: it needs Pattern::new",
                 pattern.matrix.rows(),
                 pattern.nonzeros()
-            ));
+            )));
         }
         let (row_ptr, col) = csr_indices(&pattern.matrix);
-        let u32s = |a: &[usize]| a.iter().map(|&v| v as u32).collect::<Vec<_>>();
-        let d = DeviceDualPattern {
-            nnz: pattern.nonzeros() as u32,
-            nz_row: ops.upload_indices(&pattern.nz_row)?,
-            col: ops.upload_indices(&col)?,
-            pair_start: ops.upload_indices(&u32s(&pattern.pair_start))?,
-            pair_slots: ops.upload_indices(&nonempty(&pattern.pairs.iter().map(|p| 4 * p[0] as u32 + p[1] as u32).collect::<Vec<_>>()))?,
-            row_vertex: ops.upload_indices(&vertices.iter().flatten().copied().collect::<Vec<_>>())?,
-            inv_mass: ops.upload(&to_t(inv_mass))?,
-        };
         Ok(DeviceDual {
-            pattern: d,
+            pattern: DeviceDualPattern::upload(ops, pattern, vertices, inv_mass)?,
             a: DeviceCsr::pattern(ops, rows, &row_ptr, &col)?,
             alpha_tilde: ops.upload(&to_t(alpha_tilde))?,
             grads: ops.zeros(12 * rows)?,
@@ -70,18 +52,18 @@ impl<O: LinearOps> DeviceDual<O> {
     }
 
     /// Writes the rows' gradients from the host and refills A on the device.
-    pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<(), String> {
+    pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<()> {
         ops.write(&flat_gradients(grads), &mut self.grads)?;
         self.refill(ops)
     }
 
-    /// Refills A from [`Self::grads`] as it is on the device (written by `rows_device::DeviceRows::evaluate`).
-    pub fn refill(&mut self, ops: &O) -> Result<(), String> {
+    /// Refills A from [`Self::grads`] as it is on the device (written by `DeviceRows::evaluate`).
+    pub fn refill(&mut self, ops: &O) -> Result<()> {
         ops.dual_fill(&self.pattern, &self.grads, &self.alpha_tilde, &mut self.a.val)
     }
 
     /// Plain CG on `A Δλ = b` (b in [`Self::b`]) from Δλ = 0 into [`Self::dlambda`].
-    pub fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats, String> {
+    pub fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats> {
         let DeviceDual { a, b, dlambda, pcg, .. } = self;
         ops.set_zero(dlambda)?;
         let b_norm = ops.dot(b, b)?.sqrt();

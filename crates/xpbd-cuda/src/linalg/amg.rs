@@ -15,8 +15,10 @@ use xpbd_core::sparse::Csr;
 
 use xpbd_core::amg::product::ProductPlan;
 
-use crate::amg_ops::{DeviceCsr, LinearOps};
-use crate::KernelScalar;
+use crate::convert::to_t;
+use crate::error::{CudaError, Result};
+use crate::linalg::{DeviceCsr, LinearOps};
+use crate::runtime::KernelScalar;
 
 /// One level's relaxation on the device, with the scalars of its polynomial computed on the host once.
 pub enum DeviceRelaxation<O: LinearOps> {
@@ -85,7 +87,7 @@ pub fn chebyshev_coefficients(rho: f64) -> Vec<(f64, f64)> {
 }
 
 /// The relaxation of the level whose matrix is `a`.
-fn upload_relaxation<O: LinearOps>(ops: &O, relax: &Relaxation, a: &Csr) -> Result<DeviceRelaxation<O>, String> {
+fn upload_relaxation<O: LinearOps>(ops: &O, relax: &Relaxation, a: &Csr) -> Result<DeviceRelaxation<O>> {
     let rows = a.rows();
     let t = <O::T as KernelScalar>::from_f64;
     Ok(match relax.kind() {
@@ -94,7 +96,7 @@ fn upload_relaxation<O: LinearOps>(ops: &O, relax: &Relaxation, a: &Csr) -> Resu
             DeviceRelaxation::Chebyshev { steps: chebyshev_coefficients(relax.rho).into_iter().map(|(a, b)| (t(a), t(b))).collect(), d: ops.zeros(rows)? }
         }
         Smoother::Gs => {
-            let colors = relax.colors().ok_or("a Gauss-Seidel relaxation without a colouring")?;
+            let colors = relax.colors().ok_or_else(|| CudaError::Check("a Gauss-Seidel relaxation without a colouring".into()))?;
             let (mut all, mut classes) = (Vec::with_capacity(rows), Vec::new());
             for c in 0..colors.colors() {
                 classes.push((all.len() as u32, colors.class(c).len() as u32));
@@ -108,7 +110,7 @@ fn upload_relaxation<O: LinearOps>(ops: &O, relax: &Relaxation, a: &Csr) -> Resu
 impl<O: LinearOps> DeviceHierarchy<O> {
     /// The hand-off: uploads the setup of `h`, built for the finest matrix `a` (whose pattern the device's finest
     /// matrix shares), and computes the coarse values on the device from `fine` (the device's finest matrix).
-    pub fn upload(ops: &mut O, a: &Csr, h: &Hierarchy, fine: &DeviceCsr<O>) -> Result<Self, String> {
+    pub fn upload(ops: &mut O, a: &Csr, h: &Hierarchy, fine: &DeviceCsr<O>) -> Result<Self> {
         let last = h.levels.last().map_or(a, |l| &l.galerkin.coarse);
         let mut levels = Vec::with_capacity(h.levels.len());
         let mut cur = a;
@@ -150,7 +152,7 @@ impl<O: LinearOps> DeviceHierarchy<O> {
 
     /// The lazy setup on the device (Hierarchy::refresh) for new values of `fine` on the same pattern: per level
     /// the inverse diagonal and Pᵀ A P from the plans, then the coarsest Cholesky factor.
-    pub fn refresh(&mut self, ops: &mut O, fine: &DeviceCsr<O>) -> Result<(), String> {
+    pub fn refresh(&mut self, ops: &mut O, fine: &DeviceCsr<O>) -> Result<()> {
         for l in 0..self.levels.len() {
             let (done, rest) = self.levels.split_at_mut(l);
             let cur = done.last().map_or(fine, |d| &d.coarse);
@@ -164,7 +166,7 @@ impl<O: LinearOps> DeviceHierarchy<O> {
             DeviceCoarsest::Dense { n, factor, status } => {
                 ops.dense_scatter(last, factor)?;
                 if !ops.dense_cholesky(factor, *n, status)? {
-                    return Err(format!("the coarsest AMG matrix ({n} rows) is not positive definite on the device"));
+                    return Err(CudaError::Check(format!("the coarsest AMG matrix ({n} rows) is not positive definite on the device")));
                 }
             }
             DeviceCoarsest::Host { matrix, solve, .. } => {
@@ -178,7 +180,7 @@ impl<O: LinearOps> DeviceHierarchy<O> {
     }
 
     /// One V-cycle on `fine x = b`, improving `x` in place (Hierarchy::vcycle).
-    pub fn vcycle(&mut self, ops: &mut O, fine: &DeviceCsr<O>, b: &O::Vector, x: &mut O::Vector) -> Result<(), String> {
+    pub fn vcycle(&mut self, ops: &mut O, fine: &DeviceCsr<O>, b: &O::Vector, x: &mut O::Vector) -> Result<()> {
         let depth = self.levels.len();
         // Down: level l's system is fine (l = 0) or level l−1's coarse matrix, b and x.
         for l in 0..depth {
@@ -200,11 +202,11 @@ impl<O: LinearOps> DeviceHierarchy<O> {
         match &mut self.coarsest {
             DeviceCoarsest::Dense { n, factor, .. } => ops.cholesky_solve(factor, *n, cb, cx)?,
             DeviceCoarsest::Host { solve, b: hb, x: hx, .. } => {
-                let solve = solve.as_mut().ok_or("the coarsest AMG level was not factored (no refresh after the upload)")?;
+                let solve = solve.as_mut().ok_or_else(|| CudaError::Check("the coarsest AMG level was not factored (no refresh after the upload)".into()))?;
                 let down = ops.download(cb)?;
                 hb.iter_mut().zip(&down).for_each(|(h, d)| *h = d.to_f64());
                 solve.solve(hb, hx);
-                ops.write(&crate::amg_ops::to_t(hx), cx)?;
+                ops.write(&to_t(hx), cx)?;
             }
         }
         // Up: prolongate the correction, post-smooth.
@@ -231,7 +233,7 @@ pub fn relax<O: LinearOps>(
     x: &mut O::Vector,
     sweeps: usize,
     forward: bool,
-) -> Result<(), String> {
+) -> Result<()> {
     let DeviceLevel { inv_diag, relax, work, .. } = level;
     for _ in 0..sweeps {
         match relax {

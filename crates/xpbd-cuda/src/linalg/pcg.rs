@@ -3,27 +3,28 @@
 //! identity (plain CG, the baseline). Per iteration the host reads back the two dot products that set α and β
 //! and whatever the stopping test reads; the vectors stay on the device.
 
-use crate::amg_device::DeviceHierarchy;
-use crate::amg_ops::{DeviceCsr, LinearOps};
-use crate::KernelScalar;
+use crate::error::Result;
+use crate::linalg::amg::DeviceHierarchy;
+use crate::linalg::{DeviceCsr, LinearOps};
+use crate::runtime::KernelScalar;
 
 /// `z ≈ A⁻¹ r` on the device.
 pub trait DevicePreconditioner<O: LinearOps> {
-    fn apply(&mut self, ops: &mut O, a: &DeviceCsr<O>, r: &O::Vector, z: &mut O::Vector) -> Result<(), String>;
+    fn apply(&mut self, ops: &mut O, a: &DeviceCsr<O>, r: &O::Vector, z: &mut O::Vector) -> Result<()>;
 }
 
 /// z = r: PCG with it is plain CG.
 pub struct Identity;
 
 impl<O: LinearOps> DevicePreconditioner<O> for Identity {
-    fn apply(&mut self, ops: &mut O, _a: &DeviceCsr<O>, r: &O::Vector, z: &mut O::Vector) -> Result<(), String> {
+    fn apply(&mut self, ops: &mut O, _a: &DeviceCsr<O>, r: &O::Vector, z: &mut O::Vector) -> Result<()> {
         ops.copy(r, z)
     }
 }
 
 /// One V-cycle from a zero start (AmgPreconditioner::apply).
 impl<O: LinearOps> DevicePreconditioner<O> for DeviceHierarchy<O> {
-    fn apply(&mut self, ops: &mut O, a: &DeviceCsr<O>, r: &O::Vector, z: &mut O::Vector) -> Result<(), String> {
+    fn apply(&mut self, ops: &mut O, a: &DeviceCsr<O>, r: &O::Vector, z: &mut O::Vector) -> Result<()> {
         ops.set_zero(z)?;
         self.vcycle(ops, a, r, z)
     }
@@ -38,7 +39,7 @@ pub struct DevicePcg<O: LinearOps> {
 }
 
 impl<O: LinearOps> DevicePcg<O> {
-    pub fn new(ops: &O, n: usize) -> Result<Self, String> {
+    pub fn new(ops: &O, n: usize) -> Result<Self> {
         Ok(DevicePcg { r: ops.zeros(n)?, z: ops.zeros(n)?, p: ops.zeros(n)?, ap: ops.zeros(n)? })
     }
 
@@ -53,8 +54,8 @@ impl<O: LinearOps> DevicePcg<O> {
         b: &O::Vector,
         x: &mut O::Vector,
         max_iter: usize,
-        mut done: impl FnMut(&mut O, &O::Vector, &O::Vector) -> Result<bool, String>,
-    ) -> Result<(usize, bool), String> {
+        mut done: impl FnMut(&mut O, &O::Vector, &O::Vector) -> Result<bool>,
+    ) -> Result<(usize, bool)> {
         let DevicePcg { r, z, p, ap } = self;
         ops.residual(a, b, x, r)?;
         precond.apply(ops, a, r, z)?;

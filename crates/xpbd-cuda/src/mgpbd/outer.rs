@@ -1,4 +1,4 @@
-//! One MGPBD outer iteration on a device (MGPBD paper Algorithm 1; `xpbd_cpu::mgpbd::Mgpbd::iterate`, step for
+//! One MGPBD outer iteration on a device (MGPBD paper Algorithm 1; the CPU backend's `Mgpbd::iterate`, step for
 //! step): rows and gradients at x, the inertia term q = x − x̃ − M⁻¹Jᵀλ, b = Jq − (C + α̃λ), the matrix's
 //! refill, the linear solve of Δλ, Δx = M⁻¹JᵀΔλ − q, and the backtracking line search on ‖C + α̃λ‖. The
 //! linear solve ([`DeviceSolver`]) is MGPBD's primal solve (K refilled, the AMG set up fully by the CPU from K
@@ -7,14 +7,13 @@
 //! and the solve's scalars, and K and x at a full setup. The multipliers are the rows' own: with ARAP
 //! component rows nine per element, whose state (cone) multipliers [`DeviceOuter::state_multipliers`] gives.
 //! The phase times of [`OuterStats`] (the MGPBD paper's Fig. 10 breakdown) are taken between
-//! synchronisations of the device. The substep loop around it is `mgpbd_backend::MgpbdDevice`.
+//! synchronisations of the device. The substep loop around it is `device::MgpbdDevice`.
 
 use std::time::Instant;
 
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
 use xpbd_core::linear::{Method, SolveStats};
-use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal::{inverse_alpha, PrimalPattern};
 use xpbd_core::mgpbd::rows::Rows;
@@ -24,18 +23,22 @@ use xpbd_core::model::Model;
 use xpbd_core::named::Named;
 use xpbd_core::sparse::Csr;
 
-use crate::amg_ops::{to_t, DeviceIncidence, LinearOps};
-use crate::dual_device::DeviceDual;
-use crate::primal_device::DevicePrimal;
-use crate::rows_device::DeviceRows;
-use crate::KernelScalar;
+use crate::convert::{to_f64, to_t, vectors};
+use crate::error::{CudaError, Result};
+use crate::linalg::LinearOps;
+use crate::mgpbd::dual::DeviceDual;
+use crate::mgpbd::incidence::DeviceIncidence;
+use crate::mgpbd::ops::MgpbdOps;
+use crate::mgpbd::primal::DevicePrimal;
+use crate::mgpbd::rows::DeviceRows;
+use crate::runtime::KernelScalar;
 
 /// The linear solvers [`device_settings`] accepts: the primal solve, and plain CG on A (the baseline).
 const DEVICE_SOLVERS: [GlobalSolve; 2] = [GlobalSolve::Primal, GlobalSolve::Dual(Method::Cg)];
 
 /// The solve of Δλ in an outer iteration on the device, with the buffers it shares with the outer iteration:
 /// the rows' gradients, b and Δλ.
-pub enum DeviceSolver<O: LinearOps> {
+pub enum DeviceSolver<O: MgpbdOps> {
     /// `primal-amg`, MGPBD's default.
     Primal(Box<PrimalSolve<O>>),
     /// `cg`: A refilled on the device (`assembly::Pattern`), plain CG without setup.
@@ -44,14 +47,14 @@ pub enum DeviceSolver<O: LinearOps> {
 
 /// The primal solve: K and its AMG hierarchy on the device, and K's pattern on the host, into which a full
 /// setup reads K's values back.
-pub struct PrimalSolve<O: LinearOps> {
+pub struct PrimalSolve<O: MgpbdOps> {
     pub device: DevicePrimal<O>,
     pattern: PrimalPattern,
     k_host: Csr,
     options: AmgOptions,
 }
 
-impl<O: LinearOps> DeviceSolver<O> {
+impl<O: MgpbdOps> DeviceSolver<O> {
     /// The rows' gradients (12 per row), b and Δλ on the device.
     fn buffers(&mut self) -> (&mut O::Vector, &mut O::Vector, &mut O::Vector) {
         match self {
@@ -60,7 +63,7 @@ impl<O: LinearOps> DeviceSolver<O> {
         }
     }
 
-    fn refill(&mut self, ops: &O) -> Result<(), String> {
+    fn refill(&mut self, ops: &O) -> Result<()> {
         match self {
             DeviceSolver::Primal(p) => p.device.refill(ops),
             DeviceSolver::Dual(d) => d.refill(ops),
@@ -69,24 +72,23 @@ impl<O: LinearOps> DeviceSolver<O> {
 
     /// The AMG setup of the primal solve after a refill: `full` by the CPU for K as it is on the device, with
     /// the rigid-body modes at `x` (PrimalSolver::setup), else the refresh on the device. Plain CG has none.
-    fn setup(&mut self, ops: &mut O, x: &O::Vector, full: bool) -> Result<(), String> {
+    fn setup(&mut self, ops: &mut O, x: &O::Vector, full: bool) -> Result<()> {
         let DeviceSolver::Primal(p) = self else { return Ok(()) };
         let PrimalSolve { device, pattern, k_host, options } = &mut **p;
         if !full {
             return device.refresh(ops);
         }
-        let k: Vec<f64> = ops.download(&device.k.val)?.into_iter().map(KernelScalar::to_f64).collect();
+        let k = to_f64(&ops.download(&device.k.val)?);
         let n = k_host.nnz();
         k_host.data_mut().copy_from_slice(&k[..n]);
-        let xs: Vec<f64> = ops.download(x)?.into_iter().map(KernelScalar::to_f64).collect();
-        let positions: Vec<Vec3> = xs.chunks_exact(3).map(|p| Vec3::new(p[0], p[1], p[2])).collect();
+        let positions = vectors(&to_f64(&ops.download(x)?));
         let nf = pattern.free_count();
         let b = rigid_body_modes(&pattern.free_positions(&positions));
         let h = Hierarchy::smoothed_aggregation(k_host, options, (0..=nf).map(|u| 3 * u).collect(), b, 6);
         device.setup(ops, k_host, &h)
     }
 
-    fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats, String> {
+    fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats> {
         match self {
             DeviceSolver::Primal(p) => p.device.solve(ops, tol, max_iter),
             DeviceSolver::Dual(d) => d.solve(ops, tol, max_iter),
@@ -94,7 +96,7 @@ impl<O: LinearOps> DeviceSolver<O> {
     }
 }
 
-pub struct DeviceOuter<O: LinearOps> {
+pub struct DeviceOuter<O: MgpbdOps> {
     settings: MgpbdSettings,
     rows_host: Rows,
     pub rows: DeviceRows<O>,
@@ -124,19 +126,22 @@ pub struct DeviceOuter<O: LinearOps> {
 
 /// `settings` when the device outer iteration runs their linear solver (`"primal-amg"` or `"cg"`); `Err` is
 /// why not.
-pub fn device_settings(settings: &MgpbdSettings) -> Result<&MgpbdSettings, String> {
+pub fn device_settings(settings: &MgpbdSettings) -> Result<&MgpbdSettings> {
     if !DEVICE_SOLVERS.contains(&settings.linear_solver) {
         let [primal, cg] = DEVICE_SOLVERS.map(GlobalSolve::name);
-        return Err(format!("MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{primal}\" and \"{cg}\")", settings.linear_solver.name()));
+        return Err(CudaError::Unsupported(format!(
+            "MGPBD with solver.linear_solver = \"{}\" has no GPU path (only \"{primal}\" and \"{cg}\")",
+            settings.linear_solver.name()
+        )));
     }
     Ok(settings)
 }
 
-impl<O: LinearOps> DeviceOuter<O> {
+impl<O: MgpbdOps> DeviceOuter<O> {
     /// For an MGPBD model whose linear solver has a device path ([`device_settings`]); `Err` is why not.
-    pub fn new(ops: &O, model: &Model, settings: &MgpbdSettings, h: f64) -> Result<Self, String> {
+    pub fn new(ops: &O, model: &Model, settings: &MgpbdSettings, h: f64) -> Result<Self> {
         let settings = device_settings(settings)?.clone();
-        let rows = settings.rows(model).map_err(|e| e.to_string())?;
+        let rows = settings.rows(model).map_err(|e| CudaError::Unsupported(e.to_string()))?;
         let at = alpha_tilde(&rows, h);
         let (all, solver) = if settings.linear_solver == GlobalSolve::Primal {
             let pattern = PrimalPattern::new(&rows.vertices, &model.inv_mass);
@@ -189,8 +194,8 @@ impl<O: LinearOps> DeviceOuter<O> {
 
     /// The state's multipliers (`model.rows`) from the rows' `lambda`: read back, and for ARAP component
     /// rows the cone multiplier of each element (`Rows::cone_multipliers`, as `Mgpbd::iterate` reports them).
-    pub fn state_multipliers(&self, ops: &O, lambda: &O::Vector, state: &mut [f64]) -> Result<(), String> {
-        let rows: Vec<f64> = ops.download(lambda)?.into_iter().map(KernelScalar::to_f64).collect();
+    pub fn state_multipliers(&self, ops: &O, lambda: &O::Vector, state: &mut [f64]) -> Result<()> {
+        let rows = to_f64(&ops.download(lambda)?);
         self.rows_host.cone_multipliers(&rows[..self.rows_host.len()], state);
         Ok(())
     }
@@ -203,14 +208,14 @@ impl<O: LinearOps> DeviceOuter<O> {
     }
 
     /// Start of a substep: multipliers to zero, tolerance reference forgotten (Mgpbd::reset).
-    pub fn reset(&mut self, ops: &O, lambda: &mut O::Vector) -> Result<(), String> {
+    pub fn reset(&mut self, ops: &O, lambda: &mut O::Vector) -> Result<()> {
         self.r0 = None;
         ops.set_zero(lambda)
     }
 
     /// One outer iteration on device positions `x` (3 per vertex) and multipliers `lambda` (one per row,
     /// [`DeviceOuter::multiplier_count`]); whether the stopping tolerance is met afterwards.
-    pub fn iterate(&mut self, ops: &mut O, x: &mut O::Vector, lambda: &mut O::Vector) -> Result<bool, String> {
+    pub fn iterate(&mut self, ops: &mut O, x: &mut O::Vector, lambda: &mut O::Vector) -> Result<bool> {
         let t = Instant::now();
         let Self { rows, solver, incidence, inv_mass, ones_rows, ones_vertices, c, x_tilde, q, corr, jq, .. } = self;
         let (grads, b, _) = solver.buffers();
@@ -260,7 +265,7 @@ impl<O: LinearOps> DeviceOuter<O> {
     }
 
     /// The trial state x + tΔx, λ + tΔλ and its residual ‖C + α̃λ‖ (Mgpbd::trial).
-    fn trial(&mut self, ops: &mut O, x: &O::Vector, lambda: &O::Vector, t: f64) -> Result<f64, String> {
+    fn trial(&mut self, ops: &mut O, x: &O::Vector, lambda: &O::Vector, t: f64) -> Result<f64> {
         let t = <O::T as KernelScalar>::from_f64(t);
         ops.copy(x, &mut self.x_trial)?;
         ops.axpy(&mut self.x_trial, t, &self.dx)?;
@@ -272,7 +277,7 @@ impl<O: LinearOps> DeviceOuter<O> {
 }
 
 /// Seconds since `start` once the device has finished what was launched.
-fn seconds_since<O: LinearOps>(ops: &O, start: Instant) -> Result<f64, String> {
+fn seconds_since<O: LinearOps>(ops: &O, start: Instant) -> Result<f64> {
     ops.synchronize()?;
     Ok(start.elapsed().as_secs_f64())
 }

@@ -223,7 +223,7 @@ fn jacobi_slots_count_constraints_per_vertex() {
 
 #[test]
 fn unsupported_models_are_named() {
-    let supported = |b: &Built| check_supported(&b.model, &b.config);
+    let supported = |b: &Built| check_supported(&b.model, &b.config).map_err(|e| e.to_string());
     assert!(supported(&model("neohookean_block", "serial", 0.0, "")).unwrap_err().contains("serial"));
     assert!(supported(&model("arap", "colored", 0.0, "")).is_ok(), "every tet model has kernels");
     let sphere = "[[collider]]\nkind = \"sphere\"\ncenter = [0.0, -2.0, 0.0]\nradius = 1.0\n";

@@ -3,26 +3,16 @@
 
 use std::sync::Arc;
 
-use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, DriverError};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
 use xpbd_core::model::Model;
 
-use crate::amg_ops::nonempty;
-use crate::layout::{collider_table, Family, Layout};
-use crate::{GpuContext, KernelScalar};
+use crate::convert::{flat3, nonempty, to_t};
+use crate::error::{CudaError, Result};
+use crate::runtime::{GpuContext, KernelScalar};
+use crate::xpbd::layout::{collider_table, Family, Layout};
 
-/// Threads per block of every launch (the residual kernel's shared array has this size).
-pub const BLOCK: u32 = 256;
 /// Most blocks of one residual launch: its partial sums are read back per frame.
 pub const RESIDUAL_BLOCKS: u32 = 64;
-
-pub fn err(what: &str) -> impl Fn(DriverError) -> String + '_ {
-    move |e| format!("{what} on the GPU: {e}")
-}
-
-/// Blocks for `count` threads.
-pub fn blocks(count: u32) -> u32 {
-    count.div_ceil(BLOCK).max(1)
-}
 
 /// One element family on the device, elements in execution order.
 pub struct DeviceFamily<T> {
@@ -65,7 +55,7 @@ pub struct DeviceAttachments<T> {
 
 pub struct DeviceColliders<T> {
     pub count: u32,
-    /// [`crate::layout::collider_table`].
+    /// [`collider_table`].
     pub table: CudaSlice<T>,
     /// Per vertex, one bit per collider it touched in this substep, and 3 scalars of normal per (vertex, collider).
     pub contact: CudaSlice<u32>,
@@ -98,29 +88,14 @@ pub struct DeviceModel<T> {
     pub update_velocity: CudaFunction,
 }
 
-fn to_t<T: KernelScalar>(a: impl IntoIterator<Item = f64>) -> Vec<T> {
-    a.into_iter().map(T::from_f64).collect()
-}
-
-/// Three scalars of type `T` per vector.
-pub(crate) fn flat3<T: KernelScalar>(a: impl IntoIterator<Item = xpbd_core::mesh::Vec3>) -> Vec<T> {
-    to_t(a.into_iter().flat_map(|p| [p.x, p.y, p.z]))
-}
-
 impl<T: KernelScalar> DeviceModel<T> {
     /// Uploads `model` in `layout`, with room for the substep end times of a frame of `substeps`.
-    pub fn upload(gpu: &GpuContext, model: &Model, layout: &Layout, substeps: usize) -> Result<Self, String> {
+    pub fn upload(gpu: &GpuContext, model: &Model, layout: &Layout, substeps: usize) -> Result<Self> {
         let s: &Arc<CudaStream> = gpu.stream();
-        let e = err("uploading the model");
+        let e = CudaError::on_gpu("uploading the model");
         let up_t = |a: Vec<T>| s.clone_htod(&a).map_err(&e);
         let up_u = |a: &[u32]| s.clone_htod(a).map_err(&e);
-        // cudarc refuses zero-length allocations; keep one element where an array may be empty.
-        let nonempty_t = |mut a: Vec<T>| {
-            if a.is_empty() {
-                a.push(T::default());
-            }
-            a
-        };
+        // cudarc refuses zero-length allocations; keep one element where an array may be empty (`nonempty`).
         let n = model.vertex_count();
         let mut families = Vec::with_capacity(layout.families.len());
         for f in &layout.families {
@@ -128,8 +103,8 @@ impl<T: KernelScalar> DeviceModel<T> {
             families.push(DeviceFamily {
                 count: f.elements() as u32,
                 idx: up_u(&nonempty(&f.idx))?,
-                data0: up_t(nonempty_t(to_t(f.data0.iter().copied())))?,
-                data1: up_t(nonempty_t(to_t(f.data1.iter().copied())))?,
+                data0: up_t(nonempty(&to_t(&f.data0)))?,
+                data1: up_t(nonempty(&to_t(&f.data1)))?,
                 item_start: up_u(&nonempty(&f.item_start))?,
                 c0: T::from_f64(f.c0),
                 c1: T::from_f64(f.c1),
@@ -142,7 +117,7 @@ impl<T: KernelScalar> DeviceModel<T> {
         let jacobi = match &layout.jacobi {
             None => None,
             Some(j) => Some(DeviceJacobi {
-                inv_count: up_t(nonempty_t(to_t(j.inv_count.iter().copied())))?,
+                inv_count: up_t(nonempty(&to_t(&j.inv_count)))?,
                 slots: s.alloc_zeros(3 * j.adj.len().max(1)).map_err(&e)?,
                 family_start: j.family_start.clone(),
                 start: up_u(&j.start)?,
@@ -151,7 +126,7 @@ impl<T: KernelScalar> DeviceModel<T> {
                 gather: gpu.function::<T>("sweeps", "jacobi_gather")?,
             }),
         };
-        let attachments = |soft: bool, kernel: &str| -> Result<Option<DeviceAttachments<T>>, String> {
+        let attachments = |soft: bool, kernel: &str| -> Result<Option<DeviceAttachments<T>>> {
             // The model lists only hard pins that move; resting pins keep their place by inverse mass 0.
             let list: Vec<_> = model.attachments.iter().filter(|a| if soft { a.compliance > 0.0 } else { a.compliance == 0.0 }).collect();
             if list.is_empty() {
@@ -163,7 +138,7 @@ impl<T: KernelScalar> DeviceModel<T> {
                 vertex: up_u(&vertex)?,
                 origin: up_t(flat3(list.iter().map(|a| a.origin)))?,
                 velocity: up_t(flat3(list.iter().map(|a| a.velocity)))?,
-                compliance: up_t(to_t(list.iter().map(|a| a.compliance)))?,
+                compliance: up_t(to_t(&list.iter().map(|a| a.compliance).collect::<Vec<_>>()))?,
                 lambda: s.alloc_zeros(3 * list.len()).map_err(&e)?,
                 kernel: gpu.function::<T>("boundary", kernel)?,
             }))
@@ -173,7 +148,7 @@ impl<T: KernelScalar> DeviceModel<T> {
         } else {
             Some(DeviceColliders {
                 count: model.colliders.len() as u32,
-                table: up_t(to_t(collider_table(model)))?,
+                table: up_t(to_t(&collider_table(model)))?,
                 contact: s.alloc_zeros(n.max(1)).map_err(&e)?,
                 normal: s.alloc_zeros(3 * n.max(1) * model.colliders.len()).map_err(&e)?,
                 v_before: s.alloc_zeros(3 * n.max(1)).map_err(&e)?,
@@ -184,10 +159,10 @@ impl<T: KernelScalar> DeviceModel<T> {
         };
         Ok(DeviceModel {
             n: n as u32,
-            x: up_t(nonempty_t(flat3(model.rest.iter().copied())))?,
-            v: up_t(nonempty_t(flat3(model.initial_velocity.iter().copied())))?,
+            x: up_t(nonempty(&flat3(model.rest.iter().copied())))?,
+            v: up_t(nonempty(&flat3(model.initial_velocity.iter().copied())))?,
             x_prev: s.alloc_zeros(3 * n.max(1)).map_err(&e)?,
-            inv_mass: up_t(nonempty_t(to_t(model.inv_mass.iter().copied())))?,
+            inv_mass: up_t(nonempty(&to_t(&model.inv_mass)))?,
             lambda: s.alloc_zeros(model.rows.max(1)).map_err(&e)?,
             pins: attachments(false, "place_pins")?,
             soft: attachments(true, "soft_attachments")?,

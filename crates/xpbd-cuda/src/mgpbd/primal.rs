@@ -2,59 +2,26 @@
 //! refilled on the fixed pattern of [`PrimalPattern`] from the rows' gradients, `K y = Jᵀ α̃⁻¹ b` by PCG with one
 //! V-cycle of the uploaded smoothed-aggregation hierarchy, stopping on the dual residual `‖J W r_K‖`, keeping the
 //! iterate with the lowest one, and `Δλ = α̃⁻¹ (b − J y)`. The rows' gradients and b are written by
-//! `rows_device::DeviceRows` on the device ([`DevicePrimal::refill`]) or from the host ([`DevicePrimal::fill`]);
+//! `DeviceRows::evaluate` on the device ([`DevicePrimal::refill`]) or from the host ([`DevicePrimal::fill`]);
 //! per PCG iteration the host reads back scalars for control only.
 
 use xpbd_core::amg::Hierarchy;
 use xpbd_core::linear::SolveStats;
 use xpbd_core::mesh::Vec3;
-use xpbd_core::mgpbd::primal::{PrimalPattern, PINNED};
-use xpbd_core::mgpbd::rows::NO_VERTEX;
+use xpbd_core::mgpbd::primal::PrimalPattern;
 use xpbd_core::sparse::Csr;
 
-use crate::amg_device::DeviceHierarchy;
-use crate::amg_ops::{flat_gradients, nonempty, to_t, DeviceCsr, DeviceIncidence, LinearOps};
-use crate::pcg_device::DevicePcg;
-
-/// [`PrimalPattern`]'s arrays on the device, and J's vertices per row (free index per slot, [`PINNED`] if none).
-pub struct DevicePrimalPattern<O: LinearOps + ?Sized> {
-    pub free_count: u32,
-    pub rows: u32,
-    pub block_start: O::Indices,
-    pub block_col: O::Indices,
-    pub term_start: O::Indices,
-    pub term_row: O::Indices,
-    /// a · 4 + c per term.
-    pub term_slots: O::Indices,
-    /// The rows at each free vertex.
-    pub incidence: DeviceIncidence<O>,
-    /// 4 per row.
-    pub row_free: O::Indices,
-    pub inv_mass_free: O::Vector,
-}
-
-impl<O: LinearOps> DevicePrimalPattern<O> {
-    pub fn upload(ops: &O, p: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64]) -> Result<Self, String> {
-        let u32s = |a: &[usize]| a.iter().map(|&v| v as u32).collect::<Vec<_>>();
-        let free = |v: u32| if v == NO_VERTEX { PINNED } else { p.free_index[v as usize] };
-        let inv_mass_free: Vec<f64> = p.free_vertices.iter().map(|&v| inv_mass[v as usize]).collect();
-        Ok(DevicePrimalPattern {
-            free_count: p.free_count() as u32,
-            rows: vertices.len() as u32,
-            block_start: ops.upload_indices(&u32s(&p.block_start))?,
-            block_col: ops.upload_indices(&nonempty(&p.block_col))?,
-            term_start: ops.upload_indices(&u32s(&p.term_start))?,
-            term_row: ops.upload_indices(&nonempty(&p.terms.iter().map(|t| t.0).collect::<Vec<u32>>()))?,
-            term_slots: ops.upload_indices(&nonempty(&p.terms.iter().map(|t| 4 * t.1 as u32 + t.2 as u32).collect::<Vec<u32>>()))?,
-            incidence: DeviceIncidence::upload(ops, &p.vertex_start, &p.vertex_rows)?,
-            row_free: ops.upload_indices(&nonempty(&vertices.iter().flat_map(|vs| vs.map(free)).collect::<Vec<u32>>()))?,
-            inv_mass_free: ops.upload(&to_t(&nonempty(&inv_mass_free)))?,
-        })
-    }
-}
+use crate::convert::{nonempty, to_t};
+use crate::error::{CudaError, Result};
+use crate::linalg::amg::DeviceHierarchy;
+use crate::linalg::pcg::DevicePcg;
+use crate::linalg::DeviceCsr;
+use crate::mgpbd::ops::MgpbdOps;
+use crate::mgpbd::primal_pattern::DevicePrimalPattern;
+use crate::mgpbd::rows::flat_gradients;
 
 /// The primal solve's state on the device.
-pub struct DevicePrimal<O: LinearOps> {
+pub struct DevicePrimal<O: MgpbdOps> {
     pub pattern: DevicePrimalPattern<O>,
     /// K on the pattern.
     pub k: DeviceCsr<O>,
@@ -73,9 +40,9 @@ pub struct DevicePrimal<O: LinearOps> {
     ones_free: O::Vector,
 }
 
-impl<O: LinearOps> DevicePrimal<O> {
+impl<O: MgpbdOps> DevicePrimal<O> {
     /// For the CPU's pattern (`PrimalSolver::pattern`), the rows' vertices, inverse masses and 1/α̃.
-    pub fn new(ops: &O, pattern: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64], inv_alpha: &[f64]) -> Result<Self, String> {
+    pub fn new(ops: &O, pattern: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64], inv_alpha: &[f64]) -> Result<Self> {
         let (n, rows) = (pattern.matrix.rows().max(1), vertices.len().max(1));
         Ok(DevicePrimal {
             pattern: DevicePrimalPattern::upload(ops, pattern, vertices, inv_mass)?,
@@ -90,25 +57,25 @@ impl<O: LinearOps> DevicePrimal<O> {
             y: ops.zeros(n)?,
             best: ops.zeros(n)?,
             row_values: ops.zeros(rows)?,
-            ones_free: ops.upload(&vec![<O::T as crate::KernelScalar>::from_f64(1.0); pattern.free_count().max(1)])?,
+            ones_free: ops.upload(&vec![<O::T as crate::runtime::KernelScalar>::from_f64(1.0); pattern.free_count().max(1)])?,
         })
     }
 
     /// Writes the rows' gradients from the host and refills K on the device.
-    pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<(), String> {
+    pub fn fill(&mut self, ops: &O, grads: &[[Vec3; 4]]) -> Result<()> {
         if !grads.is_empty() {
             ops.write(&flat_gradients(grads), &mut self.grads)?;
         }
         self.refill(ops)
     }
 
-    /// Refills K from [`Self::grads`] as it is on the device (written by `rows_device::DeviceRows::evaluate`).
-    pub fn refill(&mut self, ops: &O) -> Result<(), String> {
+    /// Refills K from [`Self::grads`] as it is on the device (written by `DeviceRows::evaluate`).
+    pub fn refill(&mut self, ops: &O) -> Result<()> {
         ops.primal_fill(&self.pattern, &self.grads, &self.inv_alpha, &mut self.k.val)
     }
 
     /// The hand-off of a full setup: `h` was built by the CPU for `k` (K with the device's current values).
-    pub fn setup(&mut self, ops: &mut O, k: &Csr, h: &Hierarchy) -> Result<(), String> {
+    pub fn setup(&mut self, ops: &mut O, k: &Csr, h: &Hierarchy) -> Result<()> {
         self.hierarchy = None;
         if k.rows() > 0 {
             self.hierarchy = Some(DeviceHierarchy::upload(ops, k, h, &self.k)?);
@@ -117,17 +84,17 @@ impl<O: LinearOps> DevicePrimal<O> {
     }
 
     /// The lazy setup after [`Self::fill`]: Galerkin products, diagonals and the coarsest factor on the device.
-    pub fn refresh(&mut self, ops: &mut O) -> Result<(), String> {
+    pub fn refresh(&mut self, ops: &mut O) -> Result<()> {
         match &mut self.hierarchy {
             Some(h) => h.refresh(ops, &self.k),
             None if self.k.rows == 0 => Ok(()),
-            None => Err("the primal solve was refreshed before its first full setup".into()),
+            None => Err(CudaError::Check("the primal solve was refreshed before its first full setup".into())),
         }
     }
 
     /// Solves `A Δλ = b` (b in [`Self::b`]) from Δλ = 0 into [`Self::dlambda`] until the dual residual is at most
     /// `tol ‖b‖` or `max_iter` PCG iterations (PrimalSolver::solve).
-    pub fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats, String> {
+    pub fn solve(&mut self, ops: &mut O, tol: f64, max_iter: usize) -> Result<SolveStats> {
         let DevicePrimal { pattern, k, hierarchy, pcg, inv_alpha, grads, b, dlambda, rhs, y, best, row_values, ones_free } = self;
         let b_norm = ops.dot(b, b)?.sqrt();
         if b_norm == 0.0 {
@@ -139,7 +106,7 @@ impl<O: LinearOps> DevicePrimal<O> {
         let mut iterations = 0;
         let mut lowest = f64::INFINITY;
         if k.rows > 0 {
-            let h = hierarchy.as_mut().ok_or("the primal solve ran before its first full setup")?;
+            let h = hierarchy.as_mut().ok_or_else(|| CudaError::Check("the primal solve ran before its first full setup".into()))?;
             ops.jacobian_transpose(&pattern.incidence, grads, inv_alpha, b, ones_free, rhs)?;
             (iterations, _) = pcg.iterate(ops, k, h, rhs, y, max_iter, |ops, r, y| {
                 ops.jacobian_rows(&pattern.row_free, pattern.rows, grads, &pattern.inv_mass_free, r, row_values)?;

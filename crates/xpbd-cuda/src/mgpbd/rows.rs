@@ -1,15 +1,18 @@
-//! MGPBD's constraint rows on a device (`kernels/mgpbd_rows.cu`): C and ∇C of every row at device positions,
-//! written straight into the buffers the primal (or dual) refill reads, and the dual right-hand side
-//! b = −(C + α̃λ) with its norm, the outer loop's residual. With these the per-iteration gradients and b need not
+//! MGPBD's constraint rows on a device (`kernels/mgpbd_rows.cu`), from which `MgpbdOps` evaluates C and ∇C of
+//! every row at device positions, written straight into the buffers the primal (or dual) refill reads, and the
+//! dual right-hand side b = −(C + α̃λ) with its norm, the outer loop's residual (`DeviceRows::evaluate`, `rhs`). With these the per-iteration gradients and b need not
 //! cross the bus. Neo-Hookean (hydrostatic, deviatoric), edge, hinge and ARAP rows (cone, and components with
 //! one polar decomposition per element, `kernels/polar.cuh`).
 
 use xpbd_core::constraint::arap::MIN_PAIR_SUM;
+use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::rows::{RowKind, Rows};
 use xpbd_core::model::Model;
 
-use crate::amg_ops::{nonempty, to_t, LinearOps};
-use crate::KernelScalar;
+use crate::convert::{flat3, nonempty, to_t};
+use crate::error::Result;
+use crate::linalg::LinearOps;
+use crate::runtime::KernelScalar;
 
 /// The row kinds of `kernels/mgpbd_rows.cu` (`ROW_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +29,7 @@ pub enum RowCode {
 /// Scalars of per-row data: D_m⁻¹ (9, row-major) and γ for tets; the rest length or angle first for cloth.
 pub const ROW_DATA: usize = 10;
 
+/// The rows' kinds, vertices (4 per row), data and α̃ on the device.
 pub struct DeviceRows<O: LinearOps + ?Sized> {
     pub count: u32,
     pub kind: O::Indices,
@@ -41,7 +45,7 @@ pub struct DeviceRows<O: LinearOps + ?Sized> {
 
 impl<O: LinearOps> DeviceRows<O> {
     /// Uploads the rows of `model` with α̃ (per row).
-    pub fn upload(ops: &O, model: &Model, rows: &Rows, alpha_tilde: &[f64]) -> Result<Self, String> {
+    pub fn upload(ops: &O, model: &Model, rows: &Rows, alpha_tilde: &[f64]) -> Result<Self> {
         let n = rows.len();
         let (mut kind, mut data) = (Vec::with_capacity(n), vec![0.0; ROW_DATA * n.max(1)]);
         for i in 0..n {
@@ -86,19 +90,9 @@ impl<O: LinearOps> DeviceRows<O> {
             guard: O::T::from_f64(if rows.exact_rotation { MIN_PAIR_SUM } else { f64::INFINITY }),
         })
     }
+}
 
-    /// C (per row) and ∇C (12 per row) at positions `x` (3 per vertex).
-    pub fn evaluate(&self, ops: &O, x: &O::Vector, c: &mut O::Vector, grads: &mut O::Vector) -> Result<(), String> {
-        ops.evaluate_rows(self, x, c, grads)?;
-        if self.arap_elements > 0 {
-            ops.evaluate_arap_components(self, x, c, grads)?;
-        }
-        Ok(())
-    }
-
-    /// b = −(C + α̃λ); returns ‖C + α̃λ‖ = ‖b‖, the outer loop's (and its line search's) residual.
-    pub fn rhs(&self, ops: &mut O, c: &O::Vector, lambda: &O::Vector, b: &mut O::Vector) -> Result<f64, String> {
-        ops.dual_rhs(c, &self.alpha_tilde, lambda, b)?;
-        Ok(ops.dot(b, b)?.sqrt())
-    }
+/// The rows' gradients as the kernels read them: 12 scalars per row (4 slots × 3).
+pub fn flat_gradients<T: KernelScalar>(grads: &[[Vec3; 4]]) -> Vec<T> {
+    flat3(grads.iter().flatten().copied())
 }

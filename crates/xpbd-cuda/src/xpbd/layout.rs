@@ -13,7 +13,11 @@ use xpbd_core::graph::groups::Groups;
 use xpbd_core::graph::partition::partitions;
 use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::model::Model;
-use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
+
+use crate::boundary::soft_attachments_distinct;
+use crate::convert::narrow;
+use crate::error::{CudaError, Result};
+use xpbd_core::solver_config::{Ordering, SolverConfig};
 
 /// The element kinds of `kernels/sweeps.cu`: tets of one model, cloth edges (distance), cloth hinges (bending).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,36 +81,26 @@ pub fn collider_table(model: &Model) -> Vec<f64> {
     t
 }
 
-/// `Err` names a vertex with two soft attachments: the GPU pass (`soft_attachments` in `kernels/boundary.cu`, one
-/// thread per attachment) would update it twice at once.
-pub fn soft_attachments_distinct(model: &Model) -> Result<(), String> {
-    let mut soft: Vec<u32> = model.attachments.iter().filter(|a| a.compliance > 0.0).map(|a| a.vertex).collect();
-    soft.sort_unstable();
-    match soft.windows(2).find(|w| w[0] == w[1]) {
-        Some(w) => Err(format!("vertex {} has two soft attachments: the GPU pass updates attachments in parallel", w[0])),
-        None => Ok(()),
-    }
-}
-
-/// Why the kernels cannot run `model` under `config`, or `Ok` when they can (asked through
+/// Why the XPBD kernels cannot run `model` under the XPBD `config`, or `Ok` when they can (asked through
 /// `CudaBackend::supports`). Everything they do not cover is named here, so that nothing runs silently wrong.
-pub(crate) fn check_supported(model: &Model, config: &SolverConfig) -> Result<(), String> {
-    match &config.method {
-        Method::Mgpbd(settings) => return crate::mgpbd_backend::check_supported(model, settings),
-        Method::Multilayer(_) => return Err("solver.kind = \"multilayer\" has no GPU path (only \"xpbd\" and \"mgpbd\")".into()),
-        Method::Xpbd { ordering: Ordering::Serial } => {
-            return Err("solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into())
+pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<()> {
+    match config.method.ordering() {
+        None => return Err(CudaError::Unsupported(format!("solver.kind = \"{}\" is not xpbd", config.method.kind()))),
+        Some(Ordering::Serial) => {
+            return Err(CudaError::Unsupported(
+                "solver.ordering = \"serial\" has no GPU path (it is one thread); colored, clustered and jacobi have one".into(),
+            ))
         }
-        Method::Xpbd { .. } => {}
+        Some(_) => {}
     }
     if model.colliders.len() > MAX_COLLIDERS {
-        return Err(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len()));
+        return Err(CudaError::Unsupported(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len())));
     }
     soft_attachments_distinct(model)?;
     let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>()
         + model.cloth_groups.iter().map(|g| 2 * g.edges.len() + 4 * g.hinges.len()).sum::<usize>();
     if u32::try_from(3 * model.vertex_count().max(slots)).is_err() || u32::try_from(model.rows).is_err() {
-        return Err(format!("{} vertices, {} rows: the kernels index with 32-bit counts", model.vertex_count(), model.rows));
+        return Err(CudaError::Unsupported(format!("{} vertices, {} rows: the kernels index with 32-bit counts", model.vertex_count(), model.rows)));
     }
     Ok(())
 }
@@ -150,7 +144,7 @@ impl Family {
     }
 }
 
-/// The Jacobi pass's slots and per-vertex adjacency (as `xpbd_cpu::jacobi`): the families' vertex slots one after
+/// The Jacobi pass's slots and per-vertex adjacency (as the CPU backend's `jacobi.rs`): the families' vertex slots one after
 /// the other, N per element; the slots of vertex v are `adj[start[v]..start[v+1]]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JacobiLayout {
@@ -192,9 +186,9 @@ pub struct Layout {
 
 impl Layout {
     /// The layout of a model and an XPBD configuration that [`check_supported`] accepts.
-    pub fn new(model: &Model, config: &SolverConfig) -> Result<Self, String> {
+    pub fn new(model: &Model, config: &SolverConfig) -> Result<Self> {
         check_supported(model, config)?;
-        let ordering = config.method.ordering().ok_or("the XPBD layout needs an XPBD ordering")?;
+        let ordering = config.method.ordering().ok_or_else(|| CudaError::Unsupported("the XPBD layout needs an XPBD ordering".into()))?;
         let mut lambda_of: Vec<u32> = (0..model.rows as u32).collect();
         let mut families = Vec::new();
         for g in &model.tet_groups {
@@ -278,11 +272,6 @@ impl Family {
 /// A schedule as (execution order, batch_start, item_start).
 fn flatten(s: &Schedule) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     (s.execution_order(), narrow(s.batch_starts()), narrow(&s.items().offsets))
-}
-
-/// CSR offsets as the kernels' 32-bit indices ([`check_supported`] bounds them).
-fn narrow(offsets: &[usize]) -> Vec<u32> {
-    offsets.iter().map(|&i| i as u32).collect()
 }
 
 fn row_major(m: &nalgebra::Matrix3<f64>) -> [f64; 9] {

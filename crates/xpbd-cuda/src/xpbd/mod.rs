@@ -1,0 +1,9 @@
+//! XPBD on a device: the model flattened for the kernels ([`layout`]), uploaded once ([`device_model`]), the
+//! substep loop that runs on it ([`runner`]), and the prediction kernels on host arrays ([`predict`]) with their
+//! CPU reference ([`reference`]).
+
+pub mod device_model;
+pub mod layout;
+pub mod predict;
+pub mod reference;
+pub mod runner;
