@@ -1,13 +1,15 @@
-//! Scenes (docs/scene-format.md): TOML parsed with serde (`schema`), then checked and turned into a
-//! [`Model`](crate::model::Model) (`build`).
+//! Scenes (docs/scene-format.md): TOML parsed with serde (`schema`) or made in code (`builder`), then
+//! checked and turned into a [`Model`](crate::model::Model) (`build`).
 
 pub mod build;
+pub mod builder;
 mod cloth_topology;
 pub mod initial_deform;
 pub mod schema;
 pub mod table2;
 
 pub use build::{build, Built};
+pub use builder::{BodyBuilder, SceneBuilder};
 pub use schema::Scene;
 
 use crate::{Error, Result};

@@ -1,0 +1,330 @@
+//! A typed builder of [`Scene`] values, for code that makes scenes (tests, studies) without writing
+//! scene text: `SceneBuilder::new("beam").substeps(10).body(BodyBuilder::new("b").box_mesh(..)
+//! .material(Material::neohookean_block(..)).pin_box(..)).build()`. Every field left alone keeps the
+//! default of docs/scene-format.md, so a builder scene equals the scene parsed from the same text.
+
+use super::schema::{Aabb, Body, Collider, InitialDeform, Material, MeshSource, Pin, Probe, Scene, Solver};
+use super::{build, Built};
+use crate::Result;
+use std::path::Path;
+
+/// Builds a [`Scene`]: the `[simulation]`, `[solver]` and `[output]` tables and the `[[body]]`,
+/// `[[collider]]` and `[[probe]]` arrays.
+#[derive(Clone, Debug)]
+pub struct SceneBuilder {
+    scene: Scene,
+}
+
+impl SceneBuilder {
+    /// `name`; everything else at its default.
+    pub fn new(name: &str) -> Self {
+        let scene = Scene {
+            name: name.into(),
+            simulation: Default::default(),
+            solver: Default::default(),
+            bodies: Vec::new(),
+            colliders: Vec::new(),
+            probes: Vec::new(),
+            output: Default::default(),
+            render: None,
+        };
+        SceneBuilder { scene }
+    }
+
+    /// `simulation.dt` (s).
+    pub fn dt(mut self, dt: f64) -> Self {
+        self.scene.simulation.dt = dt;
+        self
+    }
+
+    /// `simulation.frames`.
+    pub fn frames(mut self, frames: usize) -> Self {
+        self.scene.simulation.frames = frames;
+        self
+    }
+
+    /// `simulation.substeps`.
+    pub fn substeps(mut self, substeps: usize) -> Self {
+        self.scene.simulation.substeps = substeps;
+        self
+    }
+
+    /// `simulation.iterations`.
+    pub fn iterations(mut self, iterations: usize) -> Self {
+        self.scene.simulation.iterations = iterations;
+        self
+    }
+
+    /// `simulation.gravity` (m/s²).
+    pub fn gravity(mut self, gravity: [f64; 3]) -> Self {
+        self.scene.simulation.gravity = gravity;
+        self
+    }
+
+    /// `simulation.velocity_damping` (1/s).
+    pub fn velocity_damping(mut self, c: f64) -> Self {
+        self.scene.simulation.velocity_damping = c;
+        self
+    }
+
+    /// The `[solver]` table.
+    pub fn solver(mut self, solver: Solver) -> Self {
+        self.scene.solver = solver;
+        self
+    }
+
+    /// `output.every`.
+    pub fn every(mut self, every: usize) -> Self {
+        self.scene.output.every = every;
+        self
+    }
+
+    /// `output.formats`.
+    pub fn formats(mut self, formats: &[&str]) -> Self {
+        self.scene.output.formats = formats.iter().map(|f| f.to_string()).collect();
+        self
+    }
+
+    /// One `[[body]]`.
+    pub fn body(mut self, body: BodyBuilder) -> Self {
+        self.scene.bodies.push(body.body);
+        self
+    }
+
+    /// One `[[collider]]`.
+    pub fn collider(mut self, collider: Collider) -> Self {
+        self.scene.colliders.push(collider);
+        self
+    }
+
+    /// One `[[probe]]`: `name`, the `body` it tracks and the world `point` at rest.
+    pub fn probe(mut self, name: &str, body: &str, point: [f64; 3]) -> Self {
+        self.scene.probes.push(Probe { name: name.into(), body: body.into(), point });
+        self
+    }
+
+    pub fn build(self) -> Scene {
+        self.scene
+    }
+
+    /// [`build`](super::build)s the scene, mesh files relative to `base_dir`.
+    pub fn built(self, base_dir: &Path) -> Result<Built> {
+        build(&self.scene, base_dir)
+    }
+}
+
+/// Builds one `[[body]]`; `mesh` and `material` are required, as in a scene file.
+#[derive(Clone, Debug)]
+pub struct BodyBuilder {
+    body: Body,
+}
+
+impl BodyBuilder {
+    /// `name`; the mesh and material are still to be set.
+    pub fn new(name: &str) -> Self {
+        let body = Body {
+            name: name.into(),
+            mesh: MeshSource::default(),
+            translate: [0.0; 3],
+            rotate: [0.0; 3],
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            initial_deform: None,
+            material: Material::default(),
+            pin: Vec::new(),
+            damping: 0.0,
+        };
+        BodyBuilder { body }
+    }
+
+    /// `mesh = { generator = "box", size, cells }`.
+    pub fn box_mesh(self, size: [f64; 3], cells: [usize; 3]) -> Self {
+        self.mesh(MeshSource { generator: Some("box".into()), size: Some(size.to_vec()), cells: Some(cells.to_vec()), ..Default::default() })
+    }
+
+    /// `mesh = { generator = "grid2d", size, cells }`: cloth.
+    pub fn grid2d(self, size: [f64; 2], cells: [usize; 2]) -> Self {
+        self.mesh(MeshSource { generator: Some("grid2d".into()), size: Some(size.to_vec()), cells: Some(cells.to_vec()), ..Default::default() })
+    }
+
+    /// `mesh = { file, scale }`.
+    pub fn mesh_file(self, file: &str, scale: f64) -> Self {
+        self.mesh(MeshSource { file: Some(file.into()), scale: Some(scale), ..Default::default() })
+    }
+
+    /// `mesh.split` (5 or 6 tets per cell).
+    pub fn split(mut self, split: u8) -> Self {
+        self.body.mesh.split = Some(split);
+        self
+    }
+
+    /// The whole `mesh` table (the other generators and their fields).
+    pub fn mesh(mut self, mesh: MeshSource) -> Self {
+        self.body.mesh = mesh;
+        self
+    }
+
+    /// `translate` (m).
+    pub fn translate(mut self, t: [f64; 3]) -> Self {
+        self.body.translate = t;
+        self
+    }
+
+    /// `rotate` (degrees about x, then y, then z).
+    pub fn rotate(mut self, r: [f64; 3]) -> Self {
+        self.body.rotate = r;
+        self
+    }
+
+    /// `velocity` (m/s).
+    pub fn velocity(mut self, v: [f64; 3]) -> Self {
+        self.body.velocity = v;
+        self
+    }
+
+    /// `angular_velocity` (rad/s).
+    pub fn angular_velocity(mut self, w: [f64; 3]) -> Self {
+        self.body.angular_velocity = w;
+        self
+    }
+
+    /// `initial_deform`.
+    pub fn initial_deform(mut self, d: InitialDeform) -> Self {
+        self.body.initial_deform = Some(d);
+        self
+    }
+
+    /// `material`.
+    pub fn material(mut self, material: Material) -> Self {
+        self.body.material = material;
+        self
+    }
+
+    /// One entry of `pin`.
+    pub fn pin(mut self, pin: Pin) -> Self {
+        self.body.pin.push(pin);
+        self
+    }
+
+    /// One entry of `pin`: `{ box = { min, max } }`, held fixed.
+    pub fn pin_box(self, min: [f64; 3], max: [f64; 3]) -> Self {
+        self.pin(Pin { region: Some(Aabb { min, max }), ..Default::default() })
+    }
+
+    /// One entry of `pin`: `{ indices }`, held fixed.
+    pub fn pin_indices(self, indices: &[u32]) -> Self {
+        self.pin(Pin { indices: Some(indices.to_vec()), ..Default::default() })
+    }
+
+    /// `damping`: XPBD constraint damping β (s).
+    pub fn damping(mut self, beta: f64) -> Self {
+        self.body.damping = beta;
+        self
+    }
+}
+
+impl Material {
+    /// `{ model, youngs, poisson, density }`: a tetrahedral model (`neohookean`, `neohookean_block`,
+    /// `stvk`, `arap`).
+    pub fn tet(model: &str, youngs: f64, poisson: f64, density: f64) -> Self {
+        Material { model: model.into(), youngs: Some(youngs), poisson: Some(poisson), density: Some(density), ..Default::default() }
+    }
+
+    /// `{ model = "neohookean_block", youngs, poisson, density }`.
+    pub fn neohookean_block(youngs: f64, poisson: f64, density: f64) -> Self {
+        Self::tet("neohookean_block", youngs, poisson, density)
+    }
+
+    /// `{ model = "cloth", areal_density, stretch_compliance, bending_compliance }`.
+    pub fn cloth(areal_density: f64, stretch_compliance: f64, bending_compliance: f64) -> Self {
+        Material {
+            model: "cloth".into(),
+            areal_density: Some(areal_density),
+            stretch_compliance: Some(stretch_compliance),
+            bending_compliance: Some(bending_compliance),
+            ..Default::default()
+        }
+    }
+}
+
+impl Collider {
+    /// `kind = "plane"`, `point`, `normal`.
+    pub fn plane(point: [f64; 3], normal: [f64; 3]) -> Self {
+        Collider { kind: "plane".into(), point: Some(point), normal: Some(normal), ..Default::default() }
+    }
+
+    /// `kind = "sphere"`, `center`, `radius`.
+    pub fn sphere(center: [f64; 3], radius: f64) -> Self {
+        Collider { kind: "sphere".into(), center: Some(center), radius: Some(radius), ..Default::default() }
+    }
+
+    /// `kind = "box"`, `min`, `max`.
+    pub fn aabb(min: [f64; 3], max: [f64; 3]) -> Self {
+        Collider { kind: "box".into(), min: Some(min), max: Some(max), ..Default::default() }
+    }
+
+    /// `kind = "cylinder"`, `point`, `axis`, `radius`.
+    pub fn cylinder(point: [f64; 3], axis: [f64; 3], radius: f64) -> Self {
+        Collider { kind: "cylinder".into(), point: Some(point), axis: Some(axis), radius: Some(radius), ..Default::default() }
+    }
+
+    /// `friction`.
+    pub fn friction(mut self, mu: f64) -> Self {
+        self.friction = mu;
+        self
+    }
+
+    /// `restitution`.
+    pub fn restitution(mut self, e: f64) -> Self {
+        self.restitution = e;
+        self
+    }
+}
+
+/// Setters of `[solver]`'s optional fields, each named after the field it sets: text fields take
+/// `&str`, numbers their type.
+macro_rules! solver_options {
+    (text: $($text:ident),*; numbers: $($number:ident: $ty:ty),* $(,)?) => {
+        $(
+            #[doc = concat!("`solver.", stringify!($text), "`.")]
+            pub fn $text(mut self, value: &str) -> Self {
+                self.$text = Some(value.into());
+                self
+            }
+        )*
+        $(
+            #[doc = concat!("`solver.", stringify!($number), "`.")]
+            pub fn $number(mut self, value: $ty) -> Self {
+                self.$number = Some(value);
+                self
+            }
+        )*
+    };
+}
+
+impl Solver {
+    /// `kind = "xpbd"` with `ordering` (serial | jacobi | colored | clustered).
+    pub fn xpbd(ordering: &str) -> Self {
+        Solver { ordering: ordering.into(), ..Default::default() }
+    }
+
+    /// `kind = "mgpbd"`, its settings at their defaults until set.
+    pub fn mgpbd() -> Self {
+        Solver { kind: "mgpbd".into(), ..Default::default() }
+    }
+
+    /// `kind = "multilayer"`, its settings at their defaults until set.
+    pub fn multilayer() -> Self {
+        Solver { kind: "multilayer".into(), ..Default::default() }
+    }
+
+    solver_options!(
+        text: linear_solver, arap_rows, arap_rotation, layer_order;
+        numbers: pcg_tol: f64, pcg_max_iter: usize, setup_interval: usize, tolerance: f64, theta: f64, max_coarse: usize,
+        smoothed_levels: usize, layers: usize, layer_stop: f64,
+    );
+}
+
+#[cfg(test)]
+#[path = "builder_tests.rs"]
+mod tests;
