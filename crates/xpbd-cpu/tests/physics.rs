@@ -25,7 +25,8 @@ fn tet_body(size: [f64; 3], cells: [usize; 3], model: &str, youngs: f64, poisson
 fn free_fall(model_name: &str, ordering: &str) {
     let g = [0.0, -9.81, 0.0];
     let (dt, substeps, frames) = (0.01, 7, 10);
-    let scene = sim_header(dt, substeps, 2, g, 0.0, ordering).body(tet_body([0.5, 0.3, 0.2], [3, 2, 2], model_name, 1e6, 0.3, [1.0, 2.0, -0.5], [0.0; 3])).build();
+    let scene =
+        sim_header(dt, substeps, 2, g, 0.0, ordering).body(tet_body([0.5, 0.3, 0.2], [3, 2, 2], model_name, 1e6, 0.3, [1.0, 2.0, -0.5], [0.0; 3])).build();
     let mut sim = Sim::new(&scene);
     sim.frames(frames);
     let h = sim.config.h();
@@ -143,7 +144,8 @@ fn linear_momentum_is_conserved_jacobi() {
 
 #[test]
 fn spinning_box_keeps_angular_momentum_and_volume() {
-    let scene = sim_header(0.01, 20, 1, [0.0; 3], 0.0, "serial").body(tet_body([1.0; 3], [4; 3], "neohookean_block", 1e6, 0.3, [0.0; 3], [0.0, 2.0, 0.0])).build();
+    let scene =
+        sim_header(0.01, 20, 1, [0.0; 3], 0.0, "serial").body(tet_body([1.0; 3], [4; 3], "neohookean_block", 1e6, 0.3, [0.0; 3], [0.0, 2.0, 0.0])).build();
     let mut sim = Sim::new(&scene);
     let l_com = |sim: &Sim| {
         let c = sim.centre_of_mass();

@@ -165,7 +165,8 @@ fn rigid_to_elastic_ratio(youngs: f64) -> f64 {
 #[test]
 fn primal_solver_rejects_zero_compliance() {
     let sheet = BodyBuilder::new("sheet").grid2d([1.0, 1.0], [2, 2]).material(Material::cloth(0.2, 0.0, 1e-3));
-    let err = SceneBuilder::new("t").solver(Solver::mgpbd().linear_solver("primal-amg")).body(sheet).built(std::path::Path::new(".")).err().unwrap().to_string();
+    let err =
+        SceneBuilder::new("t").solver(Solver::mgpbd().linear_solver("primal-amg")).body(sheet).built(std::path::Path::new(".")).err().unwrap().to_string();
     assert!(err.contains("body 'sheet'") && err.contains("primal-amg"), "{err}");
 }
 

@@ -259,9 +259,7 @@ fn auto_defaults_follow_the_rows() {
     assert_eq!(resolved(tet_model_with("neohookean", Solver::mgpbd())), ("primal-amg".to_string(), "components".to_string()));
     assert_eq!(resolved(tet_model_with("arap", Solver::mgpbd().linear_solver("cg"))), ("cg".to_string(), "cone".to_string()));
     assert_eq!(resolved(tet_model_with("arap", Solver::mgpbd().arap_rows("cone"))), ("primal-amg".to_string(), "cone".to_string()));
-    let cloth = |stretch: f64| {
-        model(Solver::mgpbd(), [BodyBuilder::new("c").grid2d([1.0, 1.0], [2, 2]).material(Material::cloth(0.2, stretch, 1.0))])
-    };
+    let cloth = |stretch: f64| model(Solver::mgpbd(), [BodyBuilder::new("c").grid2d([1.0, 1.0], [2, 2]).material(Material::cloth(0.2, stretch, 1.0))]);
     assert_eq!(resolved(cloth(1e-7)), ("direct".to_string(), "cone".to_string()));
     assert_eq!(resolved(cloth(0.0)), ("cg".to_string(), "cone".to_string()));
     let theta = |b: Built| b.config.method.mgpbd().unwrap().theta;

@@ -78,9 +78,8 @@ mesh = { generator = "grid2d", size = [1.0, 1.0], cells = [3, 2] }
 material = { model = "cloth", areal_density = 0.2, stretch_compliance = 1e-6, bending_compliance = 1e-3 }
 pin = [{ indices = [0] }]
 "#;
-    let scene = SceneBuilder::new("c")
-        .body(BodyBuilder::new("sheet").grid2d([1.0, 1.0], [3, 2]).material(Material::cloth(0.2, 1e-6, 1e-3)).pin_indices(&[0]))
-        .build();
+    let scene =
+        SceneBuilder::new("c").body(BodyBuilder::new("sheet").grid2d([1.0, 1.0], [3, 2]).material(Material::cloth(0.2, 1e-6, 1e-3)).pin_indices(&[0])).build();
     assert_eq!(scene, parsed(text));
 }
 
