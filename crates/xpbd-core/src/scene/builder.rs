@@ -8,6 +8,19 @@ use super::{build, Built};
 use crate::Result;
 use std::path::Path;
 
+/// Setters that each set one field to their argument: `"doc" name: type => field path;`.
+macro_rules! setters {
+    ($($doc:literal $name:ident: $ty:ty => $($path:ident).+;)*) => {
+        $(
+            #[doc = $doc]
+            pub fn $name(mut self, value: $ty) -> Self {
+                self.$($path).+ = value;
+                self
+            }
+        )*
+    };
+}
+
 /// Builds a [`Scene`]: the `[simulation]`, `[solver]` and `[output]` tables and the `[[body]]`,
 /// `[[collider]]` and `[[probe]]` arrays.
 #[derive(Clone, Debug)]
@@ -31,52 +44,15 @@ impl SceneBuilder {
         SceneBuilder { scene }
     }
 
-    /// `simulation.dt` (s).
-    pub fn dt(mut self, dt: f64) -> Self {
-        self.scene.simulation.dt = dt;
-        self
-    }
-
-    /// `simulation.frames`.
-    pub fn frames(mut self, frames: usize) -> Self {
-        self.scene.simulation.frames = frames;
-        self
-    }
-
-    /// `simulation.substeps`.
-    pub fn substeps(mut self, substeps: usize) -> Self {
-        self.scene.simulation.substeps = substeps;
-        self
-    }
-
-    /// `simulation.iterations`.
-    pub fn iterations(mut self, iterations: usize) -> Self {
-        self.scene.simulation.iterations = iterations;
-        self
-    }
-
-    /// `simulation.gravity` (m/s²).
-    pub fn gravity(mut self, gravity: [f64; 3]) -> Self {
-        self.scene.simulation.gravity = gravity;
-        self
-    }
-
-    /// `simulation.velocity_damping` (1/s).
-    pub fn velocity_damping(mut self, c: f64) -> Self {
-        self.scene.simulation.velocity_damping = c;
-        self
-    }
-
-    /// The `[solver]` table.
-    pub fn solver(mut self, solver: Solver) -> Self {
-        self.scene.solver = solver;
-        self
-    }
-
-    /// `output.every`.
-    pub fn every(mut self, every: usize) -> Self {
-        self.scene.output.every = every;
-        self
+    setters! {
+        "`simulation.dt` (s)." dt: f64 => scene.simulation.dt;
+        "`simulation.frames`." frames: usize => scene.simulation.frames;
+        "`simulation.substeps`." substeps: usize => scene.simulation.substeps;
+        "`simulation.iterations`." iterations: usize => scene.simulation.iterations;
+        "`simulation.gravity` (m/s²)." gravity: [f64; 3] => scene.simulation.gravity;
+        "`simulation.velocity_damping` (1/s)." velocity_damping: f64 => scene.simulation.velocity_damping;
+        "The `[solver]` table." solver: Solver => scene.solver;
+        "`output.every`." every: usize => scene.output.every;
     }
 
     /// `output.formats`.
@@ -103,6 +79,7 @@ impl SceneBuilder {
         self
     }
 
+    /// The scene.
     pub fn build(self) -> Scene {
         self.scene
     }
@@ -158,45 +135,19 @@ impl BodyBuilder {
         self
     }
 
-    /// The whole `mesh` table (the other generators and their fields).
-    pub fn mesh(mut self, mesh: MeshSource) -> Self {
-        self.body.mesh = mesh;
-        self
-    }
-
-    /// `translate` (m).
-    pub fn translate(mut self, t: [f64; 3]) -> Self {
-        self.body.translate = t;
-        self
-    }
-
-    /// `rotate` (degrees about x, then y, then z).
-    pub fn rotate(mut self, r: [f64; 3]) -> Self {
-        self.body.rotate = r;
-        self
-    }
-
-    /// `velocity` (m/s).
-    pub fn velocity(mut self, v: [f64; 3]) -> Self {
-        self.body.velocity = v;
-        self
-    }
-
-    /// `angular_velocity` (rad/s).
-    pub fn angular_velocity(mut self, w: [f64; 3]) -> Self {
-        self.body.angular_velocity = w;
-        self
+    setters! {
+        "The whole `mesh` table (the other generators and their fields)." mesh: MeshSource => body.mesh;
+        "`translate` (m)." translate: [f64; 3] => body.translate;
+        "`rotate` (degrees about x, then y, then z)." rotate: [f64; 3] => body.rotate;
+        "`velocity` (m/s)." velocity: [f64; 3] => body.velocity;
+        "`angular_velocity` (rad/s)." angular_velocity: [f64; 3] => body.angular_velocity;
+        "`material`." material: Material => body.material;
+        "`damping`: XPBD constraint damping β (s)." damping: f64 => body.damping;
     }
 
     /// `initial_deform`.
     pub fn initial_deform(mut self, d: InitialDeform) -> Self {
         self.body.initial_deform = Some(d);
-        self
-    }
-
-    /// `material`.
-    pub fn material(mut self, material: Material) -> Self {
-        self.body.material = material;
         self
     }
 
@@ -214,12 +165,6 @@ impl BodyBuilder {
     /// One entry of `pin`: `{ indices }`, held fixed.
     pub fn pin_indices(self, indices: &[u32]) -> Self {
         self.pin(Pin { indices: Some(indices.to_vec()), ..Default::default() })
-    }
-
-    /// `damping`: XPBD constraint damping β (s).
-    pub fn damping(mut self, beta: f64) -> Self {
-        self.body.damping = beta;
-        self
     }
 }
 
@@ -268,16 +213,12 @@ impl Collider {
         Collider { kind: "cylinder".into(), point: Some(point), axis: Some(axis), radius: Some(radius), ..Default::default() }
     }
 
-    /// `friction`.
-    pub fn friction(mut self, mu: f64) -> Self {
-        self.friction = mu;
-        self
+    setters! {
+        "`friction`." friction: f64 => friction;
     }
 
-    /// `restitution`.
-    pub fn restitution(mut self, e: f64) -> Self {
-        self.restitution = e;
-        self
+    setters! {
+        "`restitution`." restitution: f64 => restitution;
     }
 }
 
