@@ -8,6 +8,8 @@ use nalgebra::{DMatrix, DVector, Matrix3, SMatrix};
 use std::time::Instant;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
+use xpbd_core::scene::schema::{Material, Solver};
+use xpbd_core::scene::{BodyBuilder, Scene, SceneBuilder};
 
 const L: f64 = 4.0;
 const E: f64 = 5.0e7;
@@ -17,13 +19,18 @@ const G: f64 = 9.81;
 /// Velocity damping (1/s), about twice the first bending frequency (≈ 12–14 rad/s): near critical.
 const DAMPING: f64 = 25.0;
 
-fn scene(substeps: usize, ordering: &str) -> String {
-    sim_header(0.01, substeps, 1, [0.0, -G, 0.0], DAMPING, ordering)
-        + &format!(
-            "[[body]]\nname = \"beam\"\nmesh = {{ generator = \"box\", size = [{L:e}, 1.0, 1.0], cells = [16, 4, 4], split = 5 }}\n\
-             material = {{ model = \"neohookean_block\", youngs = {E:e}, poisson = {NU:e}, density = {RHO:e} }}\n\
-             pin = [{{ box = {{ min = [-0.01, -1.0, -1.0], max = [0.01, 2.0, 2.0] }} }}]\n"
-        )
+/// The clamped beam of `cells` at `substeps` × `iterations`.
+fn beam(substeps: usize, iterations: usize, cells: [usize; 3]) -> SceneBuilder {
+    let body = BodyBuilder::new("beam")
+        .box_mesh([L, 1.0, 1.0], cells)
+        .split(5)
+        .material(Material::neohookean_block(E, NU, RHO))
+        .pin_box([-0.01, -1.0, -1.0], [0.01, 2.0, 2.0]);
+    sim_header(0.01, substeps, iterations, [0.0, -G, 0.0], DAMPING, "serial").body(body)
+}
+
+fn scene(substeps: usize, ordering: &str) -> Scene {
+    beam(substeps, 1, [16, 4, 4]).solver(Solver::xpbd(ordering)).build()
 }
 
 /// Vertices on the free end x = L.
@@ -112,9 +119,9 @@ fn xpbd_tip(substeps: usize, frames: usize, ordering: &str) -> (f64, f64, f64) {
     tip_after(&scene(substeps, ordering), frames)
 }
 
-/// Runs the beam scene `text` for `frames` frames; returns (mean tip deflection, max |v| at the end, seconds).
-fn tip_after(text: &str, frames: usize) -> (f64, f64, f64) {
-    let mut sim = Sim::new(text);
+/// Runs the beam `scene` for `frames` frames; returns (mean tip deflection, max |v| at the end, seconds).
+fn tip_after(scene: &Scene, frames: usize) -> (f64, f64, f64) {
+    let mut sim = Sim::new(scene);
     let tip = tip_vertices(&sim.model);
     let start = Instant::now();
     sim.frames(frames);
@@ -184,17 +191,14 @@ fn cantilever_substep_convergence() {
 /// reference is solved on the same mesh.
 #[test]
 fn mgpbd_cantilever_matches_linear_fem() {
-    let text = scene(10, "serial")
-        .replace("cells = [16, 4, 4]", "cells = [8, 2, 2]")
-        .replace("iterations = 1\n", "iterations = 20\n")
-        .replace("ordering = \"serial\"", "kind = \"mgpbd\"\ntolerance = 1e-6\npcg_tol = 1e-8\npcg_max_iter = 1000");
-    let Sim { model, config, .. } = Sim::new(&text);
+    let scene = beam(10, 20, [8, 2, 2]).solver(Solver::mgpbd().tolerance(1e-6).pcg_tol(1e-8).pcg_max_iter(1000)).build();
+    let Sim { model, config, .. } = Sim::new(&scene);
     assert!(config.method.mgpbd().is_some());
     let tip = tip_vertices(&model);
     assert_eq!(tip.len(), 9);
     let u = linear_fem(&model);
     let fem = tip.iter().map(|&i| u[i].y).sum::<f64>() / tip.len() as f64;
-    let (mgpbd, vmax, secs) = tip_after(&text, 120);
+    let (mgpbd, vmax, secs) = tip_after(&scene, 120);
     println!("cantilever 8×2×2 cells: linear FEM tip {fem:.5} m; MGPBD {mgpbd:.5} m, MGPBD / FEM = {:.4}, max |v| {vmax:.2e} m/s, in {secs:.1} s", mgpbd / fem);
     let omega1 = 1.875f64.powi(2) / (L * L) * (E / 12.0 / RHO).sqrt();
     assert!(vmax < 1e-3 * fem.abs() * omega1, "not settled: max |v| = {vmax:e} m/s");

@@ -5,30 +5,28 @@
 mod common;
 
 use common::Sim;
+use xpbd_core::scene::schema::{Material, Solver};
+use xpbd_core::scene::{BodyBuilder, Scene, SceneBuilder};
 
-const SCENE: &str = r#"name = "det"
-[simulation]
-dt = 0.01
-substeps = 10
-iterations = 2
-[solver]
-ordering = "ORDERING"
-[[body]]
-name = "beam"
-mesh = { generator = "box", size = [2.0, 0.5, 0.5], cells = [12, 3, 3], split = 5 }
-angular_velocity = [0.5, 1.0, 0.0]
-material = { model = "MODEL", youngs = 1.0e6, poisson = 0.4, density = 1000.0 }
-pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] } }]
-"#;
-
-fn run(ordering: &str, model: &str, threads: usize) -> Vec<[u64; 3]> {
-    run_scene(&SCENE.replace("ORDERING", ordering).replace("MODEL", model), threads)
+/// A spinning beam of `model` clamped at one end, solved by `solver`.
+fn scene(solver: Solver, model: &str) -> Scene {
+    let beam = BodyBuilder::new("beam")
+        .box_mesh([2.0, 0.5, 0.5], [12, 3, 3])
+        .split(5)
+        .angular_velocity([0.5, 1.0, 0.0])
+        .material(Material::tet(model, 1.0e6, 0.4, 1000.0))
+        .pin_box([-0.01, -1.0, -1.0], [0.01, 1.0, 1.0]);
+    SceneBuilder::new("det").dt(0.01).substeps(10).iterations(2).solver(solver).body(beam).build()
 }
 
-fn run_scene(text: &str, threads: usize) -> Vec<[u64; 3]> {
+fn run(ordering: &str, model: &str, threads: usize) -> Vec<[u64; 3]> {
+    run_scene(&scene(Solver::xpbd(ordering), model), threads)
+}
+
+fn run_scene(scene: &Scene, threads: usize) -> Vec<[u64; 3]> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     pool.install(|| {
-        let mut sim = Sim::new(text);
+        let mut sim = Sim::new(scene);
         sim.frames(20);
         sim.state.x.iter().map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect()
     })
@@ -49,9 +47,9 @@ fn runs_are_bit_identical_across_repeats_and_thread_counts() {
 #[test]
 fn mgpbd_runs_are_bit_identical_across_thread_counts() {
     for model in ["arap", "neohookean_block"] {
-        let text = SCENE.replace("ordering = \"ORDERING\"", "kind = \"mgpbd\"").replace("MODEL", model);
-        let a = run_scene(&text, 1);
-        assert!(a == run_scene(&text, 1), "mgpbd {model}: two runs on one thread differ");
-        assert!(a == run_scene(&text, 2), "mgpbd {model}: one and two threads differ");
+        let scene = scene(Solver::mgpbd(), model);
+        let a = run_scene(&scene, 1);
+        assert!(a == run_scene(&scene, 1), "mgpbd {model}: two runs on one thread differ");
+        assert!(a == run_scene(&scene, 2), "mgpbd {model}: one and two threads differ");
     }
 }

@@ -4,21 +4,31 @@
 
 mod common;
 
-use common::{built_from_toml, Sim};
+use common::{built, Sim};
 use xpbd_core::backend::Backend;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics;
+use xpbd_core::scene::schema::{Material, Solver};
+use xpbd_core::scene::{BodyBuilder, SceneBuilder};
 
-/// A 1 × 0.5 × 0.5 block (4×2×2 cells) solved by MGPBD with `solver` extra lines.
-fn scene(model: &str, gravity: f64, iterations: usize, velocity: [f64; 3], omega: [f64; 3], solver: &str) -> String {
-    format!(
-        "name = \"t\"\n[simulation]\ndt = 0.01\nsubsteps = 2\niterations = {iterations}\ngravity = [0.0, {gravity:e}, 0.0]\n\
-         [solver]\nkind = \"mgpbd\"\n{solver}\n[output]\nformats = [\"none\"]\n\
-         [[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [1.0, 0.5, 0.5], cells = [4, 2, 2], split = 5 }}\n\
-         velocity = [{:e}, {:e}, {:e}]\nangular_velocity = [{:e}, {:e}, {:e}]\n\
-         material = {{ model = \"{model}\", youngs = 1e6, poisson = 0.3, density = 1000.0 }}\n",
-        velocity[0], velocity[1], velocity[2], omega[0], omega[1], omega[2]
-    )
+/// A 1 × 0.5 × 0.5 block (4×2×2 cells) of `model` moving at `velocity` and spinning at `omega`.
+fn block(model: &str, velocity: [f64; 3], omega: [f64; 3]) -> BodyBuilder {
+    BodyBuilder::new("b")
+        .box_mesh([1.0, 0.5, 0.5], [4, 2, 2])
+        .split(5)
+        .velocity(velocity)
+        .angular_velocity(omega)
+        .material(Material::tet(model, 1e6, 0.3, 1000.0))
+}
+
+/// `body` solved by MGPBD (`solver`) at 2 substeps × `iterations` under gravity `gravity` along y.
+fn scene(body: BodyBuilder, gravity: f64, iterations: usize, solver: Solver) -> SceneBuilder {
+    SceneBuilder::new("t").dt(0.01).substeps(2).iterations(iterations).gravity([0.0, gravity, 0.0]).solver(solver).formats(&["none"]).body(body)
+}
+
+/// The block of ARAP pinned at vertices 0, 1, 2 under gravity.
+fn pinned_arap(iterations: usize, solver: Solver) -> SceneBuilder {
+    scene(block("arap", [0.0; 3], [0.0; 3]).pin_indices(&[0, 1, 2]), -9.81, iterations, solver)
 }
 
 #[test]
@@ -27,7 +37,8 @@ fn free_body_at_rest_stays_at_rest() {
     // C_D = √3), but their multipliers at rest cancel in Jᵀλ, which the outer loop finds.
     // The latter cancel only to the solver's tolerance, so the body creeps by a few micrometres.
     for (model, tol) in [("arap", 0.0), ("neohookean_block", 1e-5)] {
-        let mut sim = Sim::new(&scene(model, 0.0, 10, [0.0; 3], [0.0; 3], "tolerance = 1e-10\npcg_tol = 1e-10\npcg_max_iter = 500"));
+        let solver = Solver::mgpbd().tolerance(1e-10).pcg_tol(1e-10).pcg_max_iter(500);
+        let mut sim = Sim::new(&scene(block(model, [0.0; 3], [0.0; 3]), 0.0, 10, solver).build());
         let mut worst = 0.0f64;
         for _ in 0..10 {
             let stats = sim.backend.step_frame(&sim.model, &mut sim.state).unwrap();
@@ -45,9 +56,8 @@ fn free_body_at_rest_stays_at_rest() {
 /// stretched when `stretch`, with `substeps` substeps per frame.
 fn momentum_drift(model: &str, substeps: usize, stretch: bool) -> (f64, f64) {
     let (v0, w0) = ([0.3, -0.2, 0.1], [1.0, 2.0, 3.0]);
-    let text =
-        scene(model, 0.0, 40, v0, w0, "tolerance = 1e-10\npcg_tol = 1e-10\npcg_max_iter = 1000").replace("substeps = 2", &format!("substeps = {substeps}"));
-    let mut sim = Sim::new(&text);
+    let solver = Solver::mgpbd().tolerance(1e-10).pcg_tol(1e-10).pcg_max_iter(1000);
+    let mut sim = Sim::new(&scene(block(model, v0, w0), 0.0, 40, solver).substeps(substeps).build());
     // Stretch the body so that the rows start far from satisfied.
     let c = sim.centre_of_mass();
     for x in sim.state.x.iter_mut().filter(|_| stretch) {
@@ -87,21 +97,20 @@ fn momentum_is_conserved_without_gravity_and_pins() {
 
 #[test]
 fn outer_loop_stops_at_its_tolerance_or_its_cap() {
-    let text = |solver: &str, iterations: usize| scene("arap", -9.81, iterations, [0.0; 3], [0.0; 3], solver) + "pin = [{ indices = [0, 1, 2] }]\n";
-    let run = |text: String| {
-        let mut sim = Sim::new(&text);
+    let run = |iterations: usize, solver: Solver| {
+        let mut sim = Sim::new(&pinned_arap(iterations, solver).build());
         sim.backend.step_frame(&sim.model, &mut sim.state).unwrap()
     };
-    let loose = run(text("tolerance = 1e-2", 50));
-    let tight = run(text("tolerance = 1e-9\npcg_tol = 1e-10\npcg_max_iter = 1000", 50));
-    let capped = run(text("tolerance = 1e-9", 1));
+    let loose = run(50, Solver::mgpbd().tolerance(1e-2));
+    let tight = run(50, Solver::mgpbd().tolerance(1e-9).pcg_tol(1e-10).pcg_max_iter(1000));
+    let capped = run(1, Solver::mgpbd().tolerance(1e-9));
     let (lo, ti, ca) = (loose.mgpbd.unwrap(), tight.mgpbd.unwrap(), capped.mgpbd.unwrap());
     println!("outer iterations per frame: loose {}, tight {}, capped {}", lo.outer_iterations, ti.outer_iterations, ca.outer_iterations);
     assert!(loose.relative_residual <= 1e-2 && tight.relative_residual <= 1e-9, "{loose:?} {tight:?}");
     assert!(lo.outer_iterations < ti.outer_iterations && ti.outer_iterations < 2 * 50);
     assert_eq!(ca.outer_iterations, 2, "one per substep at the cap");
     assert_eq!(lo.full_setups, 1, "a full setup at frame 0 only");
-    assert!(built_from_toml(&text("", 1)).config.method.mgpbd().unwrap().pcg_max_iter == 100);
+    assert!(built(&pinned_arap(1, Solver::mgpbd()).build()).config.method.mgpbd().unwrap().pcg_max_iter == 100);
 }
 
 /// Every linear solver the scene can name drives the outer loop to the same positions when solved
@@ -109,9 +118,8 @@ fn outer_loop_stops_at_its_tolerance_or_its_cap() {
 #[test]
 fn every_linear_solver_reaches_the_same_positions() {
     let run = |linear: &str| {
-        let extra = format!("linear_solver = \"{linear}\"\ntolerance = 1e-9\npcg_tol = 1e-11\npcg_max_iter = 2000\nmax_coarse = 10");
-        let text = scene("arap", -9.81, 30, [0.0; 3], [0.0; 3], &extra) + "pin = [{ indices = [0, 1, 2] }]\n";
-        let mut sim = Sim::new(&text);
+        let solver = Solver::mgpbd().linear_solver(linear).tolerance(1e-9).pcg_tol(1e-11).pcg_max_iter(2000).max_coarse(10);
+        let mut sim = Sim::new(&pinned_arap(30, solver).build());
         for _ in 0..3 {
             sim.backend.step_frame(&sim.model, &mut sim.state).unwrap();
         }

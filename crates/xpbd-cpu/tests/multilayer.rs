@@ -4,24 +4,30 @@
 
 mod common;
 
-use common::{sim_header, Sim};
+use common::{built, sim_header, Sim};
 use std::path::Path;
 use xpbd_core::backend::Backend;
 use xpbd_core::mesh::{signed_tet_volume, Vec3};
+use xpbd_core::scene::schema::{Collider, InitialDeform, Material, Solver};
+use xpbd_core::scene::{BodyBuilder, Scene, SceneBuilder};
 
-/// A 1 × 0.5 × 0.5 block (4×2×2 cells) with `solver` lines under `[solver]`.
-fn block(solver: &str, material: &str, gravity: f64, substeps: usize, iterations: usize, omega: [f64; 3]) -> String {
-    format!(
-        "name = \"t\"\n[simulation]\ndt = 0.01\nsubsteps = {substeps}\niterations = {iterations}\ngravity = [0.0, {gravity:e}, 0.0]\n\
-         [solver]\n{solver}\n[output]\nformats = [\"none\"]\n\
-         [[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [1.0, 0.5, 0.5], cells = [4, 2, 2], split = 5 }}\n\
-         angular_velocity = [{:e}, {:e}, {:e}]\n\
-         material = {{ model = \"{material}\", youngs = 1e6, poisson = 0.3, density = 1000.0 }}\n",
-        omega[0], omega[1], omega[2]
-    )
+/// The block's body: 1 × 0.5 × 0.5 (4×2×2 cells) of `material` (E = 1e6 Pa), spinning at `omega`.
+fn block_body(material: &str, omega: [f64; 3]) -> BodyBuilder {
+    BodyBuilder::new("b").box_mesh([1.0, 0.5, 0.5], [4, 2, 2]).split(5).angular_velocity(omega).material(Material::tet(material, 1e6, 0.3, 1000.0))
 }
 
-const ML: &str = "kind = \"multilayer\"";
+/// The block of `material` spinning at `omega`, solved by `solver` at `substeps` × `iterations` under
+/// gravity `gravity` along y.
+fn block(solver: Solver, material: &str, gravity: f64, substeps: usize, iterations: usize, omega: [f64; 3]) -> Scene {
+    let scene = SceneBuilder::new("t").dt(0.01).substeps(substeps).iterations(iterations).gravity([0.0, gravity, 0.0]).solver(solver).formats(&["none"]);
+    scene.body(block_body(material, omega)).build()
+}
+
+/// `scene` with its one body's Young's modulus set to `youngs`.
+fn with_youngs(mut scene: Scene, youngs: f64) -> Scene {
+    scene.bodies[0].material.youngs = Some(youngs);
+    scene
+}
 
 fn volume(sim: &Sim) -> f64 {
     let x = &sim.state.x;
@@ -45,7 +51,7 @@ fn free_fall_is_symplectic_euler_and_keeps_the_shape() {
     // The centre of mass falls as XPBD's does, and uniform gravity leaves the shape alone for every
     // model: the stable neo-Hookean pair is solved as one block (docs/multilayer.md).
     for material in ["stvk", "neohookean", "neohookean_block"] {
-        let mut sim = Sim::new(&block(ML, material, -9.81, 4, 10, [0.0; 3]));
+        let mut sim = Sim::new(&block(Solver::multilayer(), material, -9.81, 4, 10, [0.0; 3]));
         let c0 = sim.centre_of_mass();
         sim.frames(10);
         let (h, n) = (0.0025, 40.0);
@@ -60,14 +66,14 @@ fn free_fall_is_symplectic_euler_and_keeps_the_shape() {
 #[test]
 fn box_at_rest_stays_at_rest() {
     // StVK rows vanish at rest, so nothing may move at all.
-    let mut sim = Sim::new(&block(ML, "stvk", 0.0, 2, 10, [0.0; 3]));
+    let mut sim = Sim::new(&block(Solver::multilayer(), "stvk", 0.0, 2, 10, [0.0; 3]));
     sim.frames(10);
     assert_eq!(sim.max_displacement(), 0.0);
 }
 
 /// (max vertex speed, largest displacement from rest, |P|, |L| about the centre) after 100 frames of a
 /// free block at rest, no gravity, 4 substeps × 20 iterations.
-fn rest_run(solver: &str, material: &str) -> (f64, f64, f64, f64) {
+fn rest_run(solver: Solver, material: &str) -> (f64, f64, f64, f64) {
     let mut sim = Sim::new(&block(solver, material, 0.0, 4, 20, [0.0; 3]));
     sim.frames(100);
     let speed = sim.state.v.iter().map(|v| v.norm()).fold(0.0, f64::max);
@@ -84,8 +90,8 @@ fn neohookean_at_rest_stays_at_rest() {
     // here a `neohookean` box moved at 1.0 m/s after 100 frames (XPBD: 1.7 cm/s, deformed: min det F
     // 0.955). Now both models stay at rest to rounding (measured ≤ 1e-14 m/s), where XPBD's block does.
     for material in ["neohookean_block", "neohookean"] {
-        let (speed, moved, p, l) = rest_run(ML, material);
-        let (xp_speed, xp_moved, _, _) = rest_run("kind = \"xpbd\"", material);
+        let (speed, moved, p, l) = rest_run(Solver::multilayer(), material);
+        let (xp_speed, xp_moved, _, _) = rest_run(Solver::xpbd("serial"), material);
         println!("{material}: multilayer max speed {speed:.2e} m/s, moved {moved:.2e} m, |P| {p:.1e}, |L| {l:.1e}; xpbd max speed {xp_speed:.2e} m/s, moved {xp_moved:.2e} m");
         assert!(speed < 1e-12, "{material}: moving at {speed:e} m/s");
         assert!(moved < 1e-9, "{material}: moved {moved:e} m from rest");
@@ -95,7 +101,7 @@ fn neohookean_at_rest_stays_at_rest() {
 
 /// (max relative drift of |L|, max relative volume change) over `frames` frames of a box spinning
 /// about its long axis's perpendicular, and the final relative residual.
-fn spin(solver: &str, frames: usize) -> (f64, f64, f64) {
+fn spin(solver: Solver, frames: usize) -> (f64, f64, f64) {
     let mut sim = Sim::new(&block(solver, "stvk", 0.0, 2, 10, [0.0, 0.0, 6.0]));
     let (l0, v0) = (angular_momentum(&sim), volume(&sim));
     let (mut dl, mut dv, mut rel) = (0.0f64, 0.0f64, 0.0);
@@ -113,8 +119,11 @@ fn first_rigid_layer_solves_a_free_spin() {
     // fraction of the prediction's ‖C(x̃)‖ (target: at least 99.9 % reduction). What it cannot remove
     // is the centrifugal stretch (strain ~ ρω²L²/E against the prediction's ~ (ωh)²), so the box is
     // steel-stiff here.
-    let steel = |text: String| text.replace("youngs = 1e6", "youngs = 2e11").replace("density = 1000.0", "density = 7800.0");
-    let mut sim = Sim::new(&steel(block(ML, "stvk", 0.0, 1, 10, [0.0, 0.0, 6.0])));
+    let steel = |mut scene: Scene| {
+        scene.bodies[0].material.density = Some(7800.0);
+        with_youngs(scene, 2e11)
+    };
+    let mut sim = Sim::new(&steel(block(Solver::multilayer(), "stvk", 0.0, 1, 10, [0.0, 0.0, 6.0])));
     sim.frames(5);
     sim.backend.multilayer().unwrap().record_layers = true;
     let stats = sim.backend.step_frame(&sim.model, &mut sim.state).unwrap();
@@ -122,7 +131,7 @@ fn first_rigid_layer_solves_a_free_spin() {
     let layers: Vec<f64> = sim.backend.multilayer().unwrap().layer_residuals.iter().map(|r| r / r0).collect();
     let shown: Vec<String> = layers.iter().map(|r| format!("{r:.2e}")).collect();
     println!("‖r₀‖ = {r0:.3e}; relative residual after each layer: {}", shown.join(", "));
-    let mut xpbd = Sim::new(&steel(block("kind = \"xpbd\"", "stvk", 0.0, 1, 10, [0.0, 0.0, 6.0])));
+    let mut xpbd = Sim::new(&steel(block(Solver::xpbd("serial"), "stvk", 0.0, 1, 10, [0.0, 0.0, 6.0])));
     xpbd.frames(5);
     println!("xpbd, same 10 iterations: relative residual {:.2e}", xpbd.backend.step_frame(&xpbd.model, &mut xpbd.state).unwrap().relative_residual);
     assert_eq!(layers.len(), 5);
@@ -131,8 +140,8 @@ fn first_rigid_layer_solves_a_free_spin() {
 
 #[test]
 fn spinning_box_keeps_angular_momentum_and_volume() {
-    let (ml_l, ml_v, ml_r) = spin(ML, 100);
-    let (xp_l, xp_v, xp_r) = spin("kind = \"xpbd\"", 100);
+    let (ml_l, ml_v, ml_r) = spin(Solver::multilayer(), 100);
+    let (xp_l, xp_v, xp_r) = spin(Solver::xpbd("serial"), 100);
     println!("multilayer: |ΔL|/|L| {ml_l:.2e}, |ΔV|/V {ml_v:.2e}, last relative residual {ml_r:.2e}");
     println!("xpbd:       |ΔL|/|L| {xp_l:.2e}, |ΔV|/V {xp_v:.2e}, last relative residual {xp_r:.2e}");
     assert!(ml_v < 1e-3, "multilayer volume drift {ml_v:e}");
@@ -141,12 +150,13 @@ fn spinning_box_keeps_angular_momentum_and_volume() {
 }
 
 /// The pinned cantilever of docs/multilayer.md after `frames` frames with `solver` lines.
-fn cantilever(solver: &str, material: &str, iterations: usize, frames: usize) -> Sim {
-    let text = sim_header(0.01, 10, iterations, [0.0, -9.81, 0.0], 25.0, "serial").replace("[solver]\n", &format!("[solver]\n{solver}\n"))
-        + "[[body]]\nname = \"beam\"\nmesh = { generator = \"box\", size = [2.0, 0.5, 0.5], cells = [8, 2, 2], split = 5 }\n\
-           material = { model = \"MATERIAL\", youngs = 1e7, poisson = 0.3, density = 1000.0 }\n\
-           pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 2.0, 2.0] } }]\n";
-    let mut sim = Sim::new(&text.replace("MATERIAL", material));
+fn cantilever(solver: Solver, material: &str, iterations: usize, frames: usize) -> Sim {
+    let beam = BodyBuilder::new("beam")
+        .box_mesh([2.0, 0.5, 0.5], [8, 2, 2])
+        .split(5)
+        .material(Material::tet(material, 1e7, 0.3, 1000.0))
+        .pin_box([-0.01, -1.0, -1.0], [0.01, 2.0, 2.0]);
+    let mut sim = Sim::new(&sim_header(0.01, 10, iterations, [0.0, -9.81, 0.0], 25.0, "serial").solver(solver).body(beam).build());
     sim.frames(frames);
     sim
 }
@@ -156,9 +166,9 @@ fn one_layer_or_a_pinned_first_layer_is_xpbd() {
     // One layer is fully elastic: the residual step is XPBD's prediction and the sweep XPBD's. With
     // two layers the first is one body holding the pins, which is dissolved (pinned groups stay
     // elastic), so its 3 and the last layer's 7 iterations are XPBD's 10.
-    let xpbd = cantilever("kind = \"xpbd\"", "stvk", 10, 20);
+    let xpbd = cantilever(Solver::xpbd("serial"), "stvk", 10, 20);
     for layers in [1, 2] {
-        assert_eq!(cantilever(&format!("{ML}\nlayers = {layers}"), "stvk", 10, 20).state.x, xpbd.state.x, "{layers} layers");
+        assert_eq!(cantilever(Solver::multilayer().layers(layers), "stvk", 10, 20).state.x, xpbd.state.x, "{layers} layers");
     }
 }
 
@@ -169,7 +179,7 @@ fn cantilever_settles_where_xpbd_does() {
         tips.iter().map(|&i| sim.state.x[i].y - sim.model.rest[i].y).sum::<f64>() / tips.len() as f64
     };
     for material in ["stvk", "neohookean_block"] {
-        let (ml, xp) = (tip(&cantilever(ML, material, 20, 150)), tip(&cantilever("kind = \"xpbd\"", material, 20, 150)));
+        let (ml, xp) = (tip(&cantilever(Solver::multilayer(), material, 20, 150)), tip(&cantilever(Solver::xpbd("serial"), material, 20, 150)));
         println!("{material}: tip deflection after 1.5 s: multilayer {ml:.6} m, xpbd {xp:.6} m");
         assert!(xp < -0.04, "{material}: the beam should bend: {xp}");
         assert!((ml - xp).abs() < 1e-3 * xp.abs(), "{material}: multilayer {ml} vs xpbd {xp}");
@@ -182,10 +192,9 @@ fn decoupled_neohookean_is_solved_as_the_block() {
     // same beam bit for bit. XPBD's decoupled pair ends 28 % stiffer here (−0.0446 vs −0.0623 m),
     // the order-dependent drift of its row-by-row solve at this substep; both models give −0.0657 m at
     // 40 substeps, which is why the cantilever above compares the block.
-    let (decoupled, coupled) = (cantilever(ML, "neohookean", 20, 20), cantilever(ML, "neohookean_block", 20, 20));
+    let (decoupled, coupled) = (cantilever(Solver::multilayer(), "neohookean", 20, 20), cantilever(Solver::multilayer(), "neohookean_block", 20, 20));
     assert_eq!(decoupled.state.x, coupled.state.x);
-    let scene = xpbd_core::scene::parse(&block(ML, "neohookean", 0.0, 4, 20, [0.0; 3]), Path::new("t.toml")).unwrap();
-    let warnings = xpbd_core::scene::build(&scene, Path::new(".")).unwrap().warnings;
+    let warnings = built(&block(Solver::multilayer(), "neohookean", 0.0, 4, 20, [0.0; 3])).warnings;
     assert!(warnings.iter().any(|w| w.contains("body 'b'") && w.contains("neohookean_block") && !w.contains('\n')), "{warnings:?}");
 }
 
@@ -194,9 +203,10 @@ fn dropped_box_comes_to_rest_on_the_floor() {
     // The block (0.5 m tall, resting height of its centre 0.25 m) starts 5 cm above a plane at y = 0.
     // Contacts are penalty rows with compliance 1e-4 m/N, so it sinks by about α·(m g / n_bottom).
     for material in ["stvk", "neohookean_block"] {
-        let text = block(ML, material, -9.81, 4, 20, [0.0; 3]).replace("name = \"b\"\n", "name = \"b\"\ntranslate = [0.0, 0.05, 0.0]\n")
-            + "[[collider]]\nkind = \"plane\"\npoint = [0.0, 0.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\nrestitution = 0.0\n";
-        let mut sim = Sim::new(&text);
+        let mut scene = block(Solver::multilayer(), material, -9.81, 4, 20, [0.0; 3]);
+        scene.bodies[0].translate = [0.0, 0.05, 0.0];
+        scene.colliders.push(Collider::plane([0.0; 3], [0.0, 1.0, 0.0]).restitution(0.0));
+        let mut sim = Sim::new(&scene);
         sim.frames(100);
         let bottom = sim.state.x.iter().map(|x| x.y).fold(f64::INFINITY, f64::min);
         let speed = sim.state.v.iter().map(|v| v.norm()).fold(0.0, f64::max);
@@ -215,16 +225,15 @@ fn layer_stop_cuts_settled_layers_short() {
     // A stiff block stretched 10 % and released, 31 iterations (1, 2, 4, 8, 16). With no threshold
     // every layer runs its share; with an unreachable change threshold every layer but the last ends
     // at the first iteration after the residual first decreases.
-    let runs = |extra: &str| {
-        let text = block(&format!("{ML}\n{extra}"), "stvk", 0.0, 1, 31, [0.0; 3]).replace("youngs = 1e6", "youngs = 1e9");
-        let mut sim = Sim::new(&text);
+    let runs = |solver: Solver| {
+        let mut sim = Sim::new(&with_youngs(block(solver, "stvk", 0.0, 1, 31, [0.0; 3]), 1e9));
         sim.state.x.iter_mut().for_each(|x| x.x = 0.5 + 1.1 * (x.x - 0.5));
         sim.frame();
         sim.backend.multilayer().unwrap().iterations_run.clone()
     };
-    assert_eq!(runs(""), vec![1, 2, 4, 8, 16]);
-    assert_eq!(runs("layer_stop = 0.0"), vec![1, 2, 4, 8, 16]);
-    let cut = runs("layer_stop = 1e300");
+    assert_eq!(runs(Solver::multilayer()), vec![1, 2, 4, 8, 16]);
+    assert_eq!(runs(Solver::multilayer().layer_stop(0.0)), vec![1, 2, 4, 8, 16]);
+    let cut = runs(Solver::multilayer().layer_stop(1e300));
     println!("iterations run with layer_stop = 1e300: {cut:?}");
     assert_eq!(cut[4], 16, "the last layer always runs its share");
     assert!(cut[..4].iter().sum::<usize>() < 15, "{cut:?}");
@@ -233,18 +242,18 @@ fn layer_stop_cuts_settled_layers_short() {
 
 #[test]
 fn unbuilt_parts_are_rejected_with_one_line() {
-    let build = |text: &str| xpbd_core::scene::build(&xpbd_core::scene::parse(text, Path::new("t.toml")).unwrap(), Path::new(".")).err().map(|e| e.to_string());
-    let collider =
-        block(ML, "stvk", -9.81, 2, 10, [0.0; 3]) + "[[collider]]\nkind = \"plane\"\npoint = [0.0, -1.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\nfriction = 0.3\n";
+    let build = |scene: &Scene| xpbd_core::scene::build(scene, Path::new(".")).err().map(|e| e.to_string());
+    let mut collider = block(Solver::multilayer(), "stvk", -9.81, 2, 10, [0.0; 3]);
+    collider.colliders.push(Collider::plane([0.0, -1.0, 0.0], [0.0, 1.0, 0.0]).friction(0.3));
     let e = build(&collider).expect("friction is not supported yet");
     assert!(e.contains("multilayer") && e.contains("friction") && !e.contains('\n'), "{e}");
-    let e = build(&block("kind = \"xpbd\"\nlayers = 3", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
+    let e = build(&block(Solver::xpbd("serial").layers(3), "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
     assert!(e.contains("solver.layers") && e.contains("only for kind = \"multilayer\""), "{e}");
-    let e = build(&block("kind = \"multilayer\"\nlayers = 5", "stvk", 0.0, 2, 4, [0.0; 3])).unwrap();
+    let e = build(&block(Solver::multilayer().layers(5), "stvk", 0.0, 2, 4, [0.0; 3])).unwrap();
     assert!(e.contains("simulation.iterations"), "{e}");
-    let e = build(&block("kind = \"multilayer\"\nlayer_stop = -1.0", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
+    let e = build(&block(Solver::multilayer().layer_stop(-1.0), "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
     assert!(e.contains("solver.layer_stop"), "{e}");
-    let e = build(&block("kind = \"multilayer\"\nlayer_order = \"zigzag\"", "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
+    let e = build(&block(Solver::multilayer().layer_order("zigzag"), "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
     assert!(e.contains("solver.layer_order") && e.contains("zigzag"), "{e}");
 }
 
@@ -254,8 +263,7 @@ fn iteration_trace_follows_the_layers_and_resumes_from_a_reference() {
     // the per-layer record, the last one the reported residual. A fresh solver resumed from a
     // reference's strain rates takes the substep the recording reference takes, bit for bit (so the
     // record does not perturb the solve); without them it orders the elements differently.
-    let text = block(ML, "stvk", 0.0, 1, 31, [0.0; 3]).replace("youngs = 1e6", "youngs = 1e9");
-    let mut sim = Sim::new(&text);
+    let mut sim = Sim::new(&with_youngs(block(Solver::multilayer(), "stvk", 0.0, 1, 31, [0.0; 3]), 1e9));
     sim.state.x.iter_mut().for_each(|x| x.x = 0.5 + 1.1 * (x.x - 0.5));
     sim.frame();
     let start = sim.state.clone();
@@ -293,15 +301,14 @@ fn iteration_trace_follows_the_layers_and_resumes_from_a_reference() {
 /// A free 3 × 1 × 1 StVK block (6×2×2 cells, E = 1e7 Pa) stretched 1 % along x and released with no
 /// gravity, `substeps` × 20 iterations: the largest |P| and |L| (about the centre of mass; both start
 /// at 0) over 20 frames.
-fn released_stretch(solver: &str, substeps: usize) -> (f64, f64) {
-    let text = format!(
-        "name = \"t\"\n[simulation]\ndt = 0.01\nsubsteps = {substeps}\niterations = 20\ngravity = [0.0, 0.0, 0.0]\n\
-         [solver]\n{solver}\n[output]\nformats = [\"none\"]\n\
-         [[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [3.0, 1.0, 1.0], cells = [6, 2, 2], split = 5 }}\n\
-         initial_deform = {{ scale = [1.01, 1.0, 1.0] }}\n\
-         material = {{ model = \"stvk\", youngs = 1e7, poisson = 0.3, density = 1000.0 }}\n"
-    );
-    let mut sim = Sim::new(&text);
+fn released_stretch(solver: Solver, substeps: usize) -> (f64, f64) {
+    let body = BodyBuilder::new("b")
+        .box_mesh([3.0, 1.0, 1.0], [6, 2, 2])
+        .split(5)
+        .initial_deform(InitialDeform { scale: [1.01, 1.0, 1.0], twist_axis: None, twist_degrees: 0.0 })
+        .material(Material::tet("stvk", 1e7, 0.3, 1000.0));
+    let scene = SceneBuilder::new("t").dt(0.01).substeps(substeps).iterations(20).gravity([0.0; 3]).solver(solver).formats(&["none"]);
+    let mut sim = Sim::new(&scene.body(body).build());
     let (mut p, mut l) = (0.0f64, 0.0f64);
     for _ in 0..20 {
         sim.frame();
@@ -323,15 +330,15 @@ fn released_stretched_block_keeps_its_momentum() {
     let xp: Vec<f64> = [4, 16]
         .iter()
         .map(|&substeps| {
-            let (p, l) = released_stretch("kind = \"xpbd\"", substeps);
+            let (p, l) = released_stretch(Solver::xpbd("serial"), substeps);
             println!("{substeps} substeps, xpbd: max |P| {p:.2e} kg m/s, max |L| {l:.2e} kg m²/s");
             assert!(p < 1e-7 && l < 0.1, "xpbd |P| {p:e}, |L| {l:e}");
             l
         })
         .collect();
     for order in ["strain_rate", "random", "stripes"] {
-        let solver = format!("{ML}\nlayer_order = \"{order}\"");
-        let ((p4, l4), (p16, l16)) = (released_stretch(&solver, 4), released_stretch(&solver, 16));
+        let solver = Solver::multilayer().layer_order(order);
+        let ((p4, l4), (p16, l16)) = (released_stretch(solver.clone(), 4), released_stretch(solver, 16));
         println!("multilayer, {order} order: max |P| {p4:.2e} / {p16:.2e} kg m/s, max |L| {l4:.2e} / {l16:.2e} kg m²/s (4 / 16 substeps)");
         assert!(p4 < 1e-7 && p16 < 1e-6, "{order}: linear momentum {p4:e}, {p16:e}");
         assert!(l4 < xp[0] && l16 < 10.0 * xp[1], "{order}: angular momentum {l4:e} / {l16:e} against XPBD's {:e} / {:e}", xp[0], xp[1]);

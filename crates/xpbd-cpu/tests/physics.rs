@@ -6,15 +6,17 @@ mod common;
 use common::{sim_header, Sim, TET_MODELS};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics;
+use xpbd_core::scene::schema::Material;
+use xpbd_core::scene::BodyBuilder;
 
-#[allow(clippy::too_many_arguments)]
-fn tet_body(size: [f64; 3], cells: [usize; 3], model: &str, youngs: f64, poisson: f64, velocity: [f64; 3], omega: [f64; 3], extra: &str) -> String {
-    format!(
-        "[[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [{:e}, {:e}, {:e}], cells = [{}, {}, {}], split = 5 }}\n\
-         translate = [0.3, 1.0, -0.2]\nvelocity = [{:e}, {:e}, {:e}]\nangular_velocity = [{:e}, {:e}, {:e}]\n\
-         material = {{ model = \"{model}\", youngs = {youngs:e}, poisson = {poisson:e}, density = 1000.0 }}\n{extra}\n",
-        size[0], size[1], size[2], cells[0], cells[1], cells[2], velocity[0], velocity[1], velocity[2], omega[0], omega[1], omega[2]
-    )
+fn tet_body(size: [f64; 3], cells: [usize; 3], model: &str, youngs: f64, poisson: f64, velocity: [f64; 3], omega: [f64; 3]) -> BodyBuilder {
+    BodyBuilder::new("b")
+        .box_mesh(size, cells)
+        .split(5)
+        .translate([0.3, 1.0, -0.2])
+        .velocity(velocity)
+        .angular_velocity(omega)
+        .material(Material::tet(model, youngs, poisson, 1000.0))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -23,8 +25,9 @@ fn tet_body(size: [f64; 3], cells: [usize; 3], model: &str, youngs: f64, poisson
 fn free_fall(model_name: &str, ordering: &str) {
     let g = [0.0, -9.81, 0.0];
     let (dt, substeps, frames) = (0.01, 7, 10);
-    let text = sim_header(dt, substeps, 2, g, 0.0, ordering) + &tet_body([0.5, 0.3, 0.2], [3, 2, 2], model_name, 1e6, 0.3, [1.0, 2.0, -0.5], [0.0; 3], "");
-    let mut sim = Sim::new(&text);
+    let scene =
+        sim_header(dt, substeps, 2, g, 0.0, ordering).body(tet_body([0.5, 0.3, 0.2], [3, 2, 2], model_name, 1e6, 0.3, [1.0, 2.0, -0.5], [0.0; 3])).build();
+    let mut sim = Sim::new(&scene);
     sim.frames(frames);
     let h = sim.config.h();
     let gv = Vec3::from(g);
@@ -80,8 +83,8 @@ fn free_fall_stvk_and_arap() {
 /// |P(t) − P(0)| relative to M × (characteristic speed).
 fn momentum_drift(model_name: &str, ordering: &str) -> f64 {
     let (v0, w0) = ([0.3, -0.2, 0.1], [1.0, 2.0, 3.0]);
-    let text = sim_header(0.01, 5, 2, [0.0; 3], 0.0, ordering) + &tet_body([1.0, 0.5, 0.5], [4, 2, 2], model_name, 1e6, 0.3, v0, w0, "");
-    let mut sim = Sim::new(&text);
+    let scene = sim_header(0.01, 5, 2, [0.0; 3], 0.0, ordering).body(tet_body([1.0, 0.5, 0.5], [4, 2, 2], model_name, 1e6, 0.3, v0, w0)).build();
+    let mut sim = Sim::new(&scene);
     // Stretch the body non-uniformly so that the constraints start far from satisfied.
     let c = sim.centre_of_mass();
     for x in &mut sim.state.x {
@@ -141,8 +144,9 @@ fn linear_momentum_is_conserved_jacobi() {
 
 #[test]
 fn spinning_box_keeps_angular_momentum_and_volume() {
-    let text = sim_header(0.01, 20, 1, [0.0; 3], 0.0, "serial") + &tet_body([1.0; 3], [4; 3], "neohookean_block", 1e6, 0.3, [0.0; 3], [0.0, 2.0, 0.0], "");
-    let mut sim = Sim::new(&text);
+    let scene =
+        sim_header(0.01, 20, 1, [0.0; 3], 0.0, "serial").body(tet_body([1.0; 3], [4; 3], "neohookean_block", 1e6, 0.3, [0.0; 3], [0.0, 2.0, 0.0])).build();
+    let mut sim = Sim::new(&scene);
     let l_com = |sim: &Sim| {
         let c = sim.centre_of_mass();
         let p = metrics::linear_momentum(&sim.model, &sim.state.v);
@@ -174,11 +178,12 @@ fn spinning_box_keeps_angular_momentum_and_volume() {
 // 5. Inextensible cloth: more iterations per substep, less stretch.
 
 fn cloth_max_strain(iterations: usize) -> f64 {
-    let text = sim_header(0.01, 5, iterations, [0.0, -9.81, 0.0], 0.0, "serial")
-        + "[[body]]\nname = \"cloth\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [12, 12] }\n\
-           material = { model = \"cloth\", areal_density = 0.1, stretch_compliance = 0.0, bending_compliance = 1.0 }\n\
-           pin = [{ box = { min = [-0.01, 0.99, -0.01], max = [0.01, 1.01, 0.01] } }, { box = { min = [0.99, 0.99, -0.01], max = [1.01, 1.01, 0.01] } }]\n";
-    let mut sim = Sim::new(&text);
+    let cloth = BodyBuilder::new("cloth")
+        .grid2d([1.0, 1.0], [12, 12])
+        .material(Material::cloth(0.1, 0.0, 1.0))
+        .pin_box([-0.01, 0.99, -0.01], [0.01, 1.01, 0.01])
+        .pin_box([0.99, 0.99, -0.01], [1.01, 1.01, 0.01]);
+    let mut sim = Sim::new(&sim_header(0.01, 5, iterations, [0.0, -9.81, 0.0], 0.0, "serial").body(cloth).build());
     assert_eq!(sim.model.inv_mass.iter().filter(|&&w| w == 0.0).count(), 2, "two pinned corners");
     sim.frames(50);
     xpbd_core::metrics::max_edge_strain(&sim.model, &sim.state.x).unwrap()
@@ -199,10 +204,8 @@ fn cloth_stretch_falls_with_iterations() {
 // 6. The discrete rest state is an equilibrium of every tet model.
 
 fn rest_drift(model_name: &str, ordering: &str, substeps: usize, iterations: usize) -> f64 {
-    let pin = "pin = [{ box = { min = [0.29, 0.0, -1.0], max = [0.31, 3.0, 1.0] } }]";
-    let text =
-        sim_header(0.01, substeps, iterations, [0.0; 3], 0.0, ordering) + &tet_body([1.0, 0.5, 0.5], [4, 2, 2], model_name, 1e6, 0.45, [0.0; 3], [0.0; 3], pin);
-    let mut sim = Sim::new(&text);
+    let body = tet_body([1.0, 0.5, 0.5], [4, 2, 2], model_name, 1e6, 0.45, [0.0; 3], [0.0; 3]).pin_box([0.29, 0.0, -1.0], [0.31, 3.0, 1.0]);
+    let mut sim = Sim::new(&sim_header(0.01, substeps, iterations, [0.0; 3], 0.0, ordering).body(body).build());
     assert!(sim.model.inv_mass.contains(&0.0));
     sim.frames(20);
     let d = sim.max_displacement();
@@ -240,11 +243,12 @@ fn neohookean_rest_drift_vanishes_with_substeps() {
 
 /// Settled mean sag of the free end of a small clamped beam under gravity with velocity damping `c`.
 fn settled_sag(c: f64) -> (f64, f64) {
-    let text = sim_header(0.01, 100, 1, [0.0, -9.81, 0.0], c, "serial")
-        + "[[body]]\nname = \"b\"\nmesh = { generator = \"box\", size = [0.4, 0.1, 0.1], cells = [4, 1, 1], split = 5 }\n\
-           material = { model = \"neohookean_block\", youngs = 1e7, poisson = 0.3, density = 1000.0 }\n\
-           pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] } }]\n";
-    let mut sim = Sim::new(&text);
+    let beam = BodyBuilder::new("b")
+        .box_mesh([0.4, 0.1, 0.1], [4, 1, 1])
+        .split(5)
+        .material(Material::neohookean_block(1e7, 0.3, 1000.0))
+        .pin_box([-0.01, -1.0, -1.0], [0.01, 1.0, 1.0]);
+    let mut sim = Sim::new(&sim_header(0.01, 100, 1, [0.0, -9.81, 0.0], c, "serial").body(beam).build());
     sim.frames(300);
     let tip: Vec<usize> = (0..sim.model.vertex_count()).filter(|&i| (sim.model.rest[i].x - 0.4).abs() < 1e-9).collect();
     let sag = tip.iter().map(|&i| sim.state.x[i].y - sim.model.rest[i].y).sum::<f64>() / tip.len() as f64;

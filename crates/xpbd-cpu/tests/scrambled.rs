@@ -4,6 +4,8 @@
 mod common;
 
 use xpbd_core::metrics;
+use xpbd_core::scene::schema::{Material, Solver};
+use xpbd_core::scene::{BodyBuilder, SceneBuilder};
 
 /// A tiny deterministic generator (xorshift64*), so the scramble is the same on every machine.
 struct Rng(u64);
@@ -20,13 +22,9 @@ impl Rng {
 /// [−0.125, 0.125] m per axis and coordinate — one element size — and simulates it without gravity.
 /// Returns (inverted tets after the scramble, first frame at which the beam counts as recovered).
 fn scramble_and_recover(model: &str, ordering: &str) -> (usize, Option<usize>) {
-    let text = format!(
-        "name = \"scrambled\"\n[simulation]\ndt = 0.016666666666666666\nsubsteps = 30\niterations = 1\ngravity = [0.0, 0.0, 0.0]\nvelocity_damping = 2.0\n\
-         [solver]\nordering = \"{ordering}\"\n[[body]]\nname = \"beam\"\n\
-         mesh = {{ generator = \"box\", size = [2.0, 0.5, 0.5], cells = [16, 4, 4], split = 5 }}\n\
-         material = {{ model = \"{model}\", youngs = 1.0e6, poisson = 0.45, density = 1000.0 }}\n"
-    );
-    let mut sim = common::Sim::new(&text);
+    let beam = BodyBuilder::new("beam").box_mesh([2.0, 0.5, 0.5], [16, 4, 4]).split(5).material(Material::tet(model, 1.0e6, 0.45, 1000.0));
+    let scene = SceneBuilder::new("scrambled").dt(0.016666666666666666).substeps(30).iterations(1).gravity([0.0; 3]).velocity_damping(2.0);
+    let mut sim = common::Sim::new(&scene.solver(Solver::xpbd(ordering)).body(beam).build());
     let mut rng = Rng(0x9E3779B97F4A7C15);
     for x in &mut sim.state.x {
         *x += xpbd_core::mesh::Vec3::new(rng.unit() - 0.5, rng.unit() - 0.5, rng.unit() - 0.5) * 0.25;

@@ -5,15 +5,14 @@
 mod common;
 
 use xpbd_core::metrics;
+use xpbd_core::scene::schema::Material;
+use xpbd_core::scene::{BodyBuilder, Scene, SceneBuilder};
 use xpbd_core::stability::substep_limit;
 
-fn armadillo(substeps: usize) -> String {
+fn armadillo(substeps: usize) -> Scene {
     let mesh = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scenes/meshes/armadillo_4k.node");
-    format!(
-        "name = \"a\"\n[simulation]\ndt = 0.01\nsubsteps = {substeps}\ngravity = [0.0, 0.0, 0.0]\n[[body]]\nname = \"a\"\n\
-         mesh = {{ file = \"{mesh}\", scale = 0.5 }}\n\
-         material = {{ model = \"neohookean_block\", youngs = 2.0e6, poisson = 0.4, density = 1000.0 }}\n"
-    )
+    let body = BodyBuilder::new("a").mesh_file(mesh, 0.5).material(Material::neohookean_block(2.0e6, 0.4, 1000.0));
+    SceneBuilder::new("a").dt(0.01).substeps(substeps).gravity([0.0; 3]).body(body).build()
 }
 
 /// min det F after 30 frames starting from rest (no gravity, no pins).
@@ -25,7 +24,7 @@ fn min_volume_ratio_after_rest(substeps: usize) -> f64 {
 
 #[test]
 fn neohookean_substep_limit_predicts_rest_state_stability() {
-    let model = common::built_from_toml(&armadillo(1)).model;
+    let model = common::built(&armadillo(1)).model;
     let limit = substep_limit(&model, &model.tet_groups[0]).unwrap();
     let recommended = (0.01 / limit).ceil() as usize;
     let stable = min_volume_ratio_after_rest(recommended);

@@ -95,21 +95,17 @@ fn vertex_name(model: &Model, v: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
+    use xpbd_core::scene::schema::Material;
+    use xpbd_core::scene::{BodyBuilder, SceneBuilder};
 
     fn settings(on_failure: &str, max_speed: f64, max_inverted_fraction: f64) -> schema::Simulation {
         schema::Simulation { on_failure: on_failure.into(), max_speed, max_inverted_fraction, ..Default::default() }
     }
 
     fn cube() -> (Model, State) {
-        let text = r#"
-            name = "h"
-            [[body]]
-            name = "cube"
-            mesh = { generator = "box", size = [1.0, 1.0, 1.0], cells = [2, 1, 1], split = 5 }
-            material = { model = "neohookean", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
-        "#;
-        let scene = xpbd_core::scene::parse(text, std::path::Path::new("h.toml")).unwrap();
-        let model = xpbd_core::scene::build(&scene, std::path::Path::new(".")).unwrap().model;
+        let cube = BodyBuilder::new("cube").box_mesh([1.0; 3], [2, 1, 1]).split(5).material(Material::tet("neohookean", 1.0e5, 0.3, 1000.0));
+        let model = SceneBuilder::new("h").body(cube).built(Path::new(".")).unwrap().model;
         let state = State::initial(&model);
         (model, state)
     }
@@ -146,10 +142,8 @@ mod tests {
     /// away, it fails the check above the bound and names the setting; the default (10) passes 1.
     #[test]
     fn cloth_edge_strain_above_the_bound_fails() {
-        let text = "name = \"c\"\n[[body]]\nname = \"sheet\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [2, 2] }\n\
-                    material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 1e-7, bending_compliance = 1.0 }\n";
-        let scene = xpbd_core::scene::parse(text, std::path::Path::new("c.toml")).unwrap();
-        let model = xpbd_core::scene::build(&scene, std::path::Path::new(".")).unwrap().model;
+        let sheet = BodyBuilder::new("sheet").grid2d([1.0, 1.0], [2, 2]).material(Material::cloth(0.2, 1e-7, 1.0));
+        let model = SceneBuilder::new("c").body(sheet).built(Path::new(".")).unwrap().model;
         let mut state = State::initial(&model);
         let rest = xpbd_core::metrics::max_edge_strain(&model, &state.x);
         assert!(rest.is_some_and(|s| s < 1e-12), "{rest:?}");

@@ -2,11 +2,12 @@
 //! `summary.json` `final.max_edge_strain`); tetrahedral scenes have neither.
 
 use std::path::Path;
+use xpbd::core::scene::schema::Material;
+use xpbd::core::scene::{BodyBuilder, SceneBuilder};
 use xpbd::{Device, Simulation};
 
-fn run(body: &str, frames: usize) -> (Simulation, String, serde_json::Value) {
-    let text = format!("name = \"s\"\n[simulation]\nframes = {frames}\nsubsteps = 4\n[output]\nformats = [\"none\"]\n{body}");
-    let scene = xpbd::core::scene::parse(&text, Path::new("s.toml")).unwrap();
+fn run(body: BodyBuilder, frames: usize) -> (Simulation, String, serde_json::Value) {
+    let scene = SceneBuilder::new("s").frames(frames).substeps(4).formats(&["none"]).body(body).build();
     let mut sim = Simulation::from_scene(scene, Path::new("."), Some(Device::Cpu), Path::new("s.toml")).unwrap();
     let dir = tempfile::tempdir().unwrap();
     sim.run(dir.path(), None, &mut |_, _| {}).unwrap();
@@ -17,9 +18,8 @@ fn run(body: &str, frames: usize) -> (Simulation, String, serde_json::Value) {
 
 #[test]
 fn cloth_reports_its_largest_edge_strain() {
-    let cloth = "[[body]]\nname = \"cloth\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [6, 6] }\n\
-                 material = { model = \"cloth\", areal_density = 0.1, stretch_compliance = 1e-3, bending_compliance = 1.0 }\n\
-                 pin = [{ box = { min = [-0.01, 0.99, -0.01], max = [0.01, 1.01, 0.01] } }]\n";
+    let cloth =
+        BodyBuilder::new("cloth").grid2d([1.0, 1.0], [6, 6]).material(Material::cloth(0.1, 1e-3, 1.0)).pin_box([-0.01, 0.99, -0.01], [0.01, 1.01, 0.01]);
     let (sim, metrics, summary) = run(cloth, 3);
     let mut lines = metrics.lines();
     let header: Vec<&str> = lines.next().unwrap().split(',').collect();
@@ -34,8 +34,7 @@ fn cloth_reports_its_largest_edge_strain() {
 
 #[test]
 fn tetrahedral_scenes_have_no_edge_strain() {
-    let tets = "[[body]]\nname = \"cube\"\nmesh = { generator = \"box\", size = [1.0, 1.0, 1.0], cells = [1, 1, 1] }\n\
-                material = { model = \"stvk\", youngs = 1e6, poisson = 0.3, density = 1000.0 }\n";
+    let tets = BodyBuilder::new("cube").box_mesh([1.0; 3], [1, 1, 1]).material(Material::tet("stvk", 1e6, 0.3, 1000.0));
     let (_, metrics, summary) = run(tets, 1);
     assert!(!metrics.lines().next().unwrap().contains("max_edge_strain"));
     assert!(summary["final"].get("max_edge_strain").is_none());

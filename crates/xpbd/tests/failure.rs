@@ -2,24 +2,20 @@
 //! keeps the frames it wrote, and records the failure in summary.json (docs/output-format.md).
 
 use std::path::Path;
+use xpbd::core::scene::schema::Material;
+use xpbd::core::scene::{BodyBuilder, Scene, SceneBuilder};
 use xpbd::{Device, Simulation};
 
-const SCENE: &str = r#"
-name = "blowup"
-[simulation]
-frames = 10
-substeps = 2
-[[body]]
-name = "cube"
-mesh = { generator = "box", size = [1.0, 1.0, 1.0], cells = [1, 1, 1], split = 5 }
-material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
-"#;
+/// One cube, 10 frames of 2 substeps.
+fn scene() -> Scene {
+    let cube = BodyBuilder::new("cube").box_mesh([1.0; 3], [1, 1, 1]).split(5).material(Material::neohookean_block(1.0e5, 0.3, 1000.0));
+    SceneBuilder::new("blowup").frames(10).substeps(2).body(cube).build()
+}
 
 #[test]
 fn non_finite_state_stops_the_run_and_keeps_the_written_frames() {
     let dir = tempfile::tempdir().unwrap();
-    let scene = xpbd::core::scene::parse(SCENE, Path::new("blowup.toml")).unwrap();
-    let mut sim = Simulation::from_scene(scene, Path::new("."), Some(Device::Cpu), Path::new("blowup.toml")).unwrap();
+    let mut sim = Simulation::from_scene(scene(), Path::new("."), Some(Device::Cpu), Path::new("blowup.toml")).unwrap();
     let out = dir.path().join("out");
     // Three good frames, then a vertex's velocity becomes NaN.
     sim.run(&out, Some(3), &mut |_, _| {}).unwrap();
@@ -65,8 +61,7 @@ impl xpbd::core::backend::Backend for FailingBackend {
 #[test]
 fn a_backend_error_stops_the_run_and_is_recorded_without_nan() {
     let dir = tempfile::tempdir().unwrap();
-    let scene = xpbd::core::scene::parse(SCENE, Path::new("blowup.toml")).unwrap();
-    let mut sim = Simulation::from_scene(scene, Path::new("."), Some(Device::Cpu), Path::new("blowup.toml")).unwrap();
+    let mut sim = Simulation::from_scene(scene(), Path::new("."), Some(Device::Cpu), Path::new("blowup.toml")).unwrap();
     sim.selection.backend = Box::new(FailingBackend { cpu: xpbd_cpu::CpuBackend::new(&sim.model, &sim.config), good: 2 });
     let out = dir.path().join("out");
     let err = sim.run(&out, Some(5), &mut |_, _| {}).unwrap_err().to_string();

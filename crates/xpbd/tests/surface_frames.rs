@@ -2,26 +2,18 @@
 
 use std::path::Path;
 use xpbd::core::mesh::io::read_tri_mesh;
+use xpbd::core::scene::schema::Material;
+use xpbd::core::scene::{BodyBuilder, Scene, SceneBuilder};
 use xpbd::surface_frames::Surface;
 use xpbd::{Device, Simulation};
 
-const SCENE: &str = r#"
-name = "surf"
-[simulation]
-frames = 2
-substeps = 2
-[[body]]
-name = "cube"
-mesh = { generator = "box", size = [1.0, 1.0, 1.0], cells = [2, 2, 2], split = 5 }
-material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
-[[body]]
-name = "cloth"
-mesh = { generator = "grid2d", size = [1.0, 1.0], cells = [3, 3] }
-translate = [0.0, 2.0, 0.0]
-material = { model = "cloth", areal_density = 0.2 }
-[output]
-formats = ["vtu", "obj", "ply"]
-"#;
+/// A cube and a cloth above it, 2 frames written as VTU, OBJ and PLY.
+fn scene() -> Scene {
+    let cube = BodyBuilder::new("cube").box_mesh([1.0; 3], [2, 2, 2]).split(5).material(Material::neohookean_block(1.0e5, 0.3, 1000.0));
+    let cloth_material = Material { model: "cloth".into(), areal_density: Some(0.2), ..Default::default() };
+    let cloth = BodyBuilder::new("cloth").grid2d([1.0, 1.0], [3, 3]).translate([0.0, 2.0, 0.0]).material(cloth_material);
+    SceneBuilder::new("surf").frames(2).substeps(2).body(cube).body(cloth).formats(&["vtu", "obj", "ply"]).build()
+}
 
 /// (vertices, triangles) of an ASCII PLY written by `Surface::write_ply`.
 fn read_ply(path: &Path) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
@@ -47,8 +39,7 @@ fn read_ply(path: &Path) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
 #[test]
 fn obj_and_ply_frames_round_trip_the_surfaces() {
     let dir = tempfile::tempdir().unwrap();
-    let scene = xpbd::core::scene::parse(SCENE, Path::new("surf.toml")).unwrap();
-    let mut sim = Simulation::from_scene(scene, Path::new("."), Some(Device::Cpu), Path::new("surf.toml")).unwrap();
+    let mut sim = Simulation::from_scene(scene(), Path::new("."), Some(Device::Cpu), Path::new("surf.toml")).unwrap();
     sim.run(dir.path(), None, &mut |_, _| {}).unwrap();
     let surface = Surface::of(&sim.model);
     let tri_count: usize = sim.model.bodies.iter().map(|b| b.surface.len()).sum();

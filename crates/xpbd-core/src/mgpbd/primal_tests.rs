@@ -15,25 +15,22 @@ use crate::amg::AmgOptions;
 use crate::linear::direct::Direct;
 use crate::linear::{LinearSolver, Setup};
 use crate::mesh::Vec3;
-use crate::scene::Built;
+use crate::scene::schema::{Material, Solver};
+use crate::scene::{BodyBuilder, Built, SceneBuilder};
 use crate::sparse::{norm, spmv, Csr};
 
-/// A pinned box of `cells` with `material` (the inline table's fields after `model`), with cone ARAP
-/// rows (the default `auto` would pick the components for the primal solve).
-fn box_model(cells: [usize; 3], material: &str) -> Built {
-    model(&format!(
-        "arap_rows = \"cone\"\n[[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [2.0, 0.5, 0.5], cells = {cells:?} }}\n\
-         material = {{ model = {material} }}\n\
-         pin = [{{ box = {{ min = [-0.1, -0.1, -0.1], max = [0.1, 0.6, 0.6] }} }}]\n"
-    ))
+/// A pinned box of `cells` with a `model` of Young's modulus `youngs` (ν = 0.3, ρ = 1000 kg/m³), with
+/// cone ARAP rows (the default `auto` would pick the components for the primal solve).
+fn box_model(cells: [usize; 3], model_name: &str, youngs: f64) -> Built {
+    let body = BodyBuilder::new("b")
+        .box_mesh([2.0, 0.5, 0.5], cells)
+        .material(Material::tet(model_name, youngs, 0.3, 1000.0))
+        .pin_box([-0.1, -0.1, -0.1], [0.1, 0.6, 0.6]);
+    model(Solver::mgpbd().arap_rows("cone"), [body])
 }
 
 fn cloth_model() -> Built {
-    model(
-        "[[body]]\nname = \"c\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [8, 8] }\n\
-         material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 1e-7, bending_compliance = 1e-3 }\n\
-         pin = [{ indices = [0, 8] }]\n",
-    )
+    model(Solver::mgpbd(), [BodyBuilder::new("c").grid2d([1.0, 1.0], [8, 8]).material(Material::cloth(0.2, 1e-7, 1e-3)).pin_indices(&[0, 8])])
 }
 
 /// Rows, positions, gradients and `A`, `b` of a model at perturbed positions with nonzero λ.
@@ -68,9 +65,9 @@ fn dual_residual(a: &Csr, b: &[f64], x: &[f64]) -> f64 {
 #[test]
 fn primal_solve_matches_direct_solve_of_the_dual_system() {
     let models = [
-        ("arap", box_model([8, 2, 2], "\"arap\", youngs = 1e5, poisson = 0.3, density = 1000.0")),
-        ("arap stiff", box_model([8, 2, 2], "\"arap\", youngs = 1e9, poisson = 0.3, density = 1000.0")),
-        ("neohookean", box_model([8, 2, 2], "\"neohookean\", youngs = 1e6, poisson = 0.3, density = 1000.0")),
+        ("arap", box_model([8, 2, 2], "arap", 1e5)),
+        ("arap stiff", box_model([8, 2, 2], "arap", 1e9)),
+        ("neohookean", box_model([8, 2, 2], "neohookean", 1e6)),
         ("cloth", cloth_model()),
     ];
     for (name, m) in models {
@@ -112,7 +109,7 @@ fn smoothed_prolongator_keeps_the_rigid_modes() {
 
 /// The largest over the six modes of |K P B_c| / |K P e| on the interior (see above).
 fn rigid_to_elastic_ratio(youngs: f64) -> f64 {
-    let m = box_model([12, 3, 3], &format!("\"arap\", youngs = {youngs:e}, poisson = 0.3, density = 1000.0"));
+    let m = box_model([12, 3, 3], "arap", youngs);
     let (rows, x, grads, ..) = system(&m);
     let s = primal_solver(&m, &rows, &x, &grads);
     let (k, pattern) = (&s.k, &s.pattern);
@@ -167,10 +164,9 @@ fn rigid_to_elastic_ratio(youngs: f64) -> f64 {
 /// A hard row (compliance 0) has no primal form: `primal-amg` rejects it naming the body.
 #[test]
 fn primal_solver_rejects_zero_compliance() {
-    let text = "name = \"t\"\n[solver]\nkind = \"mgpbd\"\nlinear_solver = \"primal-amg\"\n[[body]]\nname = \"sheet\"\n\
-                mesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [2, 2] }\n\
-                material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 0.0, bending_compliance = 1e-3 }\n";
-    let err = crate::scene::build(&crate::scene::parse(text, std::path::Path::new("t.toml")).unwrap(), std::path::Path::new(".")).err().unwrap().to_string();
+    let sheet = BodyBuilder::new("sheet").grid2d([1.0, 1.0], [2, 2]).material(Material::cloth(0.2, 0.0, 1e-3));
+    let err =
+        SceneBuilder::new("t").solver(Solver::mgpbd().linear_solver("primal-amg")).body(sheet).built(std::path::Path::new(".")).err().unwrap().to_string();
     assert!(err.contains("body 'sheet'") && err.contains("primal-amg"), "{err}");
 }
 
@@ -179,7 +175,7 @@ fn primal_solver_rejects_zero_compliance() {
 /// still preconditions CG on K to the direct solve of the dual system.
 #[test]
 fn smoothed_levels_pick_which_prolongators_are_smoothed() {
-    let m = box_model([12, 3, 3], "\"arap\", youngs = 1e9, poisson = 0.3, density = 1000.0");
+    let m = box_model([12, 3, 3], "arap", 1e9);
     let (rows, x, grads, a, b) = system(&m);
     let mut direct = Direct::default();
     direct.setup(&a, Setup::Full);

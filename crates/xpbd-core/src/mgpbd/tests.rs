@@ -8,12 +8,13 @@ use crate::mesh::Vec3;
 use crate::metrics::residual_norm;
 use crate::model::Model;
 use crate::named::Named;
-use crate::scene::{build, parse, Built};
+use crate::scene::schema::{Material, Solver};
+use crate::scene::{build, parse, BodyBuilder, Built, SceneBuilder};
 use std::path::Path;
 
-pub(super) fn model(body: &str) -> Built {
-    let text = format!("name = \"t\"\n[simulation]\nsubsteps = 4\n[solver]\nkind = \"mgpbd\"\n{body}");
-    build(&parse(&text, Path::new("t.toml")).unwrap(), Path::new(".")).unwrap()
+/// An MGPBD scene of `bodies` at 4 substeps, with `solver` (an MGPBD `[solver]` table), built.
+pub(super) fn model(solver: Solver, bodies: impl IntoIterator<Item = BodyBuilder>) -> Built {
+    bodies.into_iter().fold(SceneBuilder::new("t").substeps(4).solver(solver), SceneBuilder::body).built(Path::new(".")).unwrap()
 }
 
 /// The rows of a built MGPBD scene, under its resolved settings.
@@ -23,25 +24,19 @@ pub(super) fn rows_of(b: &Built) -> Rows {
 
 /// With cone ARAP rows, whatever `auto` would choose.
 fn tet_model(material: &str) -> Built {
-    tet_model_with(material, "arap_rows = \"cone\"")
+    tet_model_with(material, Solver::mgpbd().arap_rows("cone"))
 }
 
-/// `solver` lines go into the `[solver]` table.
-fn tet_model_with(material: &str, solver: &str) -> Built {
-    model(&format!(
-        "{solver}\n\
-         [[body]]\nname = \"b\"\nmesh = {{ generator = \"box\", size = [1.0, 0.5, 0.5], cells = [2, 1, 1] }}\n\
-         material = {{ model = \"{material}\", youngs = 1e5, poisson = 0.3, density = 1000.0 }}\n\
-         pin = [{{ box = {{ min = [-0.1, -0.1, -0.1], max = [0.1, 0.3, 0.3] }} }}]\n"
-    ))
+fn tet_model_with(material: &str, solver: Solver) -> Built {
+    let body = BodyBuilder::new("b")
+        .box_mesh([1.0, 0.5, 0.5], [2, 1, 1])
+        .material(Material::tet(material, 1e5, 0.3, 1000.0))
+        .pin_box([-0.1, -0.1, -0.1], [0.1, 0.3, 0.3]);
+    model(solver, [body])
 }
 
 fn cloth_model() -> Built {
-    model(
-        "[[body]]\nname = \"c\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [3, 2] }\n\
-         material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 1e-6, bending_compliance = 1e-3 }\n\
-         pin = [{ indices = [0] }]\n",
-    )
+    model(Solver::mgpbd(), [BodyBuilder::new("c").grid2d([1.0, 1.0], [3, 2]).material(Material::cloth(0.2, 1e-6, 1e-3)).pin_indices(&[0])])
 }
 
 /// A smooth, non-rigid perturbation of the rest positions.
@@ -115,7 +110,7 @@ fn arap_matrix_matches_dense_finite_difference_product() {
 
 #[test]
 fn arap_component_rows_keep_the_cone_energy_and_force() {
-    let (cone, m) = (tet_model("arap"), tet_model_with("arap", "arap_rows = \"components\""));
+    let (cone, m) = (tet_model("arap"), tet_model_with("arap", Solver::mgpbd().arap_rows("components")));
     let (rc, rows) = (rows_of(&cone), rows_of(&m));
     let (cone, m) = (&cone.model, &m.model);
     assert_eq!(rows.kind_counts(), vec![(RowKind::ArapComponent, 9 * rc.len())]);
@@ -150,13 +145,12 @@ fn arap_component_rows_keep_the_cone_energy_and_force() {
 #[test]
 fn evaluate_all_matches_the_rows_one_by_one() {
     let m = model(
-        "arap_rows = \"components\"\n\
-         [[body]]\nname = \"a\"\nmesh = { generator = \"box\", size = [1.0, 0.5, 0.5], cells = [2, 1, 1] }\n\
-         material = { model = \"arap\", youngs = 1e5, poisson = 0.3, density = 1000.0 }\n\
-         [[body]]\nname = \"n\"\nmesh = { generator = \"box\", size = [0.5, 0.5, 0.5], cells = [1, 1, 1] }\n\
-         material = { model = \"neohookean\", youngs = 1e5, poisson = 0.3, density = 1000.0 }\n\
-         [[body]]\nname = \"c\"\nmesh = { generator = \"grid2d\", size = [1.0, 1.0], cells = [2, 2] }\n\
-         material = { model = \"cloth\", areal_density = 0.2, stretch_compliance = 1e-6, bending_compliance = 1e-3 }\n",
+        Solver::mgpbd().arap_rows("components"),
+        [
+            BodyBuilder::new("a").box_mesh([1.0, 0.5, 0.5], [2, 1, 1]).material(Material::tet("arap", 1e5, 0.3, 1000.0)),
+            BodyBuilder::new("n").box_mesh([0.5, 0.5, 0.5], [1, 1, 1]).material(Material::tet("neohookean", 1e5, 0.3, 1000.0)),
+            BodyBuilder::new("c").grid2d([1.0, 1.0], [2, 2]).material(Material::cloth(0.2, 1e-6, 1e-3)),
+        ],
     );
     let (rows, m) = (rows_of(&m), m.model);
     let kinds: Vec<RowKind> = rows.kind_counts().into_iter().map(|(k, _)| k).collect();
@@ -177,7 +171,7 @@ fn evaluate_all_matches_the_rows_one_by_one() {
 /// finite-difference Jacobian of (F(x) − R(F(x)))_k, rotation included.
 #[test]
 fn arap_component_matrix_matches_dense_finite_difference_product() {
-    let m = tet_model_with("arap", "arap_rows = \"components\"");
+    let m = tet_model_with("arap", Solver::mgpbd().arap_rows("components"));
     assert_eq!(rows_of(&m).kind_counts()[0].0, RowKind::ArapComponent);
     check_against_dense(&m);
 }
@@ -186,19 +180,19 @@ fn arap_component_matrix_matches_dense_finite_difference_product() {
 /// (J is constant), unlike the exact ones.
 #[test]
 fn fixed_rotation_component_rows_have_a_constant_jacobian() {
-    let constant = |solver: &str| {
+    let constant = |solver: Solver| {
         let b = tet_model_with("arap", solver);
         let (m, rows) = (&b.model, rows_of(&b));
         let (x0, x1) = (m.rest.clone(), perturbed(&m));
         (0..rows.len()).all(|i| rows.evaluate(&m, i, &x0).1 == rows.evaluate(&m, i, &x1).1)
     };
-    assert!(constant("arap_rows = \"components\"\narap_rotation = \"fixed\""));
-    assert!(!constant("arap_rows = \"components\""));
+    assert!(constant(Solver::mgpbd().arap_rows("components").arap_rotation("fixed")));
+    assert!(!constant(Solver::mgpbd().arap_rows("components")));
 }
 
 #[test]
 fn arap_component_multipliers_at_the_solution_zero_the_cone_residual() {
-    let b = tet_model_with("arap", "arap_rows = \"components\"");
+    let b = tet_model_with("arap", Solver::mgpbd().arap_rows("components"));
     let (m, rows, h) = (&b.model, rows_of(&b), b.config.h());
     let x = perturbed(m);
     let at = alpha_tilde(&rows, h);
@@ -228,13 +222,9 @@ fn cloth_matrix_matches_dense_finite_difference_product() {
 
 #[test]
 fn stvk_and_damping_are_rejected_naming_the_body() {
-    for (material, extra) in [("stvk", ""), ("arap", "damping = 0.1\n")] {
-        let text = format!(
-            "name = \"t\"\n[solver]\nkind = \"mgpbd\"\n[[body]]\nname = \"beam\"\n{extra}\
-             mesh = {{ generator = \"box\", size = [1.0, 1.0, 1.0], cells = [1, 1, 1] }}\n\
-             material = {{ model = \"{material}\", youngs = 1e5, poisson = 0.3, density = 1000.0 }}\n"
-        );
-        let err = build(&parse(&text, Path::new("t.toml")).unwrap(), Path::new(".")).unwrap_err().to_string();
+    for (material, damping) in [("stvk", 0.0), ("arap", 0.1)] {
+        let body = BodyBuilder::new("beam").damping(damping).box_mesh([1.0; 3], [1, 1, 1]).material(Material::tet(material, 1e5, 0.3, 1000.0));
+        let err = SceneBuilder::new("t").solver(Solver::mgpbd()).body(body).built(Path::new(".")).err().unwrap().to_string();
         assert!(err.contains("body 'beam'") && err.contains("mgpbd") && !err.contains('\n'), "{err}");
     }
 }
@@ -265,21 +255,16 @@ fn auto_defaults_follow_the_rows() {
         let s = b.config.method.mgpbd().unwrap().clone();
         (s.linear_solver.name().to_string(), s.arap_rows.name().to_string())
     };
-    assert_eq!(resolved(tet_model_with("arap", "")), ("primal-amg".to_string(), "components".to_string()));
-    assert_eq!(resolved(tet_model_with("neohookean", "")), ("primal-amg".to_string(), "components".to_string()));
-    assert_eq!(resolved(tet_model_with("arap", "linear_solver = \"cg\"")), ("cg".to_string(), "cone".to_string()));
-    assert_eq!(resolved(tet_model_with("arap", "arap_rows = \"cone\"")), ("primal-amg".to_string(), "cone".to_string()));
-    let cloth = |stretch: f64| {
-        model(&format!(
-            "[[body]]\nname = \"c\"\nmesh = {{ generator = \"grid2d\", size = [1.0, 1.0], cells = [2, 2] }}\n\
-             material = {{ model = \"cloth\", areal_density = 0.2, stretch_compliance = {stretch:e}, bending_compliance = 1.0 }}\n"
-        ))
-    };
+    assert_eq!(resolved(tet_model_with("arap", Solver::mgpbd())), ("primal-amg".to_string(), "components".to_string()));
+    assert_eq!(resolved(tet_model_with("neohookean", Solver::mgpbd())), ("primal-amg".to_string(), "components".to_string()));
+    assert_eq!(resolved(tet_model_with("arap", Solver::mgpbd().linear_solver("cg"))), ("cg".to_string(), "cone".to_string()));
+    assert_eq!(resolved(tet_model_with("arap", Solver::mgpbd().arap_rows("cone"))), ("primal-amg".to_string(), "cone".to_string()));
+    let cloth = |stretch: f64| model(Solver::mgpbd(), [BodyBuilder::new("c").grid2d([1.0, 1.0], [2, 2]).material(Material::cloth(0.2, stretch, 1.0))]);
     assert_eq!(resolved(cloth(1e-7)), ("direct".to_string(), "cone".to_string()));
     assert_eq!(resolved(cloth(0.0)), ("cg".to_string(), "cone".to_string()));
     let theta = |b: Built| b.config.method.mgpbd().unwrap().theta;
-    assert_eq!(theta(tet_model_with("arap", "")), Some(0.0));
-    assert_eq!(theta(tet_model_with("arap", "linear_solver = \"amg-pcg\"")), Some(0.1));
-    assert_eq!(theta(tet_model_with("arap", "theta = 0.25")), Some(0.25));
-    assert_eq!(theta(tet_model_with("arap", "linear_solver = \"amg-pcg\"\ntheta = 0.0")), Some(0.0));
+    assert_eq!(theta(tet_model_with("arap", Solver::mgpbd())), Some(0.0));
+    assert_eq!(theta(tet_model_with("arap", Solver::mgpbd().linear_solver("amg-pcg"))), Some(0.1));
+    assert_eq!(theta(tet_model_with("arap", Solver::mgpbd().theta(0.25))), Some(0.25));
+    assert_eq!(theta(tet_model_with("arap", Solver::mgpbd().linear_solver("amg-pcg").theta(0.0))), Some(0.0));
 }

@@ -1,13 +1,15 @@
-//! Scenes (docs/scene-format.md): TOML parsed with serde (`schema`), then checked and turned into a
-//! [`Model`](crate::model::Model) (`build`).
+//! Scenes (docs/scene-format.md): TOML parsed with serde (`schema`) or made in code (`builder`), then
+//! checked and turned into a [`Model`](crate::model::Model) (`build`).
 
 pub mod build;
+pub mod builder;
 mod cloth_topology;
 pub mod initial_deform;
 pub mod schema;
 pub mod table2;
 
 pub use build::{build, Built};
+pub use builder::{BodyBuilder, SceneBuilder};
 pub use schema::Scene;
 
 use crate::{Error, Result};
@@ -42,12 +44,8 @@ mod tests {
     #[test]
     fn too_large_a_substep_for_stable_neohookean_is_warned() {
         let scene = |substeps: usize, model: &str| {
-            let text = format!(
-                "name = \"a\"\n[simulation]\nsubsteps = {substeps}\n[[body]]\nname = \"b\"\n\
-                 mesh = {{ generator = \"box\", size = [0.1, 0.1, 0.1], cells = [4, 4, 4] }}\n\
-                 material = {{ model = \"{model}\", youngs = 1e7, poisson = 0.4, density = 1000.0 }}\n"
-            );
-            build(&parse(&text, Path::new("s.toml")).unwrap(), Path::new(".")).unwrap().warnings
+            let body = BodyBuilder::new("b").box_mesh([0.1; 3], [4, 4, 4]).material(schema::Material::tet(model, 1e7, 0.4, 1000.0));
+            SceneBuilder::new("a").substeps(substeps).body(body).built(Path::new(".")).unwrap().warnings
         };
         let w = scene(2, "neohookean_block");
         assert!(w.len() == 1 && w[0].contains("body 'b'") && w[0].contains("stability estimate"), "{w:?}");

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
     pub name: String,
@@ -25,7 +25,7 @@ pub struct Scene {
 }
 
 /// `[render]`: a perspective camera.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Render {
     pub eye: [f64; 3],
@@ -46,7 +46,7 @@ impl Render {
     }
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Simulation {
     /// Frame step (s).
@@ -95,7 +95,7 @@ impl Default for Simulation {
     }
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Solver {
     /// xpbd | mgpbd | multilayer
@@ -165,7 +165,7 @@ impl Default for Solver {
     }
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Body {
     pub name: String,
@@ -194,7 +194,7 @@ pub struct Body {
 /// The initial positions as a deformation of the placed rest shape about the centre of its bounding
 /// box: first the per-axis `scale`, then a twist about the axis `twist_axis` through the centre, by an
 /// angle that grows linearly along that axis from −`twist_degrees`/2 to +`twist_degrees`/2.
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct InitialDeform {
     #[serde(default = "unit_scale")]
@@ -210,7 +210,7 @@ fn unit_scale() -> [f64; 3] {
 }
 
 /// Either `generator = "box" | "sphere" | "torus" | "grid2d"` with its parameters, or `file`.
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeshSource {
     pub generator: Option<String>,
@@ -224,7 +224,7 @@ pub struct MeshSource {
     pub minor_radius: Option<f64>,
 }
 
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Material {
     /// neohookean | neohookean_block | stvk | arap | cloth
@@ -243,7 +243,7 @@ pub struct Material {
 
 /// Selects body vertices and holds them: fixed (`compliance = 0`, inverse mass 0), moving with a
 /// constant `velocity` (kinematic), or pulled by a soft attachment (`compliance > 0`, m/N).
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pin {
     #[serde(rename = "box")]
@@ -256,14 +256,14 @@ pub struct Pin {
     pub compliance: f64,
 }
 
-#[derive(Clone, Copy, Debug, Deserialize, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Aabb {
     pub min: [f64; 3],
     pub max: [f64; 3],
 }
 
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Collider {
     /// plane | sphere | box | cylinder
@@ -284,7 +284,7 @@ pub struct Collider {
     pub restitution: f64,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Probe {
     pub name: String,
@@ -293,7 +293,7 @@ pub struct Probe {
     pub point: [f64; 3],
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Output {
     /// Write a frame file every this many frames.

@@ -1,19 +1,19 @@
-//! Helpers shared by the physics tests: scenes from TOML text, a model + state + CPU backend bundle.
+//! Helpers shared by the physics tests: a scene header, a model + state + CPU backend bundle.
 #![allow(dead_code)]
 
 use std::path::Path;
 use xpbd_core::backend::Backend;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
-use xpbd_core::scene::Built;
+use xpbd_core::scene::schema::Solver;
+use xpbd_core::scene::{Built, Scene, SceneBuilder};
 use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
 
-/// Parses and builds a scene given as TOML text; panics with the error message on failure.
-pub fn built_from_toml(text: &str) -> Built {
-    let scene = xpbd_core::scene::parse(text, Path::new("test.toml")).unwrap_or_else(|e| panic!("scene does not parse: {e}\n{text}"));
-    xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("scene does not build: {e}\n{text}"))
+/// Builds a scene; panics with the error message on failure.
+pub fn built(scene: &Scene) -> Built {
+    xpbd_core::scene::build(scene, Path::new(".")).unwrap_or_else(|e| panic!("scene '{}' does not build: {e}", scene.name))
 }
 
 /// A model, its solver configuration, its state and a CPU backend.
@@ -25,8 +25,8 @@ pub struct Sim {
 }
 
 impl Sim {
-    pub fn new(text: &str) -> Self {
-        let Built { model, config, .. } = built_from_toml(text);
+    pub fn new(scene: &Scene) -> Self {
+        let Built { model, config, .. } = built(scene);
         let state = State::initial(&model);
         let backend = CpuBackend::new(&model, &config);
         Sim { model, config, state, backend }
@@ -61,13 +61,17 @@ impl Sim {
     }
 }
 
-/// The `[simulation]` and `[solver]` tables.
-pub fn sim_header(dt: f64, substeps: usize, iterations: usize, gravity: [f64; 3], damping: f64, ordering: &str) -> String {
-    format!(
-        "name = \"test\"\n[simulation]\ndt = {dt:e}\nframes = 1\nsubsteps = {substeps}\niterations = {iterations}\n\
-         gravity = [{:e}, {:e}, {:e}]\nvelocity_damping = {damping:e}\n[solver]\nordering = \"{ordering}\"\n[output]\nformats = [\"none\"]\n",
-        gravity[0], gravity[1], gravity[2]
-    )
+/// A scene "test" of one frame without output: the `[simulation]` table and an XPBD `[solver]` with `ordering`.
+pub fn sim_header(dt: f64, substeps: usize, iterations: usize, gravity: [f64; 3], damping: f64, ordering: &str) -> SceneBuilder {
+    SceneBuilder::new("test")
+        .dt(dt)
+        .frames(1)
+        .substeps(substeps)
+        .iterations(iterations)
+        .gravity(gravity)
+        .velocity_damping(damping)
+        .solver(Solver::xpbd(ordering))
+        .formats(&["none"])
 }
 
 /// The tet material models.

@@ -1,0 +1,271 @@
+//! A typed builder of [`Scene`] values, for code that makes scenes (tests, studies) without writing
+//! scene text: `SceneBuilder::new("beam").substeps(10).body(BodyBuilder::new("b").box_mesh(..)
+//! .material(Material::neohookean_block(..)).pin_box(..)).build()`. Every field left alone keeps the
+//! default of docs/scene-format.md, so a builder scene equals the scene parsed from the same text.
+
+use super::schema::{Aabb, Body, Collider, InitialDeform, Material, MeshSource, Pin, Probe, Scene, Solver};
+use super::{build, Built};
+use crate::Result;
+use std::path::Path;
+
+/// Setters that each set one field to their argument: `"doc" name: type => field path;`.
+macro_rules! setters {
+    ($($doc:literal $name:ident: $ty:ty => $($path:ident).+;)*) => {
+        $(
+            #[doc = $doc]
+            pub fn $name(mut self, value: $ty) -> Self {
+                self.$($path).+ = value;
+                self
+            }
+        )*
+    };
+}
+
+/// Builds a [`Scene`]: the `[simulation]`, `[solver]` and `[output]` tables and the `[[body]]`,
+/// `[[collider]]` and `[[probe]]` arrays.
+#[derive(Clone, Debug)]
+pub struct SceneBuilder {
+    scene: Scene,
+}
+
+impl SceneBuilder {
+    /// `name`; everything else at its default.
+    pub fn new(name: &str) -> Self {
+        let scene = Scene {
+            name: name.into(),
+            simulation: Default::default(),
+            solver: Default::default(),
+            bodies: Vec::new(),
+            colliders: Vec::new(),
+            probes: Vec::new(),
+            output: Default::default(),
+            render: None,
+        };
+        SceneBuilder { scene }
+    }
+
+    setters! {
+        "`simulation.dt` (s)." dt: f64 => scene.simulation.dt;
+        "`simulation.frames`." frames: usize => scene.simulation.frames;
+        "`simulation.substeps`." substeps: usize => scene.simulation.substeps;
+        "`simulation.iterations`." iterations: usize => scene.simulation.iterations;
+        "`simulation.gravity` (m/s²)." gravity: [f64; 3] => scene.simulation.gravity;
+        "`simulation.velocity_damping` (1/s)." velocity_damping: f64 => scene.simulation.velocity_damping;
+        "The `[solver]` table." solver: Solver => scene.solver;
+        "`output.every`." every: usize => scene.output.every;
+    }
+
+    /// `output.formats`.
+    pub fn formats(mut self, formats: &[&str]) -> Self {
+        self.scene.output.formats = formats.iter().map(|f| f.to_string()).collect();
+        self
+    }
+
+    /// One `[[body]]`.
+    pub fn body(mut self, body: BodyBuilder) -> Self {
+        self.scene.bodies.push(body.body);
+        self
+    }
+
+    /// One `[[collider]]`.
+    pub fn collider(mut self, collider: Collider) -> Self {
+        self.scene.colliders.push(collider);
+        self
+    }
+
+    /// One `[[probe]]`: `name`, the `body` it tracks and the world `point` at rest.
+    pub fn probe(mut self, name: &str, body: &str, point: [f64; 3]) -> Self {
+        self.scene.probes.push(Probe { name: name.into(), body: body.into(), point });
+        self
+    }
+
+    /// The scene.
+    pub fn build(self) -> Scene {
+        self.scene
+    }
+
+    /// [`build`](super::build)s the scene, mesh files relative to `base_dir`.
+    pub fn built(self, base_dir: &Path) -> Result<Built> {
+        build(&self.scene, base_dir)
+    }
+}
+
+/// Builds one `[[body]]`; `mesh` and `material` are required, as in a scene file.
+#[derive(Clone, Debug)]
+pub struct BodyBuilder {
+    body: Body,
+}
+
+impl BodyBuilder {
+    /// `name`; the mesh and material are still to be set.
+    pub fn new(name: &str) -> Self {
+        let body = Body {
+            name: name.into(),
+            mesh: MeshSource::default(),
+            translate: [0.0; 3],
+            rotate: [0.0; 3],
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            initial_deform: None,
+            material: Material::default(),
+            pin: Vec::new(),
+            damping: 0.0,
+        };
+        BodyBuilder { body }
+    }
+
+    /// `mesh = { generator = "box", size, cells }`.
+    pub fn box_mesh(self, size: [f64; 3], cells: [usize; 3]) -> Self {
+        self.mesh(MeshSource { generator: Some("box".into()), size: Some(size.to_vec()), cells: Some(cells.to_vec()), ..Default::default() })
+    }
+
+    /// `mesh = { generator = "grid2d", size, cells }`: cloth.
+    pub fn grid2d(self, size: [f64; 2], cells: [usize; 2]) -> Self {
+        self.mesh(MeshSource { generator: Some("grid2d".into()), size: Some(size.to_vec()), cells: Some(cells.to_vec()), ..Default::default() })
+    }
+
+    /// `mesh = { file, scale }`.
+    pub fn mesh_file(self, file: &str, scale: f64) -> Self {
+        self.mesh(MeshSource { file: Some(file.into()), scale: Some(scale), ..Default::default() })
+    }
+
+    /// `mesh.split` (5 or 6 tets per cell).
+    pub fn split(mut self, split: u8) -> Self {
+        self.body.mesh.split = Some(split);
+        self
+    }
+
+    setters! {
+        "The whole `mesh` table (the other generators and their fields)." mesh: MeshSource => body.mesh;
+        "`translate` (m)." translate: [f64; 3] => body.translate;
+        "`rotate` (degrees about x, then y, then z)." rotate: [f64; 3] => body.rotate;
+        "`velocity` (m/s)." velocity: [f64; 3] => body.velocity;
+        "`angular_velocity` (rad/s)." angular_velocity: [f64; 3] => body.angular_velocity;
+        "`material`." material: Material => body.material;
+        "`damping`: XPBD constraint damping β (s)." damping: f64 => body.damping;
+    }
+
+    /// `initial_deform`.
+    pub fn initial_deform(mut self, d: InitialDeform) -> Self {
+        self.body.initial_deform = Some(d);
+        self
+    }
+
+    /// One entry of `pin`.
+    pub fn pin(mut self, pin: Pin) -> Self {
+        self.body.pin.push(pin);
+        self
+    }
+
+    /// One entry of `pin`: `{ box = { min, max } }`, held fixed.
+    pub fn pin_box(self, min: [f64; 3], max: [f64; 3]) -> Self {
+        self.pin(Pin { region: Some(Aabb { min, max }), ..Default::default() })
+    }
+
+    /// One entry of `pin`: `{ indices }`, held fixed.
+    pub fn pin_indices(self, indices: &[u32]) -> Self {
+        self.pin(Pin { indices: Some(indices.to_vec()), ..Default::default() })
+    }
+}
+
+impl Material {
+    /// `{ model, youngs, poisson, density }`: a tetrahedral model (`neohookean`, `neohookean_block`,
+    /// `stvk`, `arap`).
+    pub fn tet(model: &str, youngs: f64, poisson: f64, density: f64) -> Self {
+        Material { model: model.into(), youngs: Some(youngs), poisson: Some(poisson), density: Some(density), ..Default::default() }
+    }
+
+    /// `{ model = "neohookean_block", youngs, poisson, density }`.
+    pub fn neohookean_block(youngs: f64, poisson: f64, density: f64) -> Self {
+        Self::tet("neohookean_block", youngs, poisson, density)
+    }
+
+    /// `{ model = "cloth", areal_density, stretch_compliance, bending_compliance }`.
+    pub fn cloth(areal_density: f64, stretch_compliance: f64, bending_compliance: f64) -> Self {
+        Material {
+            model: "cloth".into(),
+            areal_density: Some(areal_density),
+            stretch_compliance: Some(stretch_compliance),
+            bending_compliance: Some(bending_compliance),
+            ..Default::default()
+        }
+    }
+}
+
+impl Collider {
+    /// `kind = "plane"`, `point`, `normal`.
+    pub fn plane(point: [f64; 3], normal: [f64; 3]) -> Self {
+        Collider { kind: "plane".into(), point: Some(point), normal: Some(normal), ..Default::default() }
+    }
+
+    /// `kind = "sphere"`, `center`, `radius`.
+    pub fn sphere(center: [f64; 3], radius: f64) -> Self {
+        Collider { kind: "sphere".into(), center: Some(center), radius: Some(radius), ..Default::default() }
+    }
+
+    /// `kind = "box"`, `min`, `max`.
+    pub fn aabb(min: [f64; 3], max: [f64; 3]) -> Self {
+        Collider { kind: "box".into(), min: Some(min), max: Some(max), ..Default::default() }
+    }
+
+    /// `kind = "cylinder"`, `point`, `axis`, `radius`.
+    pub fn cylinder(point: [f64; 3], axis: [f64; 3], radius: f64) -> Self {
+        Collider { kind: "cylinder".into(), point: Some(point), axis: Some(axis), radius: Some(radius), ..Default::default() }
+    }
+
+    setters! {
+        "`friction`." friction: f64 => friction;
+    }
+
+    setters! {
+        "`restitution`." restitution: f64 => restitution;
+    }
+}
+
+/// Setters of `[solver]`'s optional fields, each named after the field it sets: text fields take
+/// `&str`, numbers their type.
+macro_rules! solver_options {
+    (text: $($text:ident),*; numbers: $($number:ident: $ty:ty),* $(,)?) => {
+        $(
+            #[doc = concat!("`solver.", stringify!($text), "`.")]
+            pub fn $text(mut self, value: &str) -> Self {
+                self.$text = Some(value.into());
+                self
+            }
+        )*
+        $(
+            #[doc = concat!("`solver.", stringify!($number), "`.")]
+            pub fn $number(mut self, value: $ty) -> Self {
+                self.$number = Some(value);
+                self
+            }
+        )*
+    };
+}
+
+impl Solver {
+    /// `kind = "xpbd"` with `ordering` (serial | jacobi | colored | clustered).
+    pub fn xpbd(ordering: &str) -> Self {
+        Solver { ordering: ordering.into(), ..Default::default() }
+    }
+
+    /// `kind = "mgpbd"`, its settings at their defaults until set.
+    pub fn mgpbd() -> Self {
+        Solver { kind: "mgpbd".into(), ..Default::default() }
+    }
+
+    /// `kind = "multilayer"`, its settings at their defaults until set.
+    pub fn multilayer() -> Self {
+        Solver { kind: "multilayer".into(), ..Default::default() }
+    }
+
+    solver_options!(
+        text: linear_solver, arap_rows, arap_rotation, layer_order;
+        numbers: pcg_tol: f64, pcg_max_iter: usize, setup_interval: usize, tolerance: f64, theta: f64, max_coarse: usize,
+        smoothed_levels: usize, layers: usize, layer_stop: f64,
+    );
+}
+
+#[cfg(test)]
+#[path = "builder_tests.rs"]
+mod tests;
