@@ -11,6 +11,9 @@ step() { printf '\n== %s\n' "$*"; }
 step "CUDA toolchain (nvcc from PyPI into .toolchain/, cached per user)"
 bash scripts/install-cuda-toolchain.sh
 
+step "no import circle between the source files of any crate (ARCHITECTURE.md)"
+python3 scripts/import-cycles.py
+
 step "build (release, all targets)"
 cargo build --release --workspace --all-targets --locked
 
