@@ -81,10 +81,13 @@ impl CudaBackend {
     /// Uploads `model` to the device of `options` for `config`; `Err` says why not (no device,
     /// unsupported model or solver, driver error).
     pub fn new(model: &Model, config: &SolverConfig, options: CudaOptions) -> Result<Self> {
-        Self::supports(model, config).map_err(|u| CudaError::Unsupported(u.0))?;
-        if config.method.mgpbd().is_some() {
+        if let Some(settings) = config.method.mgpbd() {
+            // The device path is checked before a context is made; MGPBD's own needs by the rows that
+            // `MgpbdDevice::new` builds once, instead of once more here.
+            crate::mgpbd::device::check_supported(model, settings)?;
             return Self::mgpbd(model, config, options);
         }
+        Self::supports(model, config).map_err(|u| CudaError::Unsupported(u.0))?;
         let gpu = Arc::new(GpuContext::new(options.ordinal)?);
         // One stream only: cudarc's cross-stream events are not needed, and they must stay out of graph capture.
         // SAFETY: every slice of this backend is created after this call and used on `gpu.stream()` only.

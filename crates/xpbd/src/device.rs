@@ -103,11 +103,13 @@ pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision,
     }
 }
 
-/// Gathers the [`Facts`] for device `ordinal` (probing the driver), `model` and `config`.
+/// Gathers the [`Facts`] for device `ordinal` (probing the driver), `model` and `config`. The support check (for
+/// MGPBD it builds the rows) is asked only when a device answers: [`decide`] reads it only then.
 fn facts(ordinal: usize, model: &Model, config: &SolverConfig, min_elements: usize) -> Facts {
+    let device = xpbd_cuda::probe_ordinal(ordinal).map(|info| info.name).map_err(|e| e.to_string());
     Facts {
-        device: xpbd_cuda::probe_ordinal(ordinal).map(|info| info.name).map_err(|e| e.to_string()),
-        unsupported: <xpbd_cuda::CudaBackend as Backend>::supports(model, config).err().map(|u| u.0),
+        unsupported: device.is_ok().then(|| <xpbd_cuda::CudaBackend as Backend>::supports(model, config).err().map(|u| u.0)).flatten(),
+        device,
         elements: model.element_count(),
         min_elements,
         validated: xpbd_cuda::VALIDATED_ON_GPU,

@@ -49,10 +49,12 @@ struct DeviceSolve<O: MgpbdOps> {
 
 impl<O: MgpbdOps> MgpbdDevice<O> {
     /// Uploads `model`'s rows and buffers through `ops` for the MGPBD `config` (`describe`: the backend's
-    /// description).
+    /// description). What [`Backend::supports`] refuses is refused here too: the device path by
+    /// [`check_supported`], MGPBD's own needs by the rows [`DeviceOuter::new`] builds (built once, not once per
+    /// check).
     pub fn new(ops: O, model: &Model, config: &SolverConfig, describe: String) -> Result<Self> {
-        Self::supports(model, config).map_err(|u| CudaError::Unsupported(u.0))?;
         let settings = config.method.mgpbd().ok_or_else(|| CudaError::Unsupported("solver.kind is not mgpbd".into()))?;
+        check_supported(model, settings)?;
         let outer = DeviceOuter::new(&ops, model, settings, config.h())?;
         let x = ops.zeros(3 * model.vertex_count())?;
         let lambda = ops.zeros(outer.multiplier_count())?;
