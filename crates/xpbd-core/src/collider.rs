@@ -1,6 +1,7 @@
-//! Static colliders (plane, sphere, solid box, solid infinite cylinder) as signed distance functions, with Coulomb friction
-//! and restitution parameters. The contact projection itself is the backends'.
+//! Colliders (plane, sphere, solid box, solid infinite cylinder) as signed distance functions, with Coulomb friction
+//! and restitution parameters. The contact rows against them are `contact::collider_rows`.
 
+use crate::contact::Friction;
 use crate::mesh::Vec3;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -18,8 +19,21 @@ pub enum Shape {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Collider {
     pub shape: Shape,
-    pub friction: f64,
+    pub friction: Friction,
     pub restitution: f64,
+}
+
+impl Collider {
+    /// Signed distance of `x` at time `t` (negative inside) and the outward unit normal there.
+    pub fn signed_distance(&self, x: &Vec3, _t: f64) -> (f64, Vec3) {
+        self.shape.signed_distance(x)
+    }
+
+    /// The velocity at time `t` of the collider's material point at `x` (friction acts on the motion
+    /// relative to it).
+    pub fn velocity_at(&self, _x: &Vec3, _t: f64) -> Vec3 {
+        Vec3::zeros()
+    }
 }
 
 impl Shape {

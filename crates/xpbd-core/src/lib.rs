@@ -14,6 +14,7 @@ pub mod amg;
 pub mod backend;
 pub mod collider;
 pub mod constraint;
+pub mod contact;
 pub mod graph;
 pub mod layers;
 pub mod linear;

@@ -124,7 +124,7 @@ impl SolverConfig {
             Method::Multilayer(_) => {
                 let missing = if !model.cloth_groups.is_empty() {
                     Some("cloth bodies")
-                } else if model.colliders.iter().any(|c| c.friction > 0.0) {
+                } else if model.colliders.iter().any(|c| !c.friction.is_frictionless()) {
                     Some("collider friction")
                 } else if !model.attachments.is_empty() {
                     Some("soft or moving pins")

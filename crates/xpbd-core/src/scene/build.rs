@@ -4,6 +4,7 @@
 use super::cloth_topology::edges_and_hinges;
 use super::schema::{self, Scene};
 use crate::collider::{Collider, Shape};
+use crate::contact::Friction;
 use crate::constraint::bending::dihedral_angle;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{gather, TetModel};
@@ -509,11 +510,19 @@ fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
         }
         other => return Err(Error::invalid(format!("{what}.kind: unknown collider '{other}' (expected plane, sphere, box, cylinder)"))),
     };
-    if !(c.friction.is_finite() && c.friction >= 0.0) {
-        return Err(Error::invalid(format!("{what}.friction: must be ≥ 0, got {}", c.friction)));
-    }
+    let friction = friction(c.friction, c.static_friction, what)?;
     if !(0.0..=1.0).contains(&c.restitution) {
         return Err(Error::invalid(format!("{what}.restitution: must lie in [0, 1], got {}", c.restitution)));
     }
-    Ok(Collider { shape, friction: c.friction, restitution: c.restitution })
+    Ok(Collider { shape, friction, restitution: c.restitution })
+}
+
+/// Coulomb coefficients from `friction` (kinetic, and static by default) and `static_friction`, each ≥ 0.
+fn friction(kinetic: f64, static_: Option<f64>, what: &str) -> Result<Friction> {
+    for (v, field) in [(kinetic, "friction"), (static_.unwrap_or(kinetic), "static_friction")] {
+        if !(v.is_finite() && v >= 0.0) {
+            return Err(Error::invalid(format!("{what}.{field}: must be ≥ 0, got {v}")));
+        }
+    }
+    Ok(Friction { mu_s: static_.unwrap_or(kinetic), mu_k: kinetic })
 }

@@ -217,6 +217,12 @@ impl Collider {
         "`friction`." friction: f64 => friction;
     }
 
+    /// `static_friction`.
+    pub fn static_friction(mut self, value: f64) -> Self {
+        self.static_friction = Some(value);
+        self
+    }
+
     setters! {
         "`restitution`." restitution: f64 => restitution;
     }

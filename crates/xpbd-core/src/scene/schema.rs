@@ -276,9 +276,12 @@ pub struct Collider {
     pub radius: Option<f64>,
     pub min: Option<[f64; 3]>,
     pub max: Option<[f64; 3]>,
-    /// Coulomb friction coefficient (static = kinetic).
+    /// Coulomb friction coefficient: the kinetic one, and the static one unless `static_friction` is given.
     #[serde(default)]
     pub friction: f64,
+    /// Static Coulomb coefficient (default: `friction`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_friction: Option<f64>,
     /// Normal restitution in [0, 1].
     #[serde(default)]
     pub restitution: f64,

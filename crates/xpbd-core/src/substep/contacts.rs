@@ -34,7 +34,7 @@ pub fn project(model: &Model, x: &mut [Vec3], x_prev: &[Vec3], out: &mut Vec<Con
             let tangential = disp - n * disp.dot(&n);
             let t_len = tangential.norm();
             if t_len > 0.0 {
-                x[i] -= tangential * (c.friction * -d / t_len).min(1.0);
+                x[i] -= tangential * (c.friction.mu_k * -d / t_len).min(1.0);
             }
             out.push(Contact { vertex: i as u32, normal: n, restitution: c.restitution });
         }

@@ -76,7 +76,7 @@ pub fn collider_table(model: &Model) -> Vec<f64> {
             Shape::Box { min, max } => (2.0, min, max, 0.0),
             Shape::Cylinder { point, axis, radius } => (3.0, point, axis, radius),
         };
-        t.extend([kind, a.x, a.y, a.z, b.x, b.y, b.z, r, c.friction, c.restitution]);
+        t.extend([kind, a.x, a.y, a.z, b.x, b.y, b.z, r, c.friction.mu_k, c.restitution]);
     }
     t
 }
