@@ -19,6 +19,8 @@ pub struct FrameStats {
     pub solve_seconds: f64,
     /// MGPBD's outer-loop counters over the frame (`None` for other solvers).
     pub mgpbd: Option<crate::mgpbd::OuterStats>,
+    /// Contact rows that pushed (λ_n > 0) in the frame's last substep.
+    pub contacts: usize,
 }
 
 pub trait Backend {

@@ -4,6 +4,7 @@
 //! bodies share one vertex array; element indices are global.
 
 use crate::collider::Collider;
+use crate::contact::ContactModel;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{TetModel, TetParams};
 use crate::material::Lame;
@@ -105,6 +106,8 @@ pub struct Model {
     /// Hard pins that move (inverse mass 0, velocity ≠ 0) and soft attachments.
     pub attachments: Vec<Attachment>,
     pub colliders: Vec<Collider>,
+    /// Contact between and within bodies: which pairs, the thickness, friction, the surfaces.
+    pub contact: ContactModel,
     pub probes: Vec<Probe>,
     /// Total number of elastic multipliers (rows).
     pub rows: usize,

@@ -132,7 +132,7 @@ impl ConstraintSolver for Sweep {
             Sweep::Mgpbd(m) => m.iterate(model, &mut s.x, &mut s.lambda, h),
             Sweep::Multilayer(_) => unreachable!("multi-layer substeps run whole in CpuBackend::substep"),
         };
-        boundary.attachments(model, &mut s.x, h, t_end);
+        boundary.project(model, &mut s.x, h, t_end);
         Ok(converged)
     }
 
@@ -190,6 +190,10 @@ impl Backend for CpuBackend {
             m.begin_frame(s.frame);
         }
         let mut stats = step_frame(config, s, |s, h, t_end, report| Ok(substep(config, boundary, sweep, model, s, h, t_end, report)))?;
+        stats.contacts = match sweep {
+            Sweep::Multilayer(m) => m.active_contacts(),
+            _ => boundary.contacts.active(),
+        };
         if let Sweep::Mgpbd(m) = sweep {
             stats.mgpbd = Some(m.take_stats());
         }

@@ -1,6 +1,18 @@
-//! Contact: rows C ≥ 0 between a body and a collider, between bodies and within one body, solved inside
-//! the constraint iterations with Coulomb friction (docs/contact.md).
+//! Contact: rows C ≥ 0 between a body and a collider, between bodies and within one body, detected once per
+//! substep and solved inside the constraint iterations with Coulomb friction (docs/contact.md).
 
+pub mod bvh;
+pub mod detect;
+pub mod distance;
 pub mod friction;
+pub mod model;
+pub mod restitution;
+pub mod rows;
+pub mod set;
+pub mod surface;
 
 pub use friction::Friction;
+pub use model::ContactModel;
+pub use rows::{ColliderRow, PairRow};
+pub use set::ContactSet;
+pub use surface::Surface;

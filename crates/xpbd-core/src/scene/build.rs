@@ -47,6 +47,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
         cloth_groups: vec![],
         attachments: vec![],
         colliders: vec![],
+        contact: Default::default(),
         probes: vec![],
         rows: 0,
     };
@@ -64,6 +65,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
     for (ci, c) in scene.colliders.iter().enumerate() {
         m.colliders.push(collider(c, &format!("collider[{ci}]"))?);
     }
+    m.contact = super::contact::contact_model(scene, &m)?;
     for (pi, p) in scene.probes.iter().enumerate() {
         let bi = scene
             .bodies
@@ -518,7 +520,7 @@ fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
 }
 
 /// Coulomb coefficients from `friction` (kinetic, and static by default) and `static_friction`, each ≥ 0.
-fn friction(kinetic: f64, static_: Option<f64>, what: &str) -> Result<Friction> {
+pub(super) fn friction(kinetic: f64, static_: Option<f64>, what: &str) -> Result<Friction> {
     for (v, field) in [(kinetic, "friction"), (static_.unwrap_or(kinetic), "static_friction")] {
         if !(v.is_finite() && v >= 0.0) {
             return Err(Error::invalid(format!("{what}.{field}: must be ≥ 0, got {v}")));

@@ -3,7 +3,7 @@
 //! .material(Material::neohookean_block(..)).pin_box(..)).build()`. Every field left alone keeps the
 //! default of docs/scene-format.md, so a builder scene equals the scene parsed from the same text.
 
-use super::schema::{Aabb, Body, Collider, InitialDeform, Material, MeshSource, Pin, Probe, Scene, Solver};
+use super::schema::{Aabb, Body, Collider, Contact, InitialDeform, Material, MeshSource, Pin, Probe, Scene, Solver};
 use super::{build, Built};
 use crate::Result;
 use std::path::Path;
@@ -37,6 +37,7 @@ impl SceneBuilder {
             solver: Default::default(),
             bodies: Vec::new(),
             colliders: Vec::new(),
+            contact: Default::default(),
             probes: Vec::new(),
             output: Default::default(),
             render: None,
@@ -53,6 +54,7 @@ impl SceneBuilder {
         "`simulation.velocity_damping` (1/s)." velocity_damping: f64 => scene.simulation.velocity_damping;
         "The `[solver]` table." solver: Solver => scene.solver;
         "`output.every`." every: usize => scene.output.every;
+        "The `[contact]` table." contact: Contact => scene.contact;
     }
 
     /// `output.formats`.
@@ -110,6 +112,8 @@ impl BodyBuilder {
             material: Material::default(),
             pin: Vec::new(),
             damping: 0.0,
+            friction: None,
+            static_friction: None,
         };
         BodyBuilder { body }
     }
@@ -143,6 +147,12 @@ impl BodyBuilder {
         "`angular_velocity` (rad/s)." angular_velocity: [f64; 3] => body.angular_velocity;
         "`material`." material: Material => body.material;
         "`damping`: XPBD constraint damping β (s)." damping: f64 => body.damping;
+    }
+
+    /// `friction`: the Coulomb coefficient of this body's contacts with bodies.
+    pub fn friction(mut self, mu: f64) -> Self {
+        self.body.friction = Some(mu);
+        self
     }
 
     /// `initial_deform`.

@@ -4,6 +4,7 @@
 pub mod build;
 pub mod builder;
 mod cloth_topology;
+mod contact;
 pub mod initial_deform;
 pub mod schema;
 pub mod table2;

@@ -15,6 +15,8 @@ pub struct Scene {
     pub bodies: Vec<Body>,
     #[serde(default, rename = "collider")]
     pub colliders: Vec<Collider>,
+    #[serde(default)]
+    pub contact: Contact,
     #[serde(default, rename = "probe")]
     pub probes: Vec<Probe>,
     #[serde(default)]
@@ -189,6 +191,36 @@ pub struct Body {
     /// XPBD constraint damping β (s).
     #[serde(default)]
     pub damping: f64,
+    /// Coulomb coefficient of this body's contacts with other bodies and itself (default `contact.friction`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub friction: Option<f64>,
+    /// Its static coefficient (default: `friction`, else `contact.static_friction`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub static_friction: Option<f64>,
+}
+
+/// `[contact]`: contact between and within bodies (colliders always collide).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Contact {
+    /// Contact between different bodies.
+    pub bodies: bool,
+    /// Contact within one body.
+    #[serde(rename = "self")]
+    pub self_contact: bool,
+    /// The gap kept between surfaces (m); default a tenth of the median surface edge length.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thickness: Option<f64>,
+    /// Coulomb coefficient of body–body pairs (kinetic, and static unless `static_friction` is given).
+    pub friction: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub static_friction: Option<f64>,
+}
+
+impl Default for Contact {
+    fn default() -> Self {
+        Contact { bodies: true, self_contact: true, thickness: None, friction: 0.5, static_friction: None }
+    }
 }
 
 /// The initial positions as a deformation of the placed rest shape about the centre of its bounding

@@ -62,6 +62,8 @@ iterations = 1
 [solver]
 ordering = "{ordering}"
 cluster_size = 5
+[contact]
+self = false
 [[body]]
 name = "{}"
 mesh = {}

@@ -1,8 +1,9 @@
-//! What a substep does around its constraint solve: the prediction before it, the soft attachments after
-//! each iteration, and contacts, the velocity update and restitution at its end.
+//! What a substep does around its constraint solve: the prediction and contact detection before it, the soft
+//! attachments and contact rows after each iteration, and the velocity update and restitution at its end.
 
 use super::frame::SubstepReport;
-use super::{attachments, contacts, integrate, timed};
+use super::{attachments, integrate, timed};
+use crate::contact::ContactSet;
 use crate::mesh::Vec3;
 use crate::metrics::residual_norm;
 use crate::model::Model;
@@ -15,8 +16,8 @@ pub trait ConstraintSolver {
     /// After the prediction: the multipliers to zero, in `s` and wherever the solver keeps its own (and the
     /// predicted positions to a device).
     fn begin(&mut self, model: &Model, s: &mut State, t_end: f64) -> Result<()>;
-    /// One iteration over every elastic constraint, then the soft attachments (on the host through
-    /// `boundary`, or on a device); `Ok(true)` once the solver's stopping tolerance is met (MGPBD; XPBD runs
+    /// One iteration over every elastic constraint, then the soft attachments and contacts (on the host through
+    /// `boundary.project`, or on a device); `Ok(true)` once the solver's stopping tolerance is met (MGPBD; XPBD runs
     /// every iteration).
     fn iterate(&mut self, model: &Model, s: &mut State, boundary: &mut SubstepBoundary, h: f64, t_end: f64) -> Result<bool>;
     /// After the last iteration: the positions in `s`, and the multipliers in model order when `report` (the
@@ -25,14 +26,15 @@ pub trait ConstraintSolver {
 }
 
 /// The host half of a substep: the prediction's saved positions and velocities, the soft attachments'
-/// multipliers and the substep's contacts.
+/// multipliers and the substep's contact rows.
 pub struct SubstepBoundary {
     velocity_damping: f64,
     /// Positions before the prediction (for damping, friction and the velocity update).
     pub x_prev: Vec<Vec3>,
     v_before: Vec<Vec3>,
     attach_lambda: Vec<Vec3>,
-    contacts: Vec<contacts::Contact>,
+    /// This substep's contact rows.
+    pub contacts: ContactSet,
 }
 
 impl SubstepBoundary {
@@ -43,28 +45,29 @@ impl SubstepBoundary {
             x_prev: vec![Vec3::zeros(); n],
             v_before: vec![Vec3::zeros(); n],
             attach_lambda: vec![Vec3::zeros(); model.attachments.len()],
-            contacts: Vec::new(),
+            contacts: ContactSet::default(),
         }
     }
 
-    /// The prediction x̃ of a substep ending at `t_end` (velocities kept for restitution); attachment
-    /// multipliers to zero. The solver resets its own multipliers.
+    /// The prediction x̃ of a substep ending at `t_end` (velocities kept for restitution) and the contact
+    /// rows that may act in it; attachment multipliers to zero. The solver resets its own multipliers.
     pub fn begin(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
         self.v_before.copy_from_slice(&s.v);
         integrate::predict(model, self.velocity_damping, s, &mut self.x_prev, h, t_end);
         self.attach_lambda.fill(Vec3::zeros());
+        self.contacts.detect(model, &self.x_prev, &s.x, t_end);
     }
 
-    /// One pass over the soft attachments, after each solver iteration.
-    pub fn attachments(&mut self, model: &Model, x: &mut [Vec3], h: f64, t_end: f64) {
+    /// One pass over the soft attachments and then the contact rows, after each solver iteration.
+    pub fn project(&mut self, model: &Model, x: &mut [Vec3], h: f64, t_end: f64) {
         attachments::iterate(model, x, &mut self.attach_lambda, h, t_end);
+        self.contacts.project(model, x, &self.x_prev, h, t_end);
     }
 
-    /// Contacts, velocity update and restitution: the end of a substep.
+    /// Velocity update and restitution: the end of a substep.
     pub fn end(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
-        contacts::project(model, &mut s.x, &self.x_prev, &mut self.contacts);
         integrate::update_velocities(s, &self.x_prev, h);
-        contacts::restitute(&self.contacts, &mut s.v, &self.v_before, model.gravity.norm(), h);
+        self.contacts.restitute(model, &mut s.v, &self.v_before, h);
         s.time = t_end;
     }
 

@@ -1,14 +1,14 @@
 //! The host half of a substep and the frame loop, shared by every backend: the prediction
-//! x̃ = x + h v + h² M⁻¹ f_ext ([`integrate`]), the soft attachments after each solver iteration
-//! ([`attachments`]), and at the substep's end the collider contacts, the velocity update
-//! v = (x − x_prev)/h and restitution ([`contacts`]) — held together by [`SubstepBoundary`] — and the
+//! x̃ = x + h v + h² M⁻¹ f_ext ([`integrate`]) and the detection of the substep's contacts after it, the soft
+//! attachments ([`attachments`]) and the contact rows ([`crate::contact`]) after each solver iteration, and at
+//! the substep's end the velocity update v = (x − x_prev)/h and restitution — held together by
+//! [`SubstepBoundary`] — and the
 //! frame of `substeps` substeps with its residual record and timing ([`frame`]). What a solver does
 //! between the prediction and the end (XPBD sweeps, MGPBD's outer iterations, on the CPU or a device)
 //! is a [`ConstraintSolver`].
 
 pub mod attachments;
 mod boundary;
-pub mod contacts;
 pub mod frame;
 pub mod integrate;
 

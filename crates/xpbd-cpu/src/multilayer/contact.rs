@@ -2,12 +2,12 @@
 //! `C = min(0, d(x))` (Eq. 28, d the collider's signed distance, compliance 1e-4) on every penetrating
 //! vertex, solved as an elastic row on elastic vertices and as a rigid row against an infinite-mass
 //! contact point on rigid ones (`glue::solve`), and restitution after the solve (Eq. 29, in the form of
-//! Müller et al. 2020 that `contacts::restitute` implements). Frictionless: scenes with friction are
+//! Müller et al. 2020 that `contact::restitution` implements). Frictionless: scenes with friction are
 //! rejected.
 
 use xpbd_core::collider::Collider;
 use xpbd_core::mesh::Vec3;
-use xpbd_core::substep::contacts::Contact;
+use xpbd_core::contact::restitution::Contact;
 
 /// The paper's contact compliance (XPBD's recommended value).
 const COMPLIANCE: f64 = 1e-4;
@@ -70,6 +70,11 @@ impl ContactRows {
                 x[i] += r.normal * (inv_mass[i] * dl);
             }
         }
+    }
+
+    /// Rows that pushed this substep.
+    pub fn active(&self) -> usize {
+        self.lambda.iter().filter(|&&l| l > 0.0).count()
     }
 
     /// The vertices that took a contact impulse this substep, for restitution.

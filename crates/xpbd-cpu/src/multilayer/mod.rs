@@ -24,7 +24,10 @@ use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics::residual_norm;
 use xpbd_core::model::Model;
 use xpbd_core::state::State;
-use xpbd_core::substep::{contacts, integrate, SubstepReport};
+use xpbd_core::contact::detect::Detector;
+use xpbd_core::contact::restitution::restitute;
+use xpbd_core::contact::rows::{Iterate, PairRow};
+use xpbd_core::substep::{integrate, SubstepReport};
 use xpbd_core::{Error, Result};
 
 pub struct Multilayer {
@@ -40,6 +43,10 @@ pub struct Multilayer {
     v_start: Vec<Vec3>,
     v_res: Vec<Vec3>,
     contacts: ContactRows,
+    /// Contacts between and within bodies: this substep's rows, solved on elastic vertices only (a rigid
+    /// vertex counts as immovable in them).
+    detector: Detector,
+    pairs: Vec<PairRow>,
     substeps: u64,
     /// Seconds spent ordering elements and merging them (sort + union-find), and in whole substeps.
     pub hierarchy_seconds: f64,
@@ -82,6 +89,8 @@ impl Multilayer {
             v_start: vec![Vec3::zeros(); n],
             v_res: vec![Vec3::zeros(); n],
             contacts: ContactRows::new(&model.colliders, n),
+            detector: Detector::default(),
+            pairs: Vec::new(),
             substeps: 0,
             hierarchy_seconds: 0.0,
             substep_seconds: 0.0,
@@ -92,6 +101,11 @@ impl Multilayer {
             rigid_elements: Vec::new(),
             iterations_run: Vec::new(),
         }
+    }
+
+    /// Contact rows that pushed in the last substep: pairs, and vertices on colliders.
+    pub fn active_contacts(&self) -> usize {
+        self.pairs.iter().filter(|r| r.lambda_n > 0.0).count() + self.contacts.active()
     }
 
     pub fn layer_count(&self) -> usize {
@@ -139,9 +153,10 @@ impl Multilayer {
             self.v_res[i] = if model.inv_mass[i] > 0.0 { s.v[i] * damp + model.gravity * h } else { Vec3::zeros() };
         }
         s.lambda.fill(0.0);
+        let predicted: Vec<Vec3> = s.x.iter().zip(&self.v_res).map(|(x, v)| x + v * h).collect();
+        self.detector.detect(&model.contact, &model.rest, &model.inv_mass, &self.x_start, &predicted, &mut self.pairs);
         let r0 = report.then(|| {
             let t = Instant::now();
-            let predicted: Vec<Vec3> = s.x.iter().zip(&self.v_res).map(|(x, v)| x + v * h).collect();
             let r0 = residual_norm(model, &predicted, &s.lambda, h);
             excluded += t.elapsed().as_secs_f64();
             r0
@@ -183,6 +198,7 @@ impl Multilayer {
             lb.step(h, &mut s.x, &mut self.v_res);
             // Lines 17–19: elastic constraints and contacts, then the rigid constraints last.
             let interior = lb.interior_mask(s.x.len());
+            let elastic_inv_mass: Vec<f64> = model.inv_mass.iter().zip(&interior).map(|(&w, &r)| if r { 0.0 } else { w }).collect();
             let last_layer = l + 1 == layers.len();
             if trace {
                 let t = Instant::now();
@@ -193,6 +209,10 @@ impl Multilayer {
             while run < self.settings.layer_iterations[l] {
                 self.elastic_sweep(model, layer, &mut s.x, &mut s.lambda, h);
                 self.contacts.solve_elastic(&mut s.x, &model.inv_mass, &interior);
+                if !self.pairs.is_empty() {
+                    let mut it = Iterate { x: &mut s.x, x_prev: &self.x_start, inv_mass: &elastic_inv_mass, t: 0.0, h };
+                    self.pairs.iter_mut().for_each(|r| r.project(model.contact.thickness, &mut it));
+                }
                 glue::solve(&mut lb, &mut s.x, &model.inv_mass, &mut self.contacts);
                 run += 1;
                 if trace {
@@ -220,7 +240,7 @@ impl Multilayer {
         // Line 24.
         // Lines 24–25.
         integrate::update_velocities(s, &self.x_start, h);
-        contacts::restitute(&self.contacts.contacts(&s.x), &mut s.v, &self.v_start, model.gravity.norm(), h);
+        restitute(self.contacts.contacts(&s.x), &mut s.v, &self.v_start, model.gravity.norm(), h);
         self.strain.update(&self.tets, &self.rest, &s.x, h);
         self.substeps += 1;
         self.substep_seconds += start.elapsed().as_secs_f64() - excluded;

@@ -64,6 +64,16 @@ impl<O: MgpbdOps> MgpbdDevice<O> {
     }
 }
 
+impl<O: MgpbdOps> DeviceSolve<O> {
+    fn download_positions(&self, s: &mut State) -> xpbd_core::Result<()> {
+        let x = to_f64(&self.ops.download(&self.x)?);
+        for (p, c) in s.x.iter_mut().zip(x.chunks_exact(3)) {
+            p.copy_from_slice(c);
+        }
+        Ok(())
+    }
+}
+
 impl<O: MgpbdOps> ConstraintSolver for DeviceSolve<O> {
     /// The predicted positions up, the multipliers (device and state) and the attachments' to zero.
     fn begin(&mut self, _model: &Model, s: &mut State, t_end: f64) -> xpbd_core::Result<()> {
@@ -76,21 +86,25 @@ impl<O: MgpbdOps> ConstraintSolver for DeviceSolve<O> {
         Ok(())
     }
 
-    /// One outer iteration, then the soft attachments on the device (the host boundary's are not used).
-    fn iterate(&mut self, _model: &Model, _s: &mut State, _boundary: &mut SubstepBoundary, _h: f64, _t_end: f64) -> xpbd_core::Result<bool> {
+    /// One outer iteration, then the soft attachments on the device (the host boundary's are not used), then
+    /// the substep's contact rows on the host when it has any (positions down and up: O(n) per outer
+    /// iteration, small beside its linear solve).
+    fn iterate(&mut self, model: &Model, s: &mut State, boundary: &mut SubstepBoundary, h: f64, t_end: f64) -> xpbd_core::Result<bool> {
         let done = self.outer.iterate(&mut self.ops, &mut self.x, &mut self.lambda)?;
         if let Some(a) = &mut self.attachments {
             self.ops.soft_attachments(a, &mut self.x, self.outer.inv_mass(), self.h)?;
         }
+        if !boundary.contacts.is_empty() {
+            self.download_positions(s)?;
+            boundary.contacts.project(model, &mut s.x, &boundary.x_prev, h, t_end);
+            self.ops.write(&flat3(s.x.iter().copied()), &mut self.x)?;
+        }
         Ok(done)
     }
 
-    /// Positions and the state's multipliers down (the host's contacts and velocity update need both).
+    /// Positions and the state's multipliers down (the host's velocity update and residual need both).
     fn finish(&mut self, s: &mut State, _report: bool) -> xpbd_core::Result<()> {
-        let x = to_f64(&self.ops.download(&self.x)?);
-        for (p, c) in s.x.iter_mut().zip(x.chunks_exact(3)) {
-            p.copy_from_slice(c);
-        }
+        self.download_positions(s)?;
         Ok(self.outer.state_multipliers(&self.ops, &self.lambda, &mut s.lambda)?)
     }
 }
@@ -113,6 +127,7 @@ impl<O: MgpbdOps> Backend for MgpbdDevice<O> {
         solve.outer.begin_frame(s.frame);
         let mut stats = step_frame(config, s, |s, h, t_end, report| boundary.substep(solve, config.iterations, model, s, h, t_end, report))?;
         stats.mgpbd = Some(std::mem::take(&mut solve.outer.stats));
+        stats.contacts = boundary.contacts.active();
         Ok(stats)
     }
 }

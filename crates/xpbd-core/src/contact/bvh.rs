@@ -1,0 +1,143 @@
+//! A bounding volume hierarchy over axis-aligned boxes, for the broad phase: built top-down by median
+//! splits along the widest axis of the centroids (O(n log n)), stored as one flat node array in depth-first
+//! order, queried by box overlap. Deterministic: the same boxes give the same tree and the same query order.
+
+use crate::mesh::Vec3;
+
+/// An axis-aligned box.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    pub min: Vec3,
+    pub max: Vec3,
+}
+
+impl Aabb {
+    pub const EMPTY: Aabb = Aabb { min: Vec3::new(f64::INFINITY, f64::INFINITY, f64::INFINITY), max: Vec3::new(f64::NEG_INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY) };
+
+    /// The smallest box around `points`.
+    pub fn around<'a>(points: impl IntoIterator<Item = &'a Vec3>) -> Aabb {
+        points.into_iter().fold(Aabb::EMPTY, |b, p| Aabb { min: b.min.inf(p), max: b.max.sup(p) })
+    }
+    pub fn union(&self, o: &Aabb) -> Aabb {
+        Aabb { min: self.min.inf(&o.min), max: self.max.sup(&o.max) }
+    }
+    /// Grown by `r` on every side.
+    pub fn inflate(&self, r: f64) -> Aabb {
+        let d = Vec3::repeat(r);
+        Aabb { min: self.min - d, max: self.max + d }
+    }
+    pub fn overlaps(&self, o: &Aabb) -> bool {
+        (0..3).all(|k| self.min[k] <= o.max[k] && o.min[k] <= self.max[k])
+    }
+    fn centre(&self) -> Vec3 {
+        (self.min + self.max) * 0.5
+    }
+}
+
+/// Items per leaf at most.
+const LEAF_SIZE: usize = 4;
+
+/// One node: its box, and either a leaf's items `items[start..start + count]` (count > 0) or, for an inner
+/// node (count = 0), its right child at `start` (the left child follows the node).
+#[derive(Clone, Copy, Debug)]
+struct Node {
+    bounds: Aabb,
+    start: u32,
+    count: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Bvh {
+    nodes: Vec<Node>,
+    /// Item indices, leaf by leaf.
+    items: Vec<u32>,
+}
+
+impl Bvh {
+    /// The hierarchy over `boxes` (item i has box i).
+    pub fn new(boxes: &[Aabb]) -> Bvh {
+        let mut bvh = Bvh { nodes: Vec::with_capacity(2 * boxes.len() / LEAF_SIZE + 1), items: (0..boxes.len() as u32).collect() };
+        if !boxes.is_empty() {
+            let centres: Vec<Vec3> = boxes.iter().map(Aabb::centre).collect();
+            bvh.split(boxes, &centres, 0, boxes.len());
+        }
+        bvh
+    }
+
+    /// Builds the subtree over `items[lo..hi]`, depth first.
+    fn split(&mut self, boxes: &[Aabb], centres: &[Vec3], lo: usize, hi: usize) {
+        let items = &mut self.items[lo..hi];
+        let bounds = items.iter().fold(Aabb::EMPTY, |b, &i| b.union(&boxes[i as usize]));
+        let me = self.nodes.len();
+        if hi - lo <= LEAF_SIZE {
+            self.nodes.push(Node { bounds, start: lo as u32, count: (hi - lo) as u32 });
+            return;
+        }
+        let spread = Aabb::around(items.iter().map(|&i| &centres[i as usize]));
+        let axis = (spread.max - spread.min).imax();
+        let mid = (hi - lo) / 2;
+        items.select_nth_unstable_by(mid, |&a, &b| centres[a as usize][axis].total_cmp(&centres[b as usize][axis]).then(a.cmp(&b)));
+        self.nodes.push(Node { bounds, start: 0, count: 0 });
+        self.split(boxes, centres, lo, lo + mid);
+        self.nodes[me].start = self.nodes.len() as u32;
+        self.split(boxes, centres, lo + mid, hi);
+    }
+
+    /// Calls `hit` with every item whose box overlaps `query`, in a fixed order.
+    pub fn query(&self, query: &Aabb, mut hit: impl FnMut(u32)) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let mut stack = [0u32; 64];
+        let mut top = 1;
+        while top > 0 {
+            top -= 1;
+            let index = stack[top];
+            let node = &self.nodes[index as usize];
+            if !node.bounds.overlaps(query) {
+                continue;
+            }
+            if node.count > 0 {
+                let (s, c) = (node.start as usize, node.count as usize);
+                self.items[s..s + c].iter().for_each(|&i| hit(i));
+            } else {
+                // Balanced median splits keep the depth near log₂(n / LEAF_SIZE), far below the stack.
+                stack[top] = node.start;
+                stack[top + 1] = index + 1;
+                top += 2;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_finds_exactly_the_overlapping_boxes() {
+        let mut s = 3u64;
+        let mut next = || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let boxes: Vec<Aabb> = (0..1000)
+            .map(|_| {
+                let c = Vec3::new(next(), next(), next()) * 10.0;
+                Aabb { min: c, max: c + Vec3::new(next(), next(), next()) * 0.5 }
+            })
+            .collect();
+        let bvh = Bvh::new(&boxes);
+        for q in boxes.iter().take(200) {
+            let q = q.inflate(0.3);
+            let mut found = Vec::new();
+            bvh.query(&q, |i| found.push(i));
+            found.sort_unstable();
+            let brute: Vec<u32> = (0..boxes.len() as u32).filter(|&i| boxes[i as usize].overlaps(&q)).collect();
+            assert_eq!(found, brute);
+        }
+        let mut none = Vec::new();
+        Bvh::new(&[]).query(&boxes[0], |i| none.push(i));
+        assert!(none.is_empty());
+    }
+}
