@@ -30,6 +30,9 @@ struct MeshInfo {
     /// Number of clusters of each size.
     cluster_sizes: BTreeMap<usize, usize>,
     boundary_faces: usize,
+    /// The contact surface: its vertices and edges (its triangles are the boundary faces).
+    surface_vertices: usize,
+    surface_edges: usize,
     /// Total volume (tets) or area (triangles).
     measure: f64,
     bbox_min: [f64; 3],
@@ -40,10 +43,12 @@ struct MeshInfo {
 
 pub fn info(path: &Path, json: bool) -> Result<()> {
     let mut k_s = 5;
+    let mut contact = None;
     let items = if path.extension().is_some_and(|e| e == "toml") {
         let sc = scene::load(path)?;
         k_s = sc.solver.cluster_size;
         let model = scene::build(&sc, path.parent().unwrap_or(Path::new(".")))?.model;
+        contact = Some(model.contact.summary());
         model
             .bodies
             .iter()
@@ -67,12 +72,14 @@ pub fn info(path: &Path, json: bool) -> Result<()> {
     } else {
         for i in &items {
             println!(
-                "{} ({}): {} vertices, {} elements, {} boundary faces, {} {:.6e}, bbox [{:.4}, {:.4}, {:.4}]–[{:.4}, {:.4}, {:.4}]{}",
+                "{} ({}): {} vertices, {} elements, {} boundary faces (contact surface: {} vertices, {} edges), {} {:.6e}, bbox [{:.4}, {:.4}, {:.4}]–[{:.4}, {:.4}, {:.4}]{}",
                 i.name,
                 i.kind,
                 i.vertices,
                 i.elements,
                 i.boundary_faces,
+                i.surface_vertices,
+                i.surface_edges,
                 if i.kind == "tet" { "volume" } else { "area" },
                 i.measure,
                 i.bbox_min[0],
@@ -86,6 +93,18 @@ pub fn info(path: &Path, json: bool) -> Result<()> {
             let sizes: Vec<String> = i.cluster_sizes.iter().map(|(s, n)| format!("{s}: {n}")).collect();
             println!("  element graph: max valence {} (lower bound on colors), colors greedy {}, smallest-last {}, clustered (K_s = {}) {}, ratio {:.3}; cluster sizes {{{}}}",
                 i.max_valence, i.colors_greedy, i.colors_smallest_last, i.cluster_size_limit, i.colors_clustered, i.reduction_ratio, sizes.join(", "));
+        }
+        if let Some(c) = contact {
+            let on = |b: bool| if b { "on" } else { "off" };
+            println!(
+                "contact: between bodies {}, within a body {}, thickness {:.4e} m; surfaces {} vertices, {} edges, {} triangles",
+                on(c.bodies),
+                on(c.self_contact),
+                c.thickness,
+                c.surface_vertices,
+                c.surface_edges,
+                c.surface_triangles
+            );
         }
     }
     Ok(())
@@ -103,7 +122,7 @@ fn describe(name: &str, mesh: Mesh, k_s: usize) -> Result<MeshInfo> {
                     xpbd_core::mesh::signed_tet_volume(&a, &b, &c, &d)
                 })
                 .sum();
-            let faces = surface::boundary_faces(&m.tets).len();
+            let faces = surface::boundary_faces(&m.tets);
             let parts = partitions(&m.tets, m.vertices.len(), k_s);
             ("tet", m.vertices, m.tets.len(), parts, faces, vol, r.flipped)
         }
@@ -117,7 +136,7 @@ fn describe(name: &str, mesh: Mesh, k_s: usize) -> Result<MeshInfo> {
                 })
                 .sum();
             let parts = partitions(&m.tris, m.vertices.len(), k_s);
-            ("tri", m.vertices, m.tris.len(), parts, m.tris.len(), area, 0)
+            ("tri", m.vertices, m.tris.len(), parts, m.tris.clone(), area, 0)
         }
     };
     let lo = vertices.iter().fold(Vec3::repeat(f64::INFINITY), |a, p| a.inf(p));
@@ -135,7 +154,9 @@ fn describe(name: &str, mesh: Mesh, k_s: usize) -> Result<MeshInfo> {
         reduction_ratio: parts.cluster_colors.colors() as f64 / parts.colored.colors() as f64,
         cluster_size_limit: k_s,
         cluster_sizes: parts.clustering.size_histogram().iter().enumerate().filter(|(_, &n)| n > 0).map(|(s, &n)| (s, n)).collect(),
-        boundary_faces: faces,
+        boundary_faces: faces.len(),
+        surface_vertices: surface::surface_vertices(&faces).len(),
+        surface_edges: surface::surface_edges(&faces).len(),
         measure,
         bbox_min: lo.into(),
         bbox_max: hi.into(),

@@ -44,7 +44,7 @@ fn run_writes_the_contracted_outputs() {
     assert!(summary.get("colors").is_none(), "a serial run has no colors");
     let metrics = std::fs::read_to_string(out.join("metrics.csv")).unwrap();
     let lines: Vec<&str> = metrics.lines().collect();
-    assert_eq!(lines[0], "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements");
+    assert_eq!(lines[0], "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements,contacts");
     assert_eq!(lines.len(), 4);
     assert!(lines[3].starts_with("3,0.03"), "{}", lines[3]);
     let probes = std::fs::read_to_string(out.join("probes.csv")).unwrap();

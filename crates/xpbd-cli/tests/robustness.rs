@@ -137,7 +137,7 @@ fn check_complete(out: &Path, trial: &str) {
     if let Ok(text) = std::fs::read_to_string(out.join("summary.json")) {
         serde_json::from_str::<serde_json::Value>(&text).unwrap_or_else(|e| panic!("{trial}: summary.json does not parse: {e}"));
     }
-    for (name, fields) in [("metrics.csv", 9), ("probes.csv", 6)] {
+    for (name, fields) in [("metrics.csv", 10), ("probes.csv", 6)] {
         let Ok(text) = std::fs::read_to_string(out.join(name)) else { continue };
         // The one cut the kernel can make: a row straddling a 4 KiB page, cut at the page boundary.
         let whole = text.rfind('\n').map_or(0, |i| i + 1);

@@ -4,7 +4,7 @@
 mod common;
 
 use xpbd_core::metrics;
-use xpbd_core::scene::schema::{Material, Solver};
+use xpbd_core::scene::schema::{Contact, Material, Solver};
 use xpbd_core::scene::{BodyBuilder, SceneBuilder};
 
 /// A tiny deterministic generator (xorshift64*), so the scramble is the same on every machine.
@@ -24,6 +24,8 @@ impl Rng {
 fn scramble_and_recover(model: &str, ordering: &str) -> (usize, Option<usize>) {
     let beam = BodyBuilder::new("beam").box_mesh([2.0, 0.5, 0.5], [16, 4, 4]).split(5).material(Material::tet(model, 1.0e6, 0.45, 1000.0));
     let scene = SceneBuilder::new("scrambled").dt(0.016666666666666666).substeps(30).iterations(1).gravity([0.0; 3]).velocity_damping(2.0);
+    // Scrambled vertices cross the surface everywhere: self contact would hold the tangle, not undo it.
+    let scene = scene.contact(Contact { self_contact: false, ..Default::default() });
     let mut sim = common::Sim::new(&scene.solver(Solver::xpbd(ordering)).body(beam).build());
     let mut rng = Rng(0x9E3779B97F4A7C15);
     for x in &mut sim.state.x {

@@ -28,6 +28,8 @@ pub struct FrameMetrics {
     pub kinetic_energy: f64,
     pub min_volume_ratio: f64,
     pub inverted_elements: usize,
+    /// Contact rows that pushed in the frame's last substep (FrameStats::contacts).
+    pub contacts: usize,
     /// Scenes with cloth only: `max_edge_strain`, the column after `inverted_elements`.
     pub max_edge_strain: Option<f64>,
     /// MGPBD runs only: more columns after the fixed ones (docs/output-format.md).
@@ -70,7 +72,7 @@ pub struct Writer {
     surface: Surface,
 }
 
-const METRICS_HEADER: &str = "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements";
+const METRICS_HEADER: &str = "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements,contacts";
 const PROBES_HEADER: &str = "frame,time,probe,x,y,z";
 
 /// A CSV file that grows by whole rows: the header is written atomically, then each row is appended
@@ -197,8 +199,17 @@ impl Writer {
 
     pub fn metrics(&mut self, m: &FrameMetrics) -> Result<()> {
         let mut line = format!(
-            "{},{},{},{},{},{},{},{},{}",
-            m.frame, m.time, m.ms, m.residual, m.relative_residual, m.elastic_energy, m.kinetic_energy, m.min_volume_ratio, m.inverted_elements
+            "{},{},{},{},{},{},{},{},{},{}",
+            m.frame,
+            m.time,
+            m.ms,
+            m.residual,
+            m.relative_residual,
+            m.elastic_energy,
+            m.kinetic_energy,
+            m.min_volume_ratio,
+            m.inverted_elements,
+            m.contacts
         );
         if let Some(e) = m.max_edge_strain {
             line = format!("{line},{e}");

@@ -43,6 +43,8 @@ pub struct Summary {
     pub solver: SolverConfig,
     pub vertices: usize,
     pub elements: usize,
+    /// Contact settings and surface sizes.
+    pub contact: xpbd_core::contact::model::ContactSummary,
     /// Colors per sweep, for colored and clustered orderings.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub colors: Option<usize>,
@@ -166,6 +168,7 @@ impl Simulation {
                 kinetic_energy: last.kinetic_energy,
                 min_volume_ratio: last.min_volume_ratio,
                 inverted_elements: last.inverted_elements,
+                contacts: stats.contacts,
                 max_edge_strain: last.max_edge_strain,
                 mgpbd: stats.mgpbd,
             })?;
@@ -204,6 +207,7 @@ impl Simulation {
             solver: self.config.clone(),
             vertices: self.model.vertex_count(),
             elements: self.model.element_count(),
+            contact: self.model.contact.summary(),
             colors: self.selection.backend.colors(),
             frames: done,
             wall_time_s: start.elapsed().as_secs_f64(),

@@ -49,18 +49,20 @@ struct Node {
 #[derive(Clone, Debug, Default)]
 pub struct Bvh {
     nodes: Vec<Node>,
-    /// Item indices, leaf by leaf.
+    /// Item indices, leaf by leaf, and their boxes in the same order.
     items: Vec<u32>,
+    item_bounds: Vec<Aabb>,
 }
 
 impl Bvh {
     /// The hierarchy over `boxes` (item i has box i).
     pub fn new(boxes: &[Aabb]) -> Bvh {
-        let mut bvh = Bvh { nodes: Vec::with_capacity(2 * boxes.len() / LEAF_SIZE + 1), items: (0..boxes.len() as u32).collect() };
+        let mut bvh = Bvh { nodes: Vec::with_capacity(2 * boxes.len() / LEAF_SIZE + 1), items: (0..boxes.len() as u32).collect(), item_bounds: Vec::new() };
         if !boxes.is_empty() {
             let centres: Vec<Vec3> = boxes.iter().map(Aabb::centre).collect();
             bvh.split(boxes, &centres, 0, boxes.len());
         }
+        bvh.item_bounds = bvh.items.iter().map(|&i| boxes[i as usize]).collect();
         bvh
     }
 
@@ -99,7 +101,11 @@ impl Bvh {
             }
             if node.count > 0 {
                 let (s, c) = (node.start as usize, node.count as usize);
-                self.items[s..s + c].iter().for_each(|&i| hit(i));
+                for k in s..s + c {
+                    if self.item_bounds[k].overlaps(query) {
+                        hit(self.items[k]);
+                    }
+                }
             } else {
                 // Balanced median splits keep the depth near log₂(n / LEAF_SIZE), far below the stack.
                 stack[top] = node.start;

@@ -6,10 +6,14 @@
 //! second primitive to the first.
 
 use super::bvh::{Aabb, Bvh};
-use super::distance::{point_triangle, segment_segment};
+use super::distance::{point_triangle, projected_barycentric, segment_segment};
 use super::{ContactModel, Friction, PairRow};
 use crate::mesh::Vec3;
 use rayon::prelude::*;
+
+/// How far outside a triangle (in barycentric weight) a vertex still counts as over it: a vertex exactly above
+/// a shared edge belongs to both triangles.
+const ON_BORDER: f64 = 1e-9;
 
 /// Queries per parallel task (keeps the output order fixed: tasks are concatenated in order).
 const CHUNK: usize = 256;
@@ -81,15 +85,18 @@ impl Detector {
             }
             let p = m.x0[v as usize];
             let [a, b, cc] = tri.map(|k| m.x0[k as usize]);
-            let w = point_triangle(&p, &a, &b, &cc);
-            let q = a * w[0] + b * w[1] + cc * w[2];
+            // Only a vertex over the closed triangle: its normal is the face's. A vertex beside it would get a
+            // tilted normal, a wall across the sliding direction for the substep; the neighbouring triangle or
+            // an edge–edge row holds it instead.
+            let Some(w) = projected_barycentric(&p, &a, &b, &cc).filter(|w| w.iter().all(|&wk| wk >= -ON_BORDER)) else { return };
+            let w = w.map(|wk| wk.max(0.0));
+            let face = (b - a).cross(&(cc - a)).normalize();
+            let side = face.dot(&(p - a));
             let reach = c.thickness * 2.0 + m.moved(v) + tri.iter().map(|&k| m.moved(k)).fold(0.0, f64::max);
-            let d = (p - q).norm();
-            if d >= reach {
+            if side.abs() >= reach {
                 return;
             }
-            let face = (b - a).cross(&(cc - a));
-            let normal = if d > 1e-9 * c.thickness { (p - q) / d } else { face.normalize() };
+            let normal = if side >= 0.0 { face } else { -face };
             out.push(row([v, tri[0], tri[1], tri[2]], [1.0, -w[0], -w[1], -w[2]], normal, c.friction[body as usize], c.friction[tb as usize]));
         });
         out
@@ -110,8 +117,10 @@ impl Detector {
             let gap = p0 + (p1 - p0) * u - q0 - (q1 - q0) * t;
             let d = gap.norm();
             let reach = c.thickness * 2.0 + e.iter().chain(&f).map(|&k| m.moved(k)).fold(0.0, f64::max) * 2.0;
-            // Touching edges have no normal: the vertex–triangle rows of their faces hold them.
-            if d >= reach || d <= 1e-9 * c.thickness {
+            // Only closest points inside both edges (else a vertex–triangle row holds the pair), and edges that
+            // do not touch (their normal is undefined: the rows of their faces hold them).
+            let inside = |s: f64| s > 0.0 && s < 1.0;
+            if d >= reach || d <= 1e-9 * c.thickness || !inside(u) || !inside(t) {
                 return;
             }
             out.push(row([e[0], e[1], f[0], f[1]], [1.0 - u, u, t - 1.0, -t], gap / d, c.friction[body as usize], c.friction[fb as usize]));

@@ -41,6 +41,20 @@ pub fn point_triangle(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> [f64; 3] {
     [1.0 - v - w, v, w]
 }
 
+/// The barycentric weights of the projection of `p` onto the plane of triangle (a, b, c): negative outside the
+/// triangle, `None` for a degenerate triangle.
+pub fn projected_barycentric(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> Option<[f64; 3]> {
+    let (v0, v1, v2) = (b - a, c - a, p - a);
+    let (d00, d01, d11, d20, d21) = (v0.dot(&v0), v0.dot(&v1), v1.dot(&v1), v2.dot(&v0), v2.dot(&v1));
+    let denom = d00 * d11 - d01 * d01;
+    if denom <= 1e-14 * d00 * d11 {
+        return None;
+    }
+    let v = (d11 * d20 - d01 * d21) / denom;
+    let w = (d00 * d21 - d01 * d20) / denom;
+    Some([1.0 - v - w, v, w])
+}
+
 /// The closest points of segments p(s) = p0 + s (p1 − p0) and q(t) = q0 + t (q1 − q0), s, t ∈ [0, 1], as
 /// (s, t). Parallel segments get one of their closest pairs.
 pub fn segment_segment(p0: &Vec3, p1: &Vec3, q0: &Vec3, q1: &Vec3) -> (f64, f64) {
@@ -103,6 +117,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Inside the triangle the projection is the closest point; its weights reproduce the projection.
+    #[test]
+    fn projected_barycentric_matches_the_closest_point_inside() {
+        let p = points(4 * 200, 5);
+        for k in p.chunks(4) {
+            let (q, a, b, c) = (k[0], k[1], k[2], k[3]);
+            let w = projected_barycentric(&q, &a, &b, &c).unwrap();
+            let on_plane = a * w[0] + b * w[1] + c * w[2];
+            let n = (b - a).cross(&(c - a)).normalize();
+            assert!((q - on_plane - n * n.dot(&(q - a))).norm() < 1e-9);
+            if w.iter().all(|&x| x > 0.0) {
+                let closest = point_triangle(&q, &a, &b, &c);
+                assert!(w.iter().zip(&closest).all(|(x, y)| (x - y).abs() < 1e-9), "{w:?} {closest:?}");
+            }
+        }
+        assert!(projected_barycentric(&Vec3::zeros(), &Vec3::x(), &(Vec3::x() * 2.0), &(Vec3::x() * 3.0)).is_none());
     }
 
     #[test]

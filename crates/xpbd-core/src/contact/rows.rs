@@ -75,7 +75,8 @@ impl ColliderRow {
         let i = self.vertex as usize;
         let w = it.inv_mass[i];
         let (d, n) = collider.signed_distance(&it.x[i], it.t);
-        if d >= 0.0 && self.lambda_n == 0.0 {
+        // Clear and holding nothing; or a non-finite vertex, left alone for the health check to name.
+        if (d >= 0.0 && self.lambda_n == 0.0) || !d.is_finite() {
             return;
         }
         self.normal = n;
@@ -105,7 +106,8 @@ impl PairRow {
     /// One projection (a no-op while the gap is open and the row holds nothing).
     pub fn project(&mut self, thickness: f64, it: &mut Iterate) {
         let c = self.gap(it.x, thickness);
-        if c >= 0.0 && self.lambda_n == 0.0 {
+        // Open and holding nothing; or a non-finite vertex, whose NaN must not spread to the others.
+        if (c >= 0.0 && self.lambda_n == 0.0) || !c.is_finite() {
             return;
         }
         let w = self.generalised_inverse_mass(it.inv_mass);

@@ -31,9 +31,7 @@ impl Surface {
             let vertices = crate::mesh::surface::surface_vertices(&body.surface);
             s.vertex_body.extend(std::iter::repeat_n(tag, vertices.len()));
             s.vertices.extend(vertices);
-            let mut edges: Vec<[u32; 2]> = body.surface.iter().flat_map(|t| [[t[0], t[1]], [t[1], t[2]], [t[2], t[0]]]).map(|[a, b]| [a.min(b), a.max(b)]).collect();
-            edges.sort_unstable();
-            edges.dedup();
+            let edges = crate::mesh::surface::surface_edges(&body.surface);
             s.edge_body.extend(std::iter::repeat_n(tag, edges.len()));
             s.edges.extend(edges);
             s.triangle_body.extend(std::iter::repeat_n(tag, body.surface.len()));

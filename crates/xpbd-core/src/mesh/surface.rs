@@ -65,6 +65,14 @@ pub fn surface_vertices(faces: &[[u32; 3]]) -> Vec<u32> {
     v
 }
 
+/// The edges of `faces`, each once with its lower index first, sorted.
+pub fn surface_edges(faces: &[[u32; 3]]) -> Vec<[u32; 2]> {
+    let mut edges: Vec<[u32; 2]> = faces.iter().flat_map(|t| [[t[0], t[1]], [t[1], t[2]], [t[2], t[0]]]).map(|[a, b]| [a.min(b), a.max(b)]).collect();
+    edges.sort_unstable();
+    edges.dedup();
+    edges
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

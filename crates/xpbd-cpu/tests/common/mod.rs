@@ -1,6 +1,8 @@
 //! Helpers shared by the physics tests: a scene header, a model + state + CPU backend bundle.
 #![allow(dead_code)]
 
+pub mod intersections;
+
 use std::path::Path;
 use xpbd_core::backend::Backend;
 use xpbd_core::mesh::Vec3;

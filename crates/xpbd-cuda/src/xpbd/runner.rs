@@ -78,7 +78,7 @@ impl<T: KernelScalar> Gpu<T> {
         state.time = self.config.substep_end(t0, n);
         state.frame += 1;
         let (r0, r) = self.residuals()?;
-        Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None })
+        Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None, contacts: 0 })
     }
 
     /// Positions, velocities and multipliers (in model order) into `state`.
