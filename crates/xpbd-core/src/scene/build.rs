@@ -4,10 +4,10 @@
 use super::cloth_topology::edges_and_hinges;
 use super::schema::{self, Scene};
 use crate::collider::{Collider, MeshSdf, Motion, PathKey, Shape};
-use crate::contact::Friction;
 use crate::constraint::bending::dihedral_angle;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{gather, TetModel};
+use crate::contact::Friction;
 use crate::layers::settings::MultilayerSettings;
 use crate::material::Lame;
 use crate::mesh::{generators, io, orientation, surface, Mesh, Vec3};

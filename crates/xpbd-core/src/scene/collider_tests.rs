@@ -119,14 +119,27 @@ fn rotated_shapes_and_motion() {
 fn bad_colliders_name_the_field() {
     let ball = "kind = \"sphere\"\ncenter = [0.0, 0.0, 0.0]\nradius = 1.0\n";
     assert_eq!(err("kind = \"sphere\"\ncenter = [0.0, 0.0, 0.0]\nradius = -1.0"), "collider[0].radius: must be positive, got -1");
-    assert_eq!(err(&format!("{ball}path = [{{ t = 0.5, translate = [0.0, 0.0, 0.0] }}, {{ t = 0.5, translate = [1.0, 0.0, 0.0] }}]")), "collider[0].path[1].t: keys must increase, got 0.5 after 0.5");
+    assert_eq!(
+        err(&format!("{ball}path = [{{ t = 0.5, translate = [0.0, 0.0, 0.0] }}, {{ t = 0.5, translate = [1.0, 0.0, 0.0] }}]")),
+        "collider[0].path[1].t: keys must increase, got 0.5 after 0.5"
+    );
     assert_eq!(err(&format!("{ball}path = []")), "collider[0].path: needs at least one key");
-    assert_eq!(err(&format!("{ball}path = [{{ t = 0.0, translate = [0.0, nan, 0.0] }}]")), "collider[0].path[0].translate: must be finite, got [0.0, NaN, 0.0]");
+    assert_eq!(
+        err(&format!("{ball}path = [{{ t = 0.0, translate = [0.0, nan, 0.0] }}]")),
+        "collider[0].path[0].translate: must be finite, got [0.0, NaN, 0.0]"
+    );
     assert_eq!(err(&format!("{ball}rotate = [0.0, 0.0, 90.0]")), "collider[0].rotate: not a field of a sphere collider");
     assert_eq!(err(&format!("{ball}angular_velocity = [0.0, inf, 0.0]")), "collider[0].angular_velocity: must be finite, got [0.0, inf, 0.0]");
-    assert_eq!(err("kind = \"capsule\"\na = [1.0, 0.0, 0.0]\nb = [1.0, 0.0, 0.0]\nradius = 0.1"), "collider[0].b: must differ from a (a capsule of zero length is a sphere)");
+    assert_eq!(
+        err("kind = \"capsule\"\na = [1.0, 0.0, 0.0]\nb = [1.0, 0.0, 0.0]\nradius = 0.1"),
+        "collider[0].b: must differ from a (a capsule of zero length is a sphere)"
+    );
     assert_eq!(err("kind = \"capsule\"\na = [1.0, 0.0, 0.0]\nradius = 0.1"), "collider[0].b: required for a capsule collider");
     assert_eq!(err("kind = \"mesh\"\nfile = \"m.obj\"\nscale = 0.0"), "collider[0].scale: must be positive, got 0");
     assert_eq!(err("kind = \"mesh\"\nradius = 1.0"), "collider[0].radius: not a field of a mesh collider");
     assert!(err("kind = \"cone\"").contains("capsule, mesh"));
+    assert_eq!(
+        err(&format!("{ball}velocity = [0.0, 1.0, 0.0]\n[solver]\nkind = \"multilayer\"\nlayers = 1")),
+        "solver.kind: \"multilayer\" does not support moving colliders (velocity, angular_velocity, path) yet (see docs/multilayer.md)"
+    );
 }
