@@ -139,7 +139,7 @@ impl MeshSdf {
             }
         }
         let edge_normal = tris.iter().map(|t| [0, 1, 2].map(|k| edge_sum[&(t[k].min(t[(k + 1) % 3]), t[k].max(t[(k + 1) % 3]))])).collect();
-        let bounds: Vec<(Vec3, Vec3)> = tris.iter().map(|t| corners(t)).map(|[a, b, c]| (a.inf(&b).inf(&c), a.sup(&b).sup(&c))).collect();
+        let bounds: Vec<(Vec3, Vec3)> = tris.iter().map(corners).map(|[a, b, c]| (a.inf(&b).inf(&c), a.sup(&b).sup(&c))).collect();
         let centroid = o + moment / volume;
         Ok(MeshSdf { bvh: Bvh::new(&bounds), vertices, tris, face_normal, edge_normal, vertex_normal, centroid, volume: volume.abs() })
     }
