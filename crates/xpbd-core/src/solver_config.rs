@@ -126,6 +126,8 @@ impl SolverConfig {
                     Some("cloth bodies")
                 } else if model.colliders.iter().any(|c| !c.friction.is_frictionless()) {
                     Some("collider friction")
+                } else if model.colliders.iter().any(|c| !c.motion.is_static()) {
+                    Some("moving colliders (velocity, angular_velocity, path)")
                 } else if !model.attachments.is_empty() {
                     Some("soft or moving pins")
                 } else if model.tet_groups.iter().any(|g| g.damping > 0.0) {

@@ -131,7 +131,7 @@ mod tests {
     use crate::collider::Shape;
 
     fn plane(friction: Friction) -> Collider {
-        Collider { shape: Shape::Plane { point: Vec3::zeros(), normal: Vec3::y() }, friction, restitution: 0.0 }
+        Collider::fixed(Shape::Plane { point: Vec3::zeros(), normal: Vec3::y() }, friction, 0.0)
     }
 
     /// A vertex that sinks into the ground while moving sideways: pushed out, and the sideways motion kept

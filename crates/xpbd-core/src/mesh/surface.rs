@@ -1,5 +1,6 @@
 //! Boundary surface extraction: the faces of a tetrahedral mesh that belong to exactly one tet.
 
+use super::{TriMesh, Vec3};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -73,10 +74,30 @@ pub fn surface_edges(faces: &[[u32; 3]]) -> Vec<[u32; 2]> {
     edges
 }
 
+/// Merges vertices with identical coordinates (`-0.0` equals `0.0`) and renumbers `tris` onto the kept ones,
+/// in order of first use; a triangle soup (STL) or a surface split at seams becomes one indexed surface.
+pub fn weld(vertices: &[Vec3], tris: &[[u32; 3]]) -> TriMesh {
+    let mut index: HashMap<[u64; 3], u32> = HashMap::with_capacity(vertices.len());
+    let mut kept = Vec::new();
+    let tris = tris
+        .iter()
+        .map(|t| {
+            t.map(|i| {
+                let p = vertices[i as usize];
+                *index.entry(p.map(|x| (x + 0.0).to_bits()).into()).or_insert_with(|| {
+                    kept.push(p);
+                    kept.len() as u32 - 1
+                })
+            })
+        })
+        .collect();
+    TriMesh { vertices: kept, tris }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mesh::{signed_tet_volume, Vec3};
+    use crate::mesh::signed_tet_volume;
 
     fn normal(p: &[Vec3], f: &[u32; 3]) -> Vec3 {
         let [a, b, c] = f.map(|i| p[i as usize]);
@@ -129,5 +150,14 @@ mod tests {
         assert_eq!(&a[6..], &[[5, 7, 6], [5, 6, 8], [5, 8, 7], [6, 7, 8]]);
         assert!(boundary_faces(&[]).is_empty());
         assert!(surface_vertices(&[]).is_empty());
+    }
+
+    /// Two triangles given as a soup of six corners share the edge whose corners repeat (one as −0.0).
+    #[test]
+    fn weld_merges_equal_corners() {
+        let p = [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [-0.0, 1.0, 0.0]].map(Vec3::from);
+        let m = weld(&p, &[[0, 1, 2], [3, 4, 5]]);
+        assert_eq!(m.tris, [[0, 1, 2], [1, 3, 2]]);
+        assert_eq!(m.vertices.len(), 4);
     }
 }

@@ -3,11 +3,11 @@
 
 use super::cloth_topology::edges_and_hinges;
 use super::schema::{self, Scene};
-use crate::collider::{Collider, Shape};
-use crate::contact::Friction;
+use crate::collider::{Collider, MeshSdf, Motion, PathKey, Shape};
 use crate::constraint::bending::dihedral_angle;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{gather, TetModel};
+use crate::contact::Friction;
 use crate::layers::settings::MultilayerSettings;
 use crate::material::Lame;
 use crate::mesh::{generators, io, orientation, surface, Mesh, Vec3};
@@ -17,6 +17,7 @@ use crate::solver_config::{Method, Ordering, SolverConfig};
 use crate::{resources, Error, Result};
 use nalgebra::Rotation3;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A scene, built: what is simulated, how it is solved, and the load-time warnings (reoriented elements,
 /// dropped unreferenced vertices, stability notes) for the caller to print.
@@ -63,7 +64,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
         add_body(&mut m, bi, spec, mesh, &what, &mut warnings)?;
     }
     for (ci, c) in scene.colliders.iter().enumerate() {
-        m.colliders.push(collider(c, &format!("collider[{ci}]"))?);
+        m.colliders.push(collider(c, &format!("collider[{ci}]"), base_dir)?);
     }
     m.contact = super::contact::contact_model(scene, &m)?;
     for (pi, p) in scene.probes.iter().enumerate() {
@@ -259,10 +260,7 @@ fn positive(v: Option<f64>, what: &str, field: &str, model: &str) -> Result<f64>
 fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &str, warnings: &mut Vec<String>) -> Result<()> {
     let mat = &spec.material;
     let mwhat = format!("body[{bi}].material");
-    let rot = {
-        let r = finite3(spec.rotate, &format!("body[{bi}].rotate"))?.map(f64::to_radians);
-        Rotation3::from_axis_angle(&Vec3::z_axis(), r.z) * Rotation3::from_axis_angle(&Vec3::y_axis(), r.y) * Rotation3::from_axis_angle(&Vec3::x_axis(), r.x)
-    };
+    let rot = rotation(spec.rotate, &format!("body[{bi}].rotate"))?;
     let shift = finite3(spec.translate, &format!("body[{bi}].translate"))?;
     if !(spec.damping.is_finite() && spec.damping >= 0.0) {
         return Err(Error::invalid(format!("body[{bi}].damping: must be ≥ 0, got {}", spec.damping)));
@@ -455,13 +453,22 @@ fn tri_area(v: &[Vec3], t: &[u32; 3]) -> f64 {
     0.5 * (b - a).cross(&(c - a)).norm()
 }
 
+/// A `rotate` field: degrees about x, then y, then z.
+fn rotation(degrees: [f64; 3], what: &str) -> Result<Rotation3<f64>> {
+    let r = finite3(degrees, what)?.map(f64::to_radians);
+    Ok(Rotation3::from_axis_angle(&Vec3::z_axis(), r.z) * Rotation3::from_axis_angle(&Vec3::y_axis(), r.y) * Rotation3::from_axis_angle(&Vec3::x_axis(), r.x))
+}
+
 fn transform(v: &mut [Vec3], rot: &Rotation3<f64>, shift: &Vec3) {
     for p in v {
         *p = rot * *p + shift;
     }
 }
 
-fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
+/// A `[[collider]]`: its shape for its `kind` (other kinds' fields are errors), then friction, restitution and
+/// motion. `base_dir` resolves a mesh's `file`.
+fn collider(c: &schema::Collider, what: &str, base_dir: &Path) -> Result<Collider> {
+    let kind = format!("a {} collider", c.kind);
     let check = |allowed: &[&str]| -> Result<()> {
         let present = [
             ("point", c.point.is_some()),
@@ -471,24 +478,29 @@ fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
             ("radius", c.radius.is_some()),
             ("min", c.min.is_some()),
             ("max", c.max.is_some()),
+            ("a", c.a.is_some()),
+            ("b", c.b.is_some()),
+            ("file", c.file.is_some()),
+            ("scale", c.scale.is_some()),
+            ("translate", c.translate.is_some()),
+            ("rotate", c.rotate.is_some()),
         ];
-        reject_foreign(&present, allowed, what, &format!("a {} collider", c.kind))
+        reject_foreign(&present, allowed, what, &kind)
     };
-    let req = |v: Option<[f64; 3]>, f: &str| -> Result<Vec3> {
-        finite3(v.ok_or_else(|| Error::invalid(format!("{what}.{f}: required for a {} collider", c.kind)))?, &format!("{what}.{f}"))
-    };
+    let req = |v: Option<[f64; 3]>, f: &str| -> Result<Vec3> { finite3(need(&v, what, f, &kind)?, &format!("{what}.{f}")) };
     let direction = |v: Option<[f64; 3]>, f: &str| -> Result<Vec3> {
         let d = req(v, f)?;
         d.try_normalize(1e-12).ok_or_else(|| Error::invalid(format!("{what}.{f}: must not be zero")))
     };
     let radius = || -> Result<f64> {
-        let r = c.radius.ok_or_else(|| Error::invalid(format!("{what}.radius: required for a {} collider", c.kind)))?;
+        let r = need(&c.radius, what, "radius", &kind)?;
         if r.is_finite() && r > 0.0 {
             Ok(r)
         } else {
             Err(Error::invalid(format!("{what}.radius: must be positive, got {r}")))
         }
     };
+    let rotate = || rotation(c.rotate.unwrap_or_default(), &format!("{what}.rotate"));
     let shape = match c.kind.as_str() {
         "plane" => {
             check(&["point", "normal"])?;
@@ -499,24 +511,77 @@ fn collider(c: &schema::Collider, what: &str) -> Result<Collider> {
             Shape::Sphere { center: req(c.center, "center")?, radius: radius()? }
         }
         "cylinder" => {
-            check(&["point", "axis", "radius"])?;
-            Shape::Cylinder { point: req(c.point, "point")?, axis: direction(c.axis, "axis")?, radius: radius()? }
+            check(&["point", "axis", "radius", "rotate"])?;
+            Shape::Cylinder { point: req(c.point, "point")?, axis: rotate()? * direction(c.axis, "axis")?, radius: radius()? }
         }
         "box" => {
-            check(&["min", "max"])?;
+            check(&["min", "max", "rotate"])?;
             let (lo, hi) = (req(c.min, "min")?, req(c.max, "max")?);
             if (0..3).any(|k| lo[k] >= hi[k]) {
                 return Err(Error::invalid(format!("{what}: min must be below max on every axis")));
             }
-            Shape::Box { min: lo, max: hi }
+            Shape::Box { center: (lo + hi) * 0.5, half_extents: (hi - lo) * 0.5, rotation: rotate()? }
         }
-        other => return Err(Error::invalid(format!("{what}.kind: unknown collider '{other}' (expected plane, sphere, box, cylinder)"))),
+        "capsule" => {
+            check(&["a", "b", "radius", "rotate"])?;
+            let (a, b, r) = (req(c.a, "a")?, req(c.b, "b")?, radius()?);
+            if !((b - a).norm() > 1e-9 * r) {
+                return Err(Error::invalid(format!("{what}.b: must differ from a (a capsule of zero length is a sphere)")));
+            }
+            let (mid, rot) = ((a + b) * 0.5, rotate()?);
+            Shape::Capsule { a: mid + rot * (a - mid), b: mid + rot * (b - mid), radius: r }
+        }
+        "mesh" => {
+            check(&["file", "scale", "translate", "rotate"])?;
+            let scale = c.scale.unwrap_or(1.0);
+            if !(scale.is_finite() && scale > 0.0) {
+                return Err(Error::invalid(format!("{what}.scale: must be positive, got {scale}")));
+            }
+            let (shift, rot) = (finite3(c.translate.unwrap_or_default(), &format!("{what}.translate"))?, rotate()?);
+            Shape::Mesh(Arc::new(mesh_collider(&need(&c.file, what, "file", &kind)?, base_dir, &format!("{what}.file"), |p| rot * (p * scale) + shift)?))
+        }
+        other => return Err(Error::invalid(format!("{what}.kind: unknown collider '{other}' (expected plane, sphere, box, cylinder, capsule, mesh)"))),
     };
     let friction = friction(c.friction, c.static_friction, what)?;
     if !(0.0..=1.0).contains(&c.restitution) {
         return Err(Error::invalid(format!("{what}.restitution: must lie in [0, 1], got {}", c.restitution)));
     }
-    Ok(Collider { shape, friction, restitution: c.restitution })
+    Ok(Collider { shape, friction, restitution: c.restitution, motion: motion(c, what)? })
+}
+
+/// A mesh collider's surface from `file` (relative to `base_dir`): read, its equal corners merged, each
+/// vertex placed by `place`, then checked to be closed and consistently oriented ([`MeshSdf::new`]).
+fn mesh_collider(file: &str, base_dir: &Path, what: &str, place: impl Fn(Vec3) -> Vec3) -> Result<MeshSdf> {
+    let path = base_dir.join(file);
+    let file_len = std::fs::metadata(&path).map_or(0, |m| m.len());
+    resources::check(what, file_len.saturating_mul(resources::MESH_BYTES_PER_FILE_BYTE))?;
+    let read = io::read_tri_mesh(&path).map_err(|e| Error::invalid(format!("{what}: {e}")))?;
+    let mesh = surface::weld(&read.vertices, &read.tris);
+    resources::check(what, MeshSdf::bytes(mesh.vertices.len() as u64, mesh.tris.len() as u64))?;
+    MeshSdf::new(mesh.vertices.into_iter().map(place).collect(), mesh.tris).map_err(|e| Error::invalid(format!("{what}: '{file}' {e}")))
+}
+
+/// A collider's `velocity`, `angular_velocity` and `path` (times increasing, at least one key).
+fn motion(c: &schema::Collider, what: &str) -> Result<Motion> {
+    let mut path: Vec<PathKey> = Vec::new();
+    if c.path.as_ref().is_some_and(Vec::is_empty) {
+        return Err(Error::invalid(format!("{what}.path: needs at least one key")));
+    }
+    for (k, key) in c.path.iter().flatten().enumerate() {
+        let kwhat = format!("{what}.path[{k}]");
+        if !key.t.is_finite() {
+            return Err(Error::invalid(format!("{kwhat}.t: must be finite, got {}", key.t)));
+        }
+        if let Some(prev) = path.last().filter(|p| key.t <= p.t) {
+            return Err(Error::invalid(format!("{kwhat}.t: keys must increase, got {} after {}", key.t, prev.t)));
+        }
+        path.push(PathKey { t: key.t, translate: finite3(key.translate, &format!("{kwhat}.translate"))? });
+    }
+    Ok(Motion {
+        velocity: finite3(c.velocity.unwrap_or_default(), &format!("{what}.velocity"))?,
+        angular_velocity: finite3(c.angular_velocity.unwrap_or_default(), &format!("{what}.angular_velocity"))?,
+        path,
+    })
 }
 
 /// Coulomb coefficients from `friction` (kinetic, and static by default) and `static_friction`, each ≥ 0.

@@ -3,7 +3,7 @@
 //! .material(Material::neohookean_block(..)).pin_box(..)).build()`. Every field left alone keeps the
 //! default of docs/scene-format.md, so a builder scene equals the scene parsed from the same text.
 
-use super::schema::{Aabb, Body, Collider, Contact, InitialDeform, Material, MeshSource, Pin, Probe, Scene, Solver};
+use super::schema::{Aabb, Body, Collider, Contact, InitialDeform, Material, MeshSource, PathKey, Pin, Probe, Scene, Solver};
 use super::{build, Built};
 use crate::Result;
 use std::path::Path;
@@ -15,6 +15,19 @@ macro_rules! setters {
             #[doc = $doc]
             pub fn $name(mut self, value: $ty) -> Self {
                 self.$($path).+ = value;
+                self
+            }
+        )*
+    };
+}
+
+/// Setters of optional fields (`Option<T>`), each named after its field, taking the `T`.
+macro_rules! option_setters {
+    ($($doc:literal $name:ident: $ty:ty;)*) => {
+        $(
+            #[doc = $doc]
+            pub fn $name(mut self, value: $ty) -> Self {
+                self.$name = Some(value);
                 self
             }
         )*
@@ -223,17 +236,33 @@ impl Collider {
         Collider { kind: "cylinder".into(), point: Some(point), axis: Some(axis), radius: Some(radius), ..Default::default() }
     }
 
-    setters! {
-        "`friction`." friction: f64 => friction;
+    /// `kind = "capsule"`, segment ends `a`, `b`, `radius`.
+    pub fn capsule(a: [f64; 3], b: [f64; 3], radius: f64) -> Self {
+        Collider { kind: "capsule".into(), a: Some(a), b: Some(b), radius: Some(radius), ..Default::default() }
     }
 
-    /// `static_friction`.
-    pub fn static_friction(mut self, value: f64) -> Self {
-        self.static_friction = Some(value);
+    /// `kind = "mesh"`, `file` (a closed .obj or .stl surface, relative to the scene's folder).
+    pub fn mesh(file: &str) -> Self {
+        Collider { kind: "mesh".into(), file: Some(file.into()), ..Default::default() }
+    }
+
+    option_setters! {
+        "`scale` (mesh)." scale: f64;
+        "`translate` (mesh), m." translate: [f64; 3];
+        "`rotate`: degrees about x, then y, then z (box, cylinder, capsule, mesh)." rotate: [f64; 3];
+        "`velocity`, m/s." velocity: [f64; 3];
+        "`angular_velocity`, rad/s about the collider's reference point." angular_velocity: [f64; 3];
+        "`static_friction`." static_friction: f64;
+    }
+
+    /// Appends a key `{ t, translate }` to `path` (keys in increasing time).
+    pub fn path_key(mut self, t: f64, translate: [f64; 3]) -> Self {
+        self.path.get_or_insert_with(Vec::new).push(PathKey { t, translate });
         self
     }
 
     setters! {
+        "`friction`." friction: f64 => friction;
         "`restitution`." restitution: f64 => restitution;
     }
 }

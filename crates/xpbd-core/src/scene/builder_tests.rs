@@ -151,3 +151,37 @@ radius = 0.25
         .build();
     assert_eq!(scene, parsed(text));
 }
+
+#[test]
+fn moving_capsule_and_mesh_colliders() {
+    let text = r#"name = "k"
+[[collider]]
+kind = "capsule"
+a = [0.0, 0.0, 0.0]
+b = [0.0, 1.0, 0.0]
+radius = 0.1
+rotate = [0.0, 0.0, 90.0]
+angular_velocity = [0.0, 2.0, 0.0]
+[[collider]]
+kind = "mesh"
+file = "cube.stl"
+scale = 2.0
+translate = [0.0, 1.0, 0.0]
+velocity = [1.0, 0.0, 0.0]
+path = [{ t = 0.0, translate = [0.0, 0.0, 0.0] }, { t = 0.5, translate = [0.0, -1.0, 0.0] }]
+static_friction = 0.4
+"#;
+    let scene = SceneBuilder::new("k")
+        .collider(Collider::capsule([0.0; 3], [0.0, 1.0, 0.0], 0.1).rotate([0.0, 0.0, 90.0]).angular_velocity([0.0, 2.0, 0.0]))
+        .collider(
+            Collider::mesh("cube.stl")
+                .scale(2.0)
+                .translate([0.0, 1.0, 0.0])
+                .velocity([1.0, 0.0, 0.0])
+                .path_key(0.0, [0.0; 3])
+                .path_key(0.5, [0.0, -1.0, 0.0])
+                .static_friction(0.4),
+        )
+        .build();
+    assert_eq!(scene, parsed(text));
+}

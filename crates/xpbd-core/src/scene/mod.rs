@@ -4,6 +4,8 @@
 pub mod build;
 pub mod builder;
 mod cloth_topology;
+#[cfg(test)]
+mod collider_tests;
 mod contact;
 pub mod initial_deform;
 pub mod schema;

@@ -295,10 +295,11 @@ pub struct Aabb {
     pub max: [f64; 3],
 }
 
+/// A `[[collider]]`: the shape's fields for its `kind`, contact parameters and motion (docs/scene-format.md).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Collider {
-    /// plane | sphere | box | cylinder
+    /// plane | sphere | box | cylinder | capsule | mesh
     pub kind: String,
     pub point: Option<[f64; 3]>,
     pub normal: Option<[f64; 3]>,
@@ -308,6 +309,24 @@ pub struct Collider {
     pub radius: Option<f64>,
     pub min: Option<[f64; 3]>,
     pub max: Option<[f64; 3]>,
+    /// The capsule's segment ends.
+    pub a: Option<[f64; 3]>,
+    pub b: Option<[f64; 3]>,
+    /// The mesh's closed surface (.obj, .stl), relative to the scene file.
+    pub file: Option<String>,
+    /// The mesh's uniform scale, applied first.
+    pub scale: Option<f64>,
+    /// The mesh's offset (m), applied last.
+    pub translate: Option<[f64; 3]>,
+    /// Degrees about x, then y, then z: a box about its centre, a cylinder's axis about `point`, a capsule
+    /// about its midpoint, a mesh about its file's origin (after `scale`, before `translate`).
+    pub rotate: Option<[f64; 3]>,
+    /// m/s.
+    pub velocity: Option<[f64; 3]>,
+    /// rad/s about the collider's reference point.
+    pub angular_velocity: Option<[f64; 3]>,
+    /// Keyframed translation, keys in increasing time.
+    pub path: Option<Vec<PathKey>>,
     /// Coulomb friction coefficient: the kinetic one, and the static one unless `static_friction` is given.
     #[serde(default)]
     pub friction: f64,
@@ -317,6 +336,14 @@ pub struct Collider {
     /// Normal restitution in [0, 1].
     #[serde(default)]
     pub restitution: f64,
+}
+
+/// One key of a collider's `path`: the offset `translate` (m) at time `t` (s).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PathKey {
+    pub t: f64,
+    pub translate: [f64; 3],
 }
 
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]

@@ -7,11 +7,13 @@
 //! is permuted into execution order, so an item's elements are contiguous; `lambda_of` maps the device's
 //! multipliers back to model order.
 
-use xpbd_core::collider::Shape;
+use nalgebra::Rotation3;
+use xpbd_core::collider::{Collider, Shape};
 use xpbd_core::constraint::tet_model::TetModel;
 use xpbd_core::graph::groups::Groups;
 use xpbd_core::graph::partition::partitions;
 use xpbd_core::graph::schedule::Schedule;
+use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 
 use crate::boundary::soft_attachments_distinct;
@@ -65,20 +67,28 @@ pub const MAX_COLLIDERS: usize = 32;
 /// radius; box: a = min, b = max; cylinder: a = point, b = axis, r = radius.
 pub const COLLIDER_STRIDE: usize = 10;
 
-/// The colliders as the contact kernels' flat table.
+/// The colliders as the contact kernels' flat table; [`check_supported`] has refused any collider without a row.
 pub fn collider_table(model: &Model) -> Vec<f64> {
-    let zero = xpbd_core::mesh::Vec3::zeros();
-    let mut t = Vec::with_capacity(COLLIDER_STRIDE * model.colliders.len());
-    for c in &model.colliders {
-        let (kind, a, b, r) = match c.shape {
-            Shape::Plane { point, normal } => (0.0, point, normal, 0.0),
-            Shape::Sphere { center, radius } => (1.0, center, zero, radius),
-            Shape::Box { min, max } => (2.0, min, max, 0.0),
-            Shape::Cylinder { point, axis, radius } => (3.0, point, axis, radius),
-        };
-        t.extend([kind, a.x, a.y, a.z, b.x, b.y, b.z, r, c.friction.mu_k, c.restitution]);
+    model.colliders.iter().flat_map(|c| kernel_row(c).expect("check_supported refuses colliders the kernels do not handle")).collect()
+}
+
+/// A collider as its row of the contact kernels' table, or why the kernels cannot handle it: they know
+/// planes, spheres, axis-aligned boxes and cylinders at rest.
+fn kernel_row(c: &Collider) -> std::result::Result<[f64; COLLIDER_STRIDE], &'static str> {
+    if !c.motion.is_static() {
+        return Err("moving colliders (velocity, angular_velocity, path) have no GPU path yet");
     }
-    t
+    let zero = Vec3::zeros();
+    let (kind, a, b, r) = match &c.shape {
+        Shape::Plane { point, normal } => (0.0, *point, *normal, 0.0),
+        Shape::Sphere { center, radius } => (1.0, *center, zero, *radius),
+        Shape::Box { center, half_extents, rotation } if *rotation == Rotation3::identity() => (2.0, center - half_extents, center + half_extents, 0.0),
+        Shape::Box { .. } => return Err("rotated box colliders have no GPU path yet"),
+        Shape::Cylinder { point, axis, radius } => (3.0, *point, *axis, *radius),
+        Shape::Capsule { .. } => return Err("capsule colliders have no GPU path yet"),
+        Shape::Mesh(_) => return Err("mesh colliders have no GPU path yet"),
+    };
+    Ok([kind, a.x, a.y, a.z, b.x, b.y, b.z, r, c.friction.mu_k, c.restitution])
 }
 
 /// Why the XPBD kernels cannot run `model` under the XPBD `config`, or `Ok` when they can (asked through
@@ -95,6 +105,9 @@ pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<()> {
     }
     if model.colliders.len() > MAX_COLLIDERS {
         return Err(CudaError::Unsupported(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len())));
+    }
+    for (i, c) in model.colliders.iter().enumerate() {
+        kernel_row(c).map_err(|why| CudaError::Unsupported(format!("collider[{i}]: {why}")))?;
     }
     soft_attachments_distinct(model)?;
     let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>()

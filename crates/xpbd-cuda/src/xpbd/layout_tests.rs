@@ -236,4 +236,15 @@ fn unsupported_models_are_named() {
     let with_colliders = model("stvk", "clustered", 0.0, &format!("{plane}{sphere}"));
     assert!(supported(&with_colliders).is_ok());
     assert_eq!(collider_table(&with_colliders.model), [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    let aabb = "[[collider]]\nkind = \"box\"\nmin = [-1.0, -3.0, -1.0]\nmax = [1.0, -2.0, 1.0]\n";
+    let boxed = model("stvk", "clustered", 0.0, aabb);
+    assert_eq!(collider_table(&boxed.model), [2.0, -1.0, -3.0, -1.0, 1.0, -2.0, 1.0, 0.0, 0.0, 0.0]);
+    let capsule = "[[collider]]\nkind = \"capsule\"\na = [0.0, -2.0, 0.0]\nb = [1.0, -2.0, 0.0]\nradius = 0.5\n";
+    for (extra, why) in [
+        (capsule.to_string(), "collider[1]: capsule colliders have no GPU path yet"),
+        (format!("{aabb}rotate = [0.0, 30.0, 0.0]\n"), "collider[1]: rotated box colliders have no GPU path yet"),
+        (format!("{sphere}velocity = [0.0, 1.0, 0.0]\n"), "collider[1]: moving colliders (velocity, angular_velocity, path) have no GPU path yet"),
+    ] {
+        assert_eq!(supported(&model("stvk", "clustered", 0.0, &format!("{plane}{extra}"))).unwrap_err(), why);
+    }
 }

@@ -7,6 +7,7 @@ pub mod host_ops;
 pub mod mgpbd_frames;
 pub mod primal_system;
 
+use nalgebra::Rotation3;
 use std::path::{Path, PathBuf};
 use xpbd_core::collider::{Collider, Shape};
 use xpbd_core::contact::Friction;
@@ -45,7 +46,7 @@ pub fn armadillo() -> Built {
     let mut b = load("armadillo_drop.toml", |t| *t = t.replace("substeps = 80", "substeps = 20").replace("dt = 0.01", "dt = 0.0025"));
     let m = &mut b.model;
     let lowest = m.rest.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
-    m.colliders = vec![Collider { shape: Shape::Plane { point: Vec3::new(0.0, lowest + 0.002, 0.0), normal: Vec3::y() }, friction: Friction::coulomb(0.5), restitution: 0.2 }];
+    m.colliders = vec![Collider::fixed(Shape::Plane { point: Vec3::new(0.0, lowest + 0.002, 0.0), normal: Vec3::y() }, Friction::coulomb(0.5), 0.2)];
     m.initial_velocity.iter_mut().for_each(|v| *v = Vec3::new(0.3, -2.0, 0.0));
     b
 }
@@ -58,15 +59,16 @@ pub fn armadillo_on_shapes() -> Built {
     let foot = *m.rest.iter().min_by(|a, b| a.y.total_cmp(&b.y)).unwrap();
     let centre = m.rest.iter().sum::<Vec3>() / m.rest.len() as f64;
     let c = Vec3::new(centre.x, foot.y, centre.z);
-    m.colliders.push(Collider { shape: Shape::Sphere { center: foot - Vec3::new(0.0, 0.3, 0.0), radius: 0.31 }, friction: Friction::coulomb(0.3), restitution: 0.5 });
-    m.colliders.push(Collider {
-        shape: Shape::Box { min: c - Vec3::new(2.0, 1.0, 0.05), max: c + Vec3::new(2.0, 0.01, 0.05) },
-        friction: Friction::coulomb(0.0),
-        restitution: 0.1,
-    });
+    m.colliders.push(Collider::fixed(Shape::Sphere { center: foot - Vec3::new(0.0, 0.3, 0.0), radius: 0.31 }, Friction::coulomb(0.3), 0.5));
+    let (lo, hi) = (c - Vec3::new(2.0, 1.0, 0.05), c + Vec3::new(2.0, 0.01, 0.05));
+    m.colliders.push(Collider::fixed(
+        Shape::Box { center: (lo + hi) * 0.5, half_extents: (hi - lo) * 0.5, rotation: Rotation3::identity() },
+        Friction::coulomb(0.0),
+        0.1,
+    ));
     // A tilted cylinder whose surface passes 3 cm above the lowest vertex (above the sphere's 1 cm).
     let axis = Vec3::new(1.0, 0.0, 0.3).normalize();
-    m.colliders.push(Collider { shape: Shape::Cylinder { point: foot - Vec3::new(0.0, 0.2, 0.0), axis, radius: 0.23 }, friction: Friction::coulomb(0.2), restitution: 0.3 });
+    m.colliders.push(Collider::fixed(Shape::Cylinder { point: foot - Vec3::new(0.0, 0.2, 0.0), axis, radius: 0.23 }, Friction::coulomb(0.2), 0.3));
     b
 }
 

@@ -7,6 +7,7 @@ mod gmsh;
 mod medit;
 mod obj;
 mod pvd;
+mod stl;
 mod tetgen;
 mod vtk_legacy;
 mod vtu;
@@ -20,7 +21,7 @@ use std::path::Path;
 use std::str::FromStr;
 
 /// Extensions [`read_mesh`] understands.
-pub const SUPPORTED_EXTENSIONS: &str = ".node/.ele (TetGen), .msh (Gmsh), .mesh (MEDIT), .vtk, .vtu, .obj";
+pub const SUPPORTED_EXTENSIONS: &str = ".node/.ele (TetGen), .msh (Gmsh), .mesh (MEDIT), .vtk, .vtu, .obj, .stl";
 
 /// Reads a mesh, choosing the format by the file's extension. A path without an extension is taken
 /// as a TetGen stem (`stem.node` + `stem.ele`).
@@ -41,6 +42,7 @@ pub fn parse_mesh(path: &Path, data: &[u8]) -> Result<Mesh> {
         Format::VtkLegacy => vtk_legacy::parse(path, data),
         Format::Vtu => vtu::parse(path, data),
         Format::Obj => obj::parse(path, data).map(Mesh::Tri),
+        Format::Stl => stl::parse(path, data).map(Mesh::Tri),
     }
 }
 
@@ -58,6 +60,7 @@ enum Format {
     VtkLegacy,
     Vtu,
     Obj,
+    Stl,
 }
 
 impl Format {
@@ -71,6 +74,7 @@ impl Format {
             Some("vtk") => Ok(Format::VtkLegacy),
             Some("vtu") => Ok(Format::Vtu),
             Some("obj") => Ok(Format::Obj),
+            Some("stl") => Ok(Format::Stl),
             Some(other) => Err(Error::parse(path, None, format!("unknown mesh extension `.{other}` (supported: {SUPPORTED_EXTENSIONS})"))),
         }
     }
