@@ -53,16 +53,27 @@ pub struct DeviceAttachments<T> {
     pub kernel: CudaFunction,
 }
 
+/// The collider contact rows (`kernels/boundary.cu`): one row per (surface vertex, collider) that detection
+/// flags in a substep, indexed `s * count + c` for the `s`-th surface vertex and collider `c`.
 pub struct DeviceColliders<T> {
     pub count: u32,
     /// [`collider_table`].
     pub table: CudaSlice<T>,
-    /// Per vertex, one bit per collider it touched in this substep, and 3 scalars of normal per (vertex, collider).
-    pub contact: CudaSlice<u32>,
+    /// The model's surface vertices (`model.contact.surface.vertices`) and their number.
+    pub surface: CudaSlice<u32>,
+    pub surface_count: u32,
+    /// `model.contact.thickness`: detection's reach beyond the predicted move.
+    pub thickness: T,
+    /// Per surface vertex, one bit per collider it has a row with in this substep.
+    pub rows: CudaSlice<u32>,
+    /// Per row: the normal at its last projection (3), λ_n (1) and λ_t (3).
     pub normal: CudaSlice<T>,
+    pub lambda_n: CudaSlice<T>,
+    pub lambda_t: CudaSlice<T>,
     pub v_before: CudaSlice<T>,
     /// |gravity| for the restitution threshold.
     pub g: T,
+    pub detect: CudaFunction,
     pub project: CudaFunction,
     pub restitution: CudaFunction,
 }
@@ -143,17 +154,25 @@ impl<T: KernelScalar> DeviceModel<T> {
                 kernel: gpu.function::<T>("boundary", kernel)?,
             }))
         };
-        let colliders = if model.colliders.is_empty() {
+        let surface = &model.contact.surface.vertices;
+        let colliders = if model.colliders.is_empty() || surface.is_empty() {
             None
         } else {
+            let rows = surface.len() * model.colliders.len();
             Some(DeviceColliders {
                 count: model.colliders.len() as u32,
                 table: up_t(to_t(&collider_table(model)))?,
-                contact: s.alloc_zeros(n.max(1)).map_err(&e)?,
-                normal: s.alloc_zeros(3 * n.max(1) * model.colliders.len()).map_err(&e)?,
+                surface: up_u(surface)?,
+                surface_count: surface.len() as u32,
+                thickness: T::from_f64(model.contact.thickness),
+                rows: s.alloc_zeros(surface.len()).map_err(&e)?,
+                normal: s.alloc_zeros(3 * rows).map_err(&e)?,
+                lambda_n: s.alloc_zeros(rows).map_err(&e)?,
+                lambda_t: s.alloc_zeros(3 * rows).map_err(&e)?,
                 v_before: s.alloc_zeros(3 * n.max(1)).map_err(&e)?,
                 g: T::from_f64(model.gravity.norm()),
-                project: gpu.function::<T>("boundary", "contacts")?,
+                detect: gpu.function::<T>("boundary", "detect_collider_rows")?,
+                project: gpu.function::<T>("boundary", "project_collider_rows")?,
                 restitution: gpu.function::<T>("boundary", "restitution")?,
             })
         };

@@ -57,13 +57,13 @@ impl ElementKind {
     }
 }
 
-/// Most colliders the contact kernel handles (one bit each in a `u32` per vertex).
+/// Most colliders the contact kernels handle (one bit each in a `u32` per surface vertex).
 pub const MAX_COLLIDERS: usize = 32;
 
 /// Scalars per collider in the contact kernels' table (`kernels/boundary.cu`): kind (0 plane, 1 sphere, 2 box,
-/// 3 cylinder), a (3), b (3), r, friction, restitution; plane: a = point, b = normal; sphere: a = center, r =
+/// 3 cylinder), a (3), b (3), r, μ_s, μ_k, restitution; plane: a = point, b = normal; sphere: a = center, r =
 /// radius; box: a = min, b = max; cylinder: a = point, b = axis, r = radius.
-pub const COLLIDER_STRIDE: usize = 10;
+pub const COLLIDER_STRIDE: usize = 11;
 
 /// The colliders as the contact kernels' flat table.
 pub fn collider_table(model: &Model) -> Vec<f64> {
@@ -76,10 +76,14 @@ pub fn collider_table(model: &Model) -> Vec<f64> {
             Shape::Box { min, max } => (2.0, min, max, 0.0),
             Shape::Cylinder { point, axis, radius } => (3.0, point, axis, radius),
         };
-        t.extend([kind, a.x, a.y, a.z, b.x, b.y, b.z, r, c.friction.mu_k, c.restitution]);
+        t.extend([kind, a.x, a.y, a.z, b.x, b.y, b.z, r, c.friction.mu_s, c.friction.mu_k, c.restitution]);
     }
     t
 }
+
+/// Why the XPBD path refuses contact between or within bodies: it has collider rows only.
+pub const NO_PAIR_CONTACT: &str =
+    "contact between or within bodies has no GPU path yet: set [contact] bodies = false and self = false, or run on the CPU";
 
 /// Why the XPBD kernels cannot run `model` under the XPBD `config`, or `Ok` when they can (asked through
 /// `CudaBackend::supports`). Everything they do not cover is named here, so that nothing runs silently wrong.
@@ -95,6 +99,9 @@ pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<()> {
     }
     if model.colliders.len() > MAX_COLLIDERS {
         return Err(CudaError::Unsupported(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len())));
+    }
+    if model.contact.has_pairs() {
+        return Err(CudaError::Unsupported(NO_PAIR_CONTACT.into()));
     }
     soft_attachments_distinct(model)?;
     let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>()

@@ -25,6 +25,8 @@ iterations = 2
 ordering = "{ordering}"
 cluster_size = 4
 relaxation = 0.8
+[contact]
+self = false
 [[body]]
 name = "bar"
 mesh = {{ generator = "box", size = [1.0, 0.3, 0.3], cells = [6, 2, 2], split = 5 }}
@@ -232,8 +234,17 @@ fn unsupported_models_are_named() {
     let soft = xpbd_core::model::Attachment { vertex: 5, origin: Vec3::zeros(), velocity: Vec3::zeros(), compliance: 1e-4 };
     doubled.model.attachments.extend([soft, soft]);
     assert_eq!(supported(&doubled).unwrap_err(), "vertex 5 has two soft attachments: the GPU pass updates attachments in parallel");
-    let plane = "[[collider]]\nkind = \"plane\"\npoint = [0.0, -2.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\n";
+    let plane = "[[collider]]\nkind = \"plane\"\npoint = [0.0, -2.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\nfriction = 0.25\nstatic_friction = 0.5\nrestitution = 0.75\n";
     let with_colliders = model("stvk", "clustered", 0.0, &format!("{plane}{sphere}"));
     assert!(supported(&with_colliders).is_ok());
-    assert_eq!(collider_table(&with_colliders.model), [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    assert_eq!(
+        collider_table(&with_colliders.model),
+        [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.5, 0.25, 0.75, 1.0, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    );
+    // Self contact (the scenes' default) and contact between bodies have no GPU path: pair rows.
+    let mut with_self = model("stvk", "clustered", 0.0, "");
+    with_self.model.contact.self_contact = true;
+    assert_eq!(supported(&with_self).unwrap_err(), NO_PAIR_CONTACT);
+    let default_contact = model("stvk", "clustered", 0.0, "").model;
+    assert!(!default_contact.contact.has_pairs() && default_contact.contact.bodies, "one body: no pairs between bodies");
 }

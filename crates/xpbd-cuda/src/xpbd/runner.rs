@@ -1,6 +1,8 @@
 //! The XPBD substep loop on the device (`CudaBackend`'s XPBD runner): the model and state stay on the device; a
 //! frame's only transfers are the substep end times up (one scalar per substep) and, after the frame, positions,
-//! velocities, multipliers and the residual partial sums down (what output and reporting need). A frame's
+//! velocities, multipliers, the residual partial sums and the collider rows' λ_n down (what output and reporting
+//! need). The substep follows `xpbd_core::substep::SubstepBoundary`: prediction, pins, collider row detection;
+//! per iteration the sweep, the soft attachments, the collider rows; the velocity update and restitution. A frame's
 //! launches run either one by one or as one CUDA graph captured on the first frame and replayed.
 
 use std::sync::Arc;
@@ -78,7 +80,16 @@ impl<T: KernelScalar> Gpu<T> {
         state.time = self.config.substep_end(t0, n);
         state.frame += 1;
         let (r0, r) = self.residuals()?;
-        Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None })
+        let contacts = self.contacts()?;
+        Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None, contacts })
+    }
+
+    /// Collider rows that pushed (λ_n > 0) in the frame's last substep, as the CPU's `ContactSet::active`
+    /// (λ_n of rows not detected is 0).
+    fn contacts(&self) -> Result<usize> {
+        let Some(c) = &self.dev.colliders else { return Ok(0) };
+        let lambda_n = self.gpu.stream().clone_dtoh(&c.lambda_n).map_err(CudaError::on_gpu("downloading contact multipliers"))?;
+        Ok(lambda_n.iter().filter(|l| l.to_f64() > 0.0).count())
     }
 
     /// Positions, velocities and multipliers (in model order) into `state`.
@@ -144,6 +155,16 @@ impl<T: KernelScalar> Gpu<T> {
             // SAFETY: place_pins_<T>(x, vertex, origin, velocity, t, count) of kernels/boundary.cu.
             unsafe { l.launch(grid(p.count)) }.map_err(&e)?;
         }
+        if let Some(c) = &mut d.colliders {
+            let t = d.times.slice(k..k + 1);
+            let mut l = stream.launch_builder(&c.detect);
+            l.arg(&d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&c.surface).arg(&c.surface_count).arg(&c.table).arg(&c.count);
+            l.arg(&c.thickness).arg(&t).arg(&mut c.rows).arg(&mut c.lambda_n).arg(&mut c.lambda_t);
+            // SAFETY: detect_collider_rows_<T>(x, x_prev, inv_mass, surface, surface_count, colliders,
+            // collider_count, thickness, t, rows, lambda_n, lambda_t) of kernels/boundary.cu; surface indices are
+            // vertices, rows has surface_count entries and lambda_n, lambda_t 1 and 3 per (surface vertex, collider).
+            unsafe { l.launch(grid(c.surface_count)) }.map_err(&e)?;
+        }
         stream.memset_zeros(&mut d.lambda).map_err(&e)?;
         if let Some(s) = &mut d.soft {
             stream.memset_zeros(&mut s.lambda).map_err(&e)?;
@@ -170,13 +191,16 @@ impl<T: KernelScalar> Gpu<T> {
                 // check_supported guarantees distinct vertices.
                 unsafe { l.launch(grid(s.count)) }.map_err(&e)?;
             }
-        }
-        if let Some(c) = &mut d.colliders {
-            let mut l = stream.launch_builder(&c.project);
-            l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&c.table).arg(&c.count).arg(&mut c.contact).arg(&mut c.normal).arg(&n);
-            // SAFETY: contacts_<T>(x, x_prev, inv_mass, colliders, collider_count, contact, normal, n) of
-            // kernels/boundary.cu; normal holds 3 n collider_count scalars.
-            unsafe { l.launch(grid(n)) }.map_err(&e)?;
+            if let Some(c) = &mut d.colliders {
+                let t = d.times.slice(k..k + 1);
+                let mut l = stream.launch_builder(&c.project);
+                l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&c.surface).arg(&c.surface_count).arg(&c.table).arg(&c.count);
+                l.arg(&c.rows).arg(&mut c.normal).arg(&mut c.lambda_n).arg(&mut c.lambda_t).arg(&ht).arg(&t);
+                // SAFETY: project_collider_rows_<T>(x, x_prev, inv_mass, surface, surface_count, colliders,
+                // collider_count, rows, normal, lambda_n, lambda_t, h, t) of kernels/boundary.cu; the surface vertices
+                // are distinct, so each thread owns its vertex's position and rows.
+                unsafe { l.launch(grid(c.surface_count)) }.map_err(&e)?;
+            }
         }
         let mut l = stream.launch_builder(&d.update_velocity);
         l.arg(&d.x).arg(&d.x_prev).arg(&mut d.v).arg(&ht).arg(&n);
@@ -184,10 +208,11 @@ impl<T: KernelScalar> Gpu<T> {
         unsafe { l.launch(grid(n)) }.map_err(&e)?;
         if let Some(c) = &mut d.colliders {
             let mut l = stream.launch_builder(&c.restitution);
-            l.arg(&mut d.v).arg(&c.v_before).arg(&c.table).arg(&c.count).arg(&c.contact).arg(&c.normal).arg(&c.g).arg(&ht).arg(&n);
-            // SAFETY: restitution_<T>(v, v_before, colliders, collider_count, contact, normal, g, h, n) of
-            // kernels/boundary.cu.
-            unsafe { l.launch(grid(n)) }.map_err(&e)?;
+            l.arg(&mut d.v).arg(&c.v_before).arg(&c.surface).arg(&c.surface_count).arg(&c.table).arg(&c.count);
+            l.arg(&c.rows).arg(&c.normal).arg(&c.lambda_n).arg(&c.g).arg(&ht);
+            // SAFETY: restitution_<T>(v, v_before, surface, surface_count, colliders, collider_count, rows, normal,
+            // lambda_n, g, h) of kernels/boundary.cu.
+            unsafe { l.launch(grid(c.surface_count)) }.map_err(&e)?;
         }
         if report {
             residual(&stream, d, ht, 1)?;
