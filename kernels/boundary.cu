@@ -315,3 +315,73 @@ XPBD_EXPORT_F32_F64(restitution,
                      const unsigned int* __restrict__ rows, const T* __restrict__ normal,
                      const T* __restrict__ lambda_n, T g, T h),
                     (v, v_before, surface, surface_count, colliders, collider_count, rows, normal, lambda_n, g, h))
+
+// Pair rows (crates/xpbd-core/src/contact/rows.rs: PairRow), detected on the host every substep
+// (xpbd_core::contact::detect::Detector) and uploaded: per row its four vertices, weights w_k (vertex–triangle
+// (1, -b0, -b1, -b2), edge–edge (1 - s, s, -(1 - t), -t)), the normal n fixed for the substep, and the pair's
+// friction (mu_s, mu_k); the gap is C = n . sum_k w_k x_k - thickness.
+//
+// One pass over all rows in order (set.rs: ContactSet::project, the pairs' part), after each iteration's soft
+// attachments and before the collider rows. Rows share vertices, so they run one after the other in ONE thread
+// (launch a single thread): the CPU's Gauss-Seidel order exactly, and slow.
+template <typename T>
+__device__ __forceinline__ xpbd::Vec3<T> pair_combine(const T* __restrict__ a, const T* __restrict__ b,
+                                                      const unsigned int* __restrict__ vertex,
+                                                      const T* __restrict__ weight) {
+    // PairRow::combine: the sum from zero of (a - b)[v_k] w_k (b = null: a[v_k] w_k), k = 0..3.
+    xpbd::Vec3<T> s{T(0), T(0), T(0)};
+    for (int k = 0; k < 4; ++k) {
+        const size_t v = vertex[k];
+        xpbd::Vec3<T> p = xpbd::load3(a, v);
+        if (b != nullptr) {
+            const xpbd::Vec3<T> q = xpbd::load3(b, v);
+            p = xpbd::Vec3<T>{p.x - q.x, p.y - q.y, p.z - q.z};
+        }
+        s = xpbd::Vec3<T>{s.x + p.x * weight[k], s.y + p.y * weight[k], s.z + p.z * weight[k]};
+    }
+    return s;
+}
+
+template <typename T>
+__device__ __forceinline__ void project_pair_rows_impl(T* __restrict__ x, const T* __restrict__ x_prev,
+                                                       const T* __restrict__ inv_mass,
+                                                       const unsigned int* __restrict__ vertices,
+                                                       const T* __restrict__ weights, const T* __restrict__ normals,
+                                                       const T* __restrict__ friction, T* __restrict__ lambda_n,
+                                                       T* __restrict__ lambda_t, T thickness, unsigned int count) {
+    if (xpbd::global_thread_index() != 0) return;
+    for (size_t r = 0; r < count; ++r) {
+        const unsigned int* vertex = vertices + 4 * r;
+        const T* weight = weights + 4 * r;
+        const xpbd::Vec3<T> n = xpbd::load3(normals, r);
+        const T c = dot3(n, pair_combine<T>(x, nullptr, vertex, weight)) - thickness;
+        T ln = lambda_n[r];
+        if (c >= T(0) && ln == T(0)) continue;
+        // PairRow::generalised_inverse_mass: the sum from zero of w_k^2 / m_k.
+        T w = T(0);
+        for (int k = 0; k < 4; ++k) w = w + weight[k] * weight[k] * inv_mass[vertex[k]];
+        if (w == T(0)) continue;
+        const xpbd::Vec3<T> motion = pair_combine<T>(x, x_prev, vertex, weight);
+        xpbd::Vec3<T> lt = xpbd::load3(lambda_t, r);
+        T dn;
+        xpbd::Vec3<T> dt;
+        contact_update(ln, lt, friction[2 * r], friction[2 * r + 1], n, w, c, motion, dn, dt);
+        lambda_n[r] = ln;
+        xpbd::store3(lambda_t, r, lt);
+        const xpbd::Vec3<T> step{n.x * dn + dt.x, n.y * dn + dt.y, n.z * dn + dt.z};
+        for (int k = 0; k < 4; ++k) {
+            const size_t v = vertex[k];
+            const T s = weight[k] * inv_mass[v];
+            xpbd::Vec3<T> p = xpbd::load3(x, v);
+            p = xpbd::Vec3<T>{p.x + step.x * s, p.y + step.y * s, p.z + step.z * s};
+            xpbd::store3(x, v, p);
+        }
+    }
+}
+
+XPBD_EXPORT_F32_F64(project_pair_rows,
+                    (T* __restrict__ x, const T* __restrict__ x_prev, const T* __restrict__ inv_mass,
+                     const unsigned int* __restrict__ vertices, const T* __restrict__ weights,
+                     const T* __restrict__ normals, const T* __restrict__ friction, T* __restrict__ lambda_n,
+                     T* __restrict__ lambda_t, T thickness, unsigned int count),
+                    (x, x_prev, inv_mass, vertices, weights, normals, friction, lambda_n, lambda_t, thickness, count))

@@ -68,7 +68,7 @@ kind = "mgpbd"
 tolerance = 1e-3
 arap_rotation = "fixed"
 # No contact: the MGPBD paper's squash is one body in free space, and the scenes' default self contact would
-# add a host BVH detection to every timed substep (and, under XPBD, has no GPU path).
+# add a host BVH detection and pair rows to every timed substep.
 [contact]
 self = false
 [[body]]

@@ -14,7 +14,8 @@ use common::host_library::{get, library_or_skip};
 use common::*;
 use libloading::Library;
 use xpbd_core::backend::Backend;
-use xpbd_core::contact::{ContactSet, Friction};
+use xpbd_core::contact::detect::Detector;
+use xpbd_core::contact::{ContactSet, Friction, PairRow};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::scene::Built;
 use xpbd_core::state::State;
@@ -29,6 +30,7 @@ type PlacePins<T> = unsafe extern "C" fn(*mut T, U, *const T, *const T, *const T
 type SoftAttachments<T> = unsafe extern "C" fn(*mut T, *const T, U, *const T, *const T, *const T, *mut T, T, *const T, u32);
 type DetectColliderRows<T> = unsafe extern "C" fn(*const T, *const T, *const T, U, u32, *const T, u32, T, *const T, *mut u32, *mut T, *mut T);
 type ProjectColliderRows<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, u32, *const T, u32, U, *mut T, *mut T, *mut T, T, *const T);
+type ProjectPairRows<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, *const T, *const T, *const T, *mut T, *mut T, T, u32);
 type Restitution<T> = unsafe extern "C" fn(*mut T, *const T, U, u32, *const T, u32, U, *const T, *const T, T, T);
 type ProjectItems<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, *const T, *const T, *mut T, U, u32, u32, T, T, T, T);
 type JacobiElements<T> = unsafe extern "C" fn(*const T, *const T, *const T, U, *const T, *const T, *mut T, *const T, *mut T, T, u32, T, T, T, T);
@@ -45,7 +47,7 @@ fn flat3<T: KernelScalar>(a: &[xpbd_core::mesh::Vec3]) -> Vec<T> {
 
 /// What one frame on the host-compiled kernels leaves: positions and velocities (3n each), multipliers in model
 /// order, (‖r₀‖, ‖r‖) of the last substep, the colliders touched (bit c: a row of collider c pushed, λ_n > 0, at
-/// the end of some substep) and the collider rows that pushed in the last substep.
+/// the end of some substep) and the contact rows (pairs and colliders) that pushed in the last substep.
 struct HostFrame {
     x: Vec<f64>,
     v: Vec<f64>,
@@ -94,6 +96,12 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
     let mut lambda_n = vec![T::default(); surface.len() * model.colliders.len()];
     let mut lambda_t = vec![T::default(); 3 * surface.len() * model.colliders.len()];
     let mut contacts = 0;
+    // Pair rows: detected on the host from the kernels' x_prev and x̃, as `CudaBackend` does.
+    let mut detector = Detector::default();
+    let mut pairs: Vec<PairRow> = Vec::new();
+    let (mut pair_vertices, mut pair_weights, mut pair_normal, mut pair_friction) = (Vec::<u32>::new(), Vec::<T>::new(), Vec::<T>::new(), Vec::<T>::new());
+    let (mut pair_lambda_n, mut pair_lambda_t) = (Vec::<T>::new(), Vec::<T>::new());
+    let vectors = |a: &[T]| -> Vec<Vec3> { a.chunks_exact(3).map(|p| Vec3::new(p[0].to_f64(), p[1].to_f64(), p[2].to_f64())).collect() };
     let mut slots = vec![T::default(); l.jacobi.as_ref().map_or(0, |j| 3 * j.adj.len())];
     let inv_count: Vec<T> = l.jacobi.as_ref().map_or(Vec::new(), |j| to_t(j.inv_count.iter().copied()));
     let mut residuals = (0.0, 0.0);
@@ -153,6 +161,14 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
                     lambda_n.as_mut_ptr(),
                     lambda_t.as_mut_ptr(),
                 );
+            }
+            if model.contact.has_pairs() {
+                detector.detect(&model.contact, &model.rest, &model.inv_mass, &vectors(&x_prev), &vectors(&x), &mut pairs);
+                pair_vertices = pairs.iter().flat_map(|r| r.vertices).collect();
+                pair_weights = to_t(pairs.iter().flat_map(|r| r.weights));
+                pair_normal = flat3(&pairs.iter().map(|r| r.normal).collect::<Vec<_>>());
+                pair_friction = to_t(pairs.iter().flat_map(|r| [r.friction.mu_s, r.friction.mu_k]));
+                (pair_lambda_n, pair_lambda_t) = (vec![T::default(); pairs.len()], vec![T::default(); 3 * pairs.len()]);
             }
             lambda.fill(T::default());
             soft_lambda.fill(T::default());
@@ -231,6 +247,21 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
                         soft.len() as u32,
                     );
                 }
+                if !pairs.is_empty() {
+                    get::<ProjectPairRows<T>>(lib, &k("project_pair_rows"))(
+                        x.as_mut_ptr(),
+                        x_prev.as_ptr(),
+                        inv_mass.as_ptr(),
+                        pair_vertices.as_ptr(),
+                        pair_weights.as_ptr(),
+                        pair_normal.as_ptr(),
+                        pair_friction.as_ptr(),
+                        pair_lambda_n.as_mut_ptr(),
+                        pair_lambda_t.as_mut_ptr(),
+                        thickness,
+                        pairs.len() as u32,
+                    );
+                }
                 if with_colliders {
                     get::<ProjectColliderRows<T>>(lib, &k("project_collider_rows"))(
                         x.as_mut_ptr(),
@@ -267,9 +298,12 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
                 );
                 let pushed = |r: usize| lambda_n[r] > T::default();
                 touched |= (0..lambda_n.len()).filter(|&r| pushed(r)).fold(0, |a, r| a | 1u32 << (r % model.colliders.len()));
-                contacts = (0..lambda_n.len()).filter(|&r| pushed(r)).count();
+                if report {
+                    contacts = (0..lambda_n.len()).filter(|&r| pushed(r)).count();
+                }
             }
             if report {
+                contacts += pair_lambda_n.iter().filter(|&&l| l > T::default()).count();
                 residuals.1 = residual(&x, &lambda);
             }
         }
@@ -329,6 +363,25 @@ fn host_compiled_kernels_match_the_cpu_backend_f64() {
             check::<f64>(lib, &format!("beam {material} {damping} {ordering:?}"), &with_ordering(beam(material, damping), ordering), 1e-10);
         }
     }
+}
+
+/// Pair rows (contact between and within bodies), detected on the host and projected by `project_pair_rows` in
+/// one thread, against `CpuBackend`: the block dropped onto the slab, and the hanging cloth with its self contact.
+#[test]
+fn host_compiled_pair_rows_match_the_cpu_backend() {
+    let Some(lib) = library_or_skip() else { return };
+    for ordering in [COLORED, CLUSTERED, JACOBI] {
+        let b = with_ordering(stack(), ordering);
+        assert!(b.model.contact.has_pairs() && b.model.colliders.is_empty());
+        check::<f64>(lib, &format!("stack {ordering:?}"), &b, 1e-10);
+        let mut cpu = CpuBackend::new(&b.model, &b.config);
+        let stats = cpu.step_frame(&b.model, &mut State::initial(&b.model)).unwrap();
+        assert!(stats.contacts >= 5, "{ordering:?}: pair rows push ({})", stats.contacts);
+        check::<f32>(lib, &format!("stack {ordering:?}"), &b, 1e-3);
+    }
+    let mut cloth = with_ordering(cloth(1e-5), CLUSTERED);
+    cloth.model.contact.self_contact = true;
+    check::<f64>(lib, "cloth with self contact", &cloth, 1e-10);
 }
 
 #[test]

@@ -81,9 +81,8 @@ pub fn collider_table(model: &Model) -> Vec<f64> {
     t
 }
 
-/// Why the XPBD path refuses contact between or within bodies: it has collider rows only.
-pub const NO_PAIR_CONTACT: &str =
-    "contact between or within bodies has no GPU path yet: set [contact] bodies = false and self = false, or run on the CPU";
+/// Why a frame with contact between or within bodies cannot be a CUDA graph: its rows are detected on the host.
+pub const NO_GRAPH_WITH_PAIRS: &str = "XPBD_CUDA_GRAPH=1: contact between or within bodies is detected on the host every substep, which a captured graph cannot do; set [contact] bodies = false and self = false, or use plain launches";
 
 /// Why the XPBD kernels cannot run `model` under the XPBD `config`, or `Ok` when they can (asked through
 /// `CudaBackend::supports`). Everything they do not cover is named here, so that nothing runs silently wrong.
@@ -99,9 +98,6 @@ pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<()> {
     }
     if model.colliders.len() > MAX_COLLIDERS {
         return Err(CudaError::Unsupported(format!("{} colliders: the GPU path handles at most {MAX_COLLIDERS}", model.colliders.len())));
-    }
-    if model.contact.has_pairs() {
-        return Err(CudaError::Unsupported(NO_PAIR_CONTACT.into()));
     }
     soft_attachments_distinct(model)?;
     let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>()
