@@ -122,7 +122,11 @@ impl<T: KernelScalar> DevicePairs<T> {
     pub fn upload(&mut self, gpu: &GpuContext, model: &Model) -> Result<()> {
         let n = self.rows.len();
         if n > self.capacity {
-            *self = DevicePairs { detector: std::mem::take(&mut self.detector), rows: std::mem::take(&mut self.rows), ..Self::new(gpu, model, n.max(2 * self.capacity))? };
+            *self = DevicePairs {
+                detector: std::mem::take(&mut self.detector),
+                rows: std::mem::take(&mut self.rows),
+                ..Self::new(gpu, model, n.max(2 * self.capacity))?
+            };
         }
         self.count = u32::try_from(n).map_err(|_| CudaError::Unsupported(format!("{n} pair rows: the kernels index with 32-bit counts")))?;
         if n == 0 {

@@ -234,7 +234,8 @@ fn unsupported_models_are_named() {
     let soft = xpbd_core::model::Attachment { vertex: 5, origin: Vec3::zeros(), velocity: Vec3::zeros(), compliance: 1e-4 };
     doubled.model.attachments.extend([soft, soft]);
     assert_eq!(supported(&doubled).unwrap_err(), "vertex 5 has two soft attachments: the GPU pass updates attachments in parallel");
-    let plane = "[[collider]]\nkind = \"plane\"\npoint = [0.0, -2.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\nfriction = 0.25\nstatic_friction = 0.5\nrestitution = 0.75\n";
+    let plane =
+        "[[collider]]\nkind = \"plane\"\npoint = [0.0, -2.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\nfriction = 0.25\nstatic_friction = 0.5\nrestitution = 0.75\n";
     let with_colliders = model("stvk", "clustered", 0.0, &format!("{plane}{sphere}"));
     assert!(supported(&with_colliders).is_ok());
     assert_eq!(

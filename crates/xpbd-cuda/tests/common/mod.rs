@@ -54,7 +54,11 @@ pub fn armadillo() -> Built {
     let mut b = without_pair_contact(load("armadillo_drop.toml", |t| *t = t.replace("substeps = 80", "substeps = 20").replace("dt = 0.01", "dt = 0.0025")));
     let m = &mut b.model;
     let lowest = m.rest.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
-    m.colliders = vec![Collider { shape: Shape::Plane { point: Vec3::new(0.0, lowest + 0.002, 0.0), normal: Vec3::y() }, friction: Friction::coulomb(0.5), restitution: 0.2 }];
+    m.colliders = vec![Collider {
+        shape: Shape::Plane { point: Vec3::new(0.0, lowest + 0.002, 0.0), normal: Vec3::y() },
+        friction: Friction::coulomb(0.5),
+        restitution: 0.2,
+    }];
     m.initial_velocity.iter_mut().for_each(|v| *v = Vec3::new(0.3, -2.0, 0.0));
     b
 }
@@ -68,7 +72,11 @@ pub fn armadillo_on_shapes() -> Built {
     let foot = *m.rest.iter().min_by(|a, b| a.y.total_cmp(&b.y)).unwrap();
     let centre = m.rest.iter().sum::<Vec3>() / m.rest.len() as f64;
     let c = Vec3::new(centre.x, foot.y, centre.z);
-    m.colliders.push(Collider { shape: Shape::Sphere { center: foot - Vec3::new(0.0, 0.3, 0.0), radius: 0.31 }, friction: Friction { mu_s: 0.6, mu_k: 0.3 }, restitution: 0.5 });
+    m.colliders.push(Collider {
+        shape: Shape::Sphere { center: foot - Vec3::new(0.0, 0.3, 0.0), radius: 0.31 },
+        friction: Friction { mu_s: 0.6, mu_k: 0.3 },
+        restitution: 0.5,
+    });
     m.colliders.push(Collider {
         shape: Shape::Box { min: c - Vec3::new(2.0, 1.0, 0.05), max: c + Vec3::new(2.0, 0.01, 0.05) },
         friction: Friction::coulomb(0.0),
@@ -76,7 +84,11 @@ pub fn armadillo_on_shapes() -> Built {
     });
     // A tilted cylinder whose surface passes 3 cm above the lowest vertex (above the sphere's 1 cm).
     let axis = Vec3::new(1.0, 0.0, 0.3).normalize();
-    m.colliders.push(Collider { shape: Shape::Cylinder { point: foot - Vec3::new(0.0, 0.2, 0.0), axis, radius: 0.23 }, friction: Friction::coulomb(0.2), restitution: 0.3 });
+    m.colliders.push(Collider {
+        shape: Shape::Cylinder { point: foot - Vec3::new(0.0, 0.2, 0.0), axis, radius: 0.23 },
+        friction: Friction::coulomb(0.2),
+        restitution: 0.3,
+    });
     b
 }
 
