@@ -1,5 +1,6 @@
-// Pins, soft attachments and colliders (plane, sphere, box, cylinder) on the GPU (crates/xpbd-core/src/substep/integrate.rs, attachments.rs,
-// contacts.rs). Time-dependent targets read the substep's end time from device memory (`t`, one scalar), so
+// Pins, soft attachments and collider contact rows (plane, sphere, box, cylinder) on the GPU
+// (crates/xpbd-core/src/substep/integrate.rs, attachments.rs; crates/xpbd-core/src/contact/set.rs, rows.rs,
+// restitution.rs). Time-dependent targets read the substep's end time from device memory (`t`, one scalar), so
 // that a captured CUDA graph replays with the times the host writes before each launch.
 #include "common.cuh"
 
@@ -51,14 +52,20 @@ XPBD_EXPORT_F32_F64(soft_attachments,
                     (x, inv_mass, vertex, origin, velocity, compliance, lambda, h, t, count))
 
 // Colliders (xpbd_core::collider::Shape), COLLIDER_STRIDE scalars each: kind (0 plane, 1 sphere, 2 box,
-// 3 cylinder), a (3), b (3), r, friction, restitution, with plane: a = point, b = unit normal; sphere: a = center,
+// 3 cylinder), a (3), b (3), r, mu_s, mu_k, restitution, with plane: a = point, b = unit normal; sphere: a = center,
 // r = radius; box: a = min corner, b = max corner; cylinder (solid, infinite): a = point on the axis, b = unit
-// axis, r = radius.
-constexpr int COLLIDER_STRIDE = 10;
+// axis, r = radius (crates/xpbd-cuda/src/xpbd/layout.rs: collider_table).
+constexpr int COLLIDER_STRIDE = 11;
+constexpr int COLLIDER_MU_S = 8;
+constexpr int COLLIDER_MU_K = 9;
+constexpr int COLLIDER_RESTITUTION = 10;
 
-// Signed distance (negative inside the solid) and outward unit normal (collider.rs: signed_distance).
+// Signed distance at time t (negative inside the solid) and outward unit normal (collider.rs:
+// Collider::signed_distance, Shape::signed_distance). Every shape's distance is here, in this one function; the
+// shapes do not move yet, so t is unused.
 template <typename T>
-__device__ __forceinline__ T signed_distance(const T* c, const xpbd::Vec3<T>& x, xpbd::Vec3<T>& n) {
+__device__ __forceinline__ T signed_distance(const T* c, const xpbd::Vec3<T>& x, T t, xpbd::Vec3<T>& n) {
+    (void)t;
     const int kind = static_cast<int>(c[0]);
     const T* a = c + 1;
     const T* b = c + 4;
@@ -116,69 +123,186 @@ __device__ __forceinline__ T signed_distance(const T* c, const xpbd::Vec3<T>& x,
     return axis == 0 ? q[0] : (axis == 1 ? q[1] : q[2]);
 }
 
-// Contacts after the iterations (contacts.rs: project): each free vertex, collider by collider in order, is
-// pushed out of a collider it penetrates and its tangential motion in the substep is removed up to mu * depth.
-// Bit c of contact[i] records a contact with collider c, and normal[3 (i C + c) ..] its normal, for the
-// restitution pass (C = collider_count <= 32).
+// The velocity at time t of the collider's material point at x (collider.rs: Collider::velocity_at): friction acts
+// on the motion relative to it. Colliders do not move yet.
 template <typename T>
-__device__ __forceinline__ void contacts_impl(T* __restrict__ x, const T* __restrict__ x_prev,
-                                              const T* __restrict__ inv_mass, const T* __restrict__ colliders,
-                                              unsigned int collider_count, unsigned int* __restrict__ contact,
-                                              T* __restrict__ normal, unsigned int n) {
-    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) {
-        unsigned int mask = 0;
-        if (xpbd::is_free(inv_mass[i])) {
-            xpbd::Vec3<T> p = xpbd::load3(x, i);
-            const xpbd::Vec3<T> p0 = xpbd::load3(x_prev, i);
-            for (unsigned int c = 0; c < collider_count; ++c) {
-                const T* col = colliders + COLLIDER_STRIDE * c;
-                xpbd::Vec3<T> nc;
-                const T d = signed_distance(col, p, nc);
-                if (d >= T(0)) continue;
-                p = xpbd::Vec3<T>{p.x - nc.x * d, p.y - nc.y * d, p.z - nc.z * d};
-                const xpbd::Vec3<T> disp{p.x - p0.x, p.y - p0.y, p.z - p0.z};
-                const T dn = disp.x * nc.x + disp.y * nc.y + disp.z * nc.z;
-                const xpbd::Vec3<T> tan{disp.x - nc.x * dn, disp.y - nc.y * dn, disp.z - nc.z * dn};
-                const T t_len = sqrt(tan.x * tan.x + tan.y * tan.y + tan.z * tan.z);
-                if (t_len > T(0)) {
-                    const T s = fmin(col[8] * -d / t_len, T(1));
-                    p = xpbd::Vec3<T>{p.x - tan.x * s, p.y - tan.y * s, p.z - tan.z * s};
-                }
-                mask |= 1u << c;
-                xpbd::store3(normal, i * collider_count + c, nc);
-            }
-            xpbd::store3(x, i, p);
+__device__ __forceinline__ xpbd::Vec3<T> collider_velocity(const T* c, const xpbd::Vec3<T>& x, T t) {
+    (void)c;
+    (void)x;
+    (void)t;
+    return xpbd::Vec3<T>{T(0), T(0), T(0)};
+}
+
+// Collider contact rows (crates/xpbd-core/src/contact/set.rs, rows.rs, restitution.rs). A row is a (surface vertex,
+// collider) pair; surface vertex s (the s-th of `surface`, model.contact.surface.vertices) has bit c of rows[s] set
+// when it has a row with collider c this substep, and that row's multipliers lambda_n[s C + c] (normal, >= 0) and
+// lambda_t[3 (s C + c) ..] (tangential) and its last normal normal[3 (s C + c) ..] (C = collider_count <= 32).
+// The CPU projects the rows vertex by vertex (ascending surface index) and collider by collider; rows of different
+// vertices touch different positions, so one thread per surface vertex, colliders in order, is exact in parallel.
+
+// Detection after the prediction (set.rs: ContactSet::detect, the colliders' part): a row for every movable surface
+// vertex whose signed distance at the prediction x is below thickness + 2 |x - x_prev|; all of the vertex's
+// multipliers to zero.
+template <typename T>
+__device__ __forceinline__ void detect_collider_rows_impl(const T* __restrict__ x, const T* __restrict__ x_prev,
+                                                          const T* __restrict__ inv_mass,
+                                                          const unsigned int* __restrict__ surface,
+                                                          unsigned int surface_count, const T* __restrict__ colliders,
+                                                          unsigned int collider_count, T thickness,
+                                                          const T* __restrict__ t, unsigned int* __restrict__ rows,
+                                                          T* __restrict__ lambda_n, T* __restrict__ lambda_t) {
+    const T time = *t;
+    for (size_t s = xpbd::global_thread_index(); s < surface_count; s += xpbd::grid_stride()) {
+        for (unsigned int c = 0; c < collider_count; ++c) {
+            const size_t r = s * collider_count + c;
+            lambda_n[r] = T(0);
+            xpbd::store3(lambda_t, r, xpbd::Vec3<T>{T(0), T(0), T(0)});
         }
-        contact[i] = mask;
+        const size_t i = surface[s];
+        unsigned int mask = 0;
+        if (inv_mass[i] != T(0)) {
+            const xpbd::Vec3<T> p = xpbd::load3(x, i);
+            const xpbd::Vec3<T> p0 = xpbd::load3(x_prev, i);
+            const xpbd::Vec3<T> d{p.x - p0.x, p.y - p0.y, p.z - p0.z};
+            const T reach = thickness + T(2) * sqrt(d.x * d.x + d.y * d.y + d.z * d.z);
+            for (unsigned int c = 0; c < collider_count; ++c) {
+                xpbd::Vec3<T> n;
+                if (signed_distance(colliders + COLLIDER_STRIDE * c, p, time, n) < reach) mask |= 1u << c;
+            }
+        }
+        rows[s] = mask;
     }
 }
 
-XPBD_EXPORT_F32_F64(contacts,
-                    (T* __restrict__ x, const T* __restrict__ x_prev, const T* __restrict__ inv_mass,
-                     const T* __restrict__ colliders, unsigned int collider_count, unsigned int* __restrict__ contact,
-                     T* __restrict__ normal, unsigned int n),
-                    (x, x_prev, inv_mass, colliders, collider_count, contact, normal, n))
+XPBD_EXPORT_F32_F64(detect_collider_rows,
+                    (const T* __restrict__ x, const T* __restrict__ x_prev, const T* __restrict__ inv_mass,
+                     const unsigned int* __restrict__ surface, unsigned int surface_count,
+                     const T* __restrict__ colliders, unsigned int collider_count, T thickness, const T* __restrict__ t,
+                     unsigned int* __restrict__ rows, T* __restrict__ lambda_n, T* __restrict__ lambda_t),
+                    (x, x_prev, inv_mass, surface, surface_count, colliders, collider_count, thickness, t, rows,
+                     lambda_n, lambda_t))
 
-// Restitution after the velocity update (contacts.rs: restitute): for each recorded contact, an impact faster
-// than 2 g h bounces with -e times the normal velocity before the substep.
+template <typename T>
+__device__ __forceinline__ T dot3(const xpbd::Vec3<T>& a, const xpbd::Vec3<T>& b) {
+    return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+
+// Friction::limit (contact/friction.rs): the tangential multiplier `trial` kept inside the static cone
+// |trial| <= mu_s lambda_n, else scaled to length mu_k lambda_n.
+template <typename T>
+__device__ __forceinline__ xpbd::Vec3<T> friction_limit(const xpbd::Vec3<T>& trial, T lambda_n, T mu_s, T mu_k) {
+    const T len = sqrt(dot3(trial, trial));
+    if (len <= mu_s * lambda_n) return trial;
+    const T s = mu_k * lambda_n / len;
+    return xpbd::Vec3<T>{trial.x * s, trial.y * s, trial.z * s};
+}
+
+// The normal then the friction update of one row (rows.rs: update), operation for operation: generalised inverse
+// mass w, gap c, normal n, relative tangential motion `motion` in the substep before this update; returns the
+// position multipliers along n (dn) and tangentially (dt), and updates lambda_n, lambda_t.
+template <typename T>
+__device__ __forceinline__ void contact_update(T& lambda_n, xpbd::Vec3<T>& lambda_t, T mu_s, T mu_k,
+                                               const xpbd::Vec3<T>& n, T w, T c, const xpbd::Vec3<T>& motion, T& dn,
+                                               xpbd::Vec3<T>& dt) {
+    dn = fmax(-c / w, -lambda_n);
+    lambda_n += dn;
+    const T ln = dot3(n, lambda_t);
+    const xpbd::Vec3<T> held{lambda_t.x - n.x * ln, lambda_t.y - n.y * ln, lambda_t.z - n.z * ln};
+    if (lambda_n <= T(0)) {
+        lambda_t = xpbd::Vec3<T>{T(0), T(0), T(0)};
+        dt = xpbd::Vec3<T>{-held.x, -held.y, -held.z};
+        return;
+    }
+    // The tangential motion after the normal correction, cancelled by a total multiplier `trial`.
+    const T wdn = w * dn;
+    const xpbd::Vec3<T> m{motion.x + n.x * wdn, motion.y + n.y * wdn, motion.z + n.z * wdn};
+    const T mn = dot3(n, m);
+    const xpbd::Vec3<T> tangential{m.x - n.x * mn, m.y - n.y * mn, m.z - n.z * mn};
+    const xpbd::Vec3<T> trial{held.x - tangential.x / w, held.y - tangential.y / w, held.z - tangential.z / w};
+    const xpbd::Vec3<T> limited = friction_limit(trial, lambda_n, mu_s, mu_k);
+    dt = xpbd::Vec3<T>{limited.x - held.x, limited.y - held.y, limited.z - held.z};
+    lambda_t = limited;
+}
+
+// One pass over the collider rows, after each iteration's soft attachments (set.rs: ContactSet::project, the
+// colliders' part; rows.rs: ColliderRow::project): a row is a no-op while its vertex is clear and it holds
+// nothing; else C = d(x) >= 0 along the collider's normal with Coulomb friction on the motion since the
+// substep's start relative to the collider.
+template <typename T>
+__device__ __forceinline__ void project_collider_rows_impl(T* __restrict__ x, const T* __restrict__ x_prev,
+                                                           const T* __restrict__ inv_mass,
+                                                           const unsigned int* __restrict__ surface,
+                                                           unsigned int surface_count, const T* __restrict__ colliders,
+                                                           unsigned int collider_count,
+                                                           const unsigned int* __restrict__ rows,
+                                                           T* __restrict__ normal, T* __restrict__ lambda_n,
+                                                           T* __restrict__ lambda_t, T h, const T* __restrict__ t) {
+    const T time = *t;
+    for (size_t s = xpbd::global_thread_index(); s < surface_count; s += xpbd::grid_stride()) {
+        const unsigned int mask = rows[s];
+        if (mask == 0) continue;
+        const size_t i = surface[s];
+        const T w = inv_mass[i];
+        xpbd::Vec3<T> p = xpbd::load3(x, i);
+        const xpbd::Vec3<T> p0 = xpbd::load3(x_prev, i);
+        for (unsigned int c = 0; c < collider_count; ++c) {
+            if (!(mask & (1u << c))) continue;
+            const size_t r = s * collider_count + c;
+            const T* col = colliders + COLLIDER_STRIDE * c;
+            xpbd::Vec3<T> n;
+            const T d = signed_distance(col, p, time, n);
+            T ln = lambda_n[r];
+            if (d >= T(0) && ln == T(0)) continue;
+            xpbd::store3(normal, r, n);
+            const xpbd::Vec3<T> u = collider_velocity(col, p, time);
+            const xpbd::Vec3<T> surface_motion{u.x * h, u.y * h, u.z * h};
+            const xpbd::Vec3<T> motion{p.x - p0.x - surface_motion.x, p.y - p0.y - surface_motion.y,
+                                       p.z - p0.z - surface_motion.z};
+            xpbd::Vec3<T> lt = xpbd::load3(lambda_t, r);
+            T dn;
+            xpbd::Vec3<T> dt;
+            contact_update(ln, lt, col[COLLIDER_MU_S], col[COLLIDER_MU_K], n, w, d, motion, dn, dt);
+            lambda_n[r] = ln;
+            xpbd::store3(lambda_t, r, lt);
+            p = xpbd::Vec3<T>{p.x + (n.x * dn + dt.x) * w, p.y + (n.y * dn + dt.y) * w, p.z + (n.z * dn + dt.z) * w};
+        }
+        xpbd::store3(x, i, p);
+    }
+}
+
+XPBD_EXPORT_F32_F64(project_collider_rows,
+                    (T* __restrict__ x, const T* __restrict__ x_prev, const T* __restrict__ inv_mass,
+                     const unsigned int* __restrict__ surface, unsigned int surface_count,
+                     const T* __restrict__ colliders, unsigned int collider_count, const unsigned int* __restrict__ rows,
+                     T* __restrict__ normal, T* __restrict__ lambda_n, T* __restrict__ lambda_t, T h,
+                     const T* __restrict__ t),
+                    (x, x_prev, inv_mass, surface, surface_count, colliders, collider_count, rows, normal, lambda_n,
+                     lambda_t, h, t))
+
+// Restitution after the velocity update (set.rs: ContactSet::restitute, restitution.rs): for each collider row
+// that pushed (lambda_n > 0), with its last normal, an impact faster than 2 g h bounces with -e times the normal
+// velocity before the substep.
 template <typename T>
 __device__ __forceinline__ void restitution_impl(T* __restrict__ v, const T* __restrict__ v_before,
+                                                 const unsigned int* __restrict__ surface, unsigned int surface_count,
                                                  const T* __restrict__ colliders, unsigned int collider_count,
-                                                 const unsigned int* __restrict__ contact, const T* __restrict__ normal,
-                                                 T g, T h, unsigned int n) {
-    for (size_t i = xpbd::global_thread_index(); i < n; i += xpbd::grid_stride()) {
-        const unsigned int mask = contact[i];
+                                                 const unsigned int* __restrict__ rows, const T* __restrict__ normal,
+                                                 const T* __restrict__ lambda_n, T g, T h) {
+    for (size_t s = xpbd::global_thread_index(); s < surface_count; s += xpbd::grid_stride()) {
+        const unsigned int mask = rows[s];
         if (mask == 0) continue;
+        const size_t i = surface[s];
         xpbd::Vec3<T> vi = xpbd::load3(v, i);
         const xpbd::Vec3<T> vb = xpbd::load3(v_before, i);
         for (unsigned int c = 0; c < collider_count; ++c) {
-            if (!(mask & (1u << c))) continue;
-            const xpbd::Vec3<T> nc = xpbd::load3(normal, i * collider_count + c);
-            const T vn_before = vb.x * nc.x + vb.y * nc.y + vb.z * nc.z;
+            const size_t r = s * collider_count + c;
+            if (!(mask & (1u << c)) || !(lambda_n[r] > T(0))) continue;
+            const xpbd::Vec3<T> nc = xpbd::load3(normal, r);
+            const T vn_before = dot3(vb, nc);
             if (vn_before < -T(2) * g * h) {
-                const T vn = vi.x * nc.x + vi.y * nc.y + vi.z * nc.z;
-                const T s = -colliders[COLLIDER_STRIDE * c + 9] * vn_before - vn;
-                vi = xpbd::Vec3<T>{vi.x + nc.x * s, vi.y + nc.y * s, vi.z + nc.z * s};
+                const T vn = dot3(vi, nc);
+                const T kick = -colliders[COLLIDER_STRIDE * c + COLLIDER_RESTITUTION] * vn_before - vn;
+                vi = xpbd::Vec3<T>{vi.x + nc.x * kick, vi.y + nc.y * kick, vi.z + nc.z * kick};
             }
         }
         xpbd::store3(v, i, vi);
@@ -186,7 +310,78 @@ __device__ __forceinline__ void restitution_impl(T* __restrict__ v, const T* __r
 }
 
 XPBD_EXPORT_F32_F64(restitution,
-                    (T* __restrict__ v, const T* __restrict__ v_before, const T* __restrict__ colliders,
-                     unsigned int collider_count, const unsigned int* __restrict__ contact,
-                     const T* __restrict__ normal, T g, T h, unsigned int n),
-                    (v, v_before, colliders, collider_count, contact, normal, g, h, n))
+                    (T* __restrict__ v, const T* __restrict__ v_before, const unsigned int* __restrict__ surface,
+                     unsigned int surface_count, const T* __restrict__ colliders, unsigned int collider_count,
+                     const unsigned int* __restrict__ rows, const T* __restrict__ normal,
+                     const T* __restrict__ lambda_n, T g, T h),
+                    (v, v_before, surface, surface_count, colliders, collider_count, rows, normal, lambda_n, g, h))
+
+// Pair rows (crates/xpbd-core/src/contact/rows.rs: PairRow), detected on the host every substep
+// (xpbd_core::contact::detect::Detector) and uploaded: per row its four vertices, weights w_k (vertex–triangle
+// (1, -b0, -b1, -b2), edge–edge (1 - s, s, -(1 - t), -t)), the normal n fixed for the substep, and the pair's
+// friction (mu_s, mu_k); the gap is C = n . sum_k w_k x_k - thickness.
+//
+// One pass over all rows in order (set.rs: ContactSet::project, the pairs' part), after each iteration's soft
+// attachments and before the collider rows. Rows share vertices, so they run one after the other in ONE thread
+// (launch a single thread): the CPU's Gauss-Seidel order exactly, and slow.
+template <typename T>
+__device__ __forceinline__ xpbd::Vec3<T> pair_combine(const T* __restrict__ a, const T* __restrict__ b,
+                                                      const unsigned int* __restrict__ vertex,
+                                                      const T* __restrict__ weight) {
+    // PairRow::combine: the sum from zero of (a - b)[v_k] w_k (b = null: a[v_k] w_k), k = 0..3.
+    xpbd::Vec3<T> s{T(0), T(0), T(0)};
+    for (int k = 0; k < 4; ++k) {
+        const size_t v = vertex[k];
+        xpbd::Vec3<T> p = xpbd::load3(a, v);
+        if (b != nullptr) {
+            const xpbd::Vec3<T> q = xpbd::load3(b, v);
+            p = xpbd::Vec3<T>{p.x - q.x, p.y - q.y, p.z - q.z};
+        }
+        s = xpbd::Vec3<T>{s.x + p.x * weight[k], s.y + p.y * weight[k], s.z + p.z * weight[k]};
+    }
+    return s;
+}
+
+template <typename T>
+__device__ __forceinline__ void project_pair_rows_impl(T* __restrict__ x, const T* __restrict__ x_prev,
+                                                       const T* __restrict__ inv_mass,
+                                                       const unsigned int* __restrict__ vertices,
+                                                       const T* __restrict__ weights, const T* __restrict__ normals,
+                                                       const T* __restrict__ friction, T* __restrict__ lambda_n,
+                                                       T* __restrict__ lambda_t, T thickness, unsigned int count) {
+    if (xpbd::global_thread_index() != 0) return;
+    for (size_t r = 0; r < count; ++r) {
+        const unsigned int* vertex = vertices + 4 * r;
+        const T* weight = weights + 4 * r;
+        const xpbd::Vec3<T> n = xpbd::load3(normals, r);
+        const T c = dot3(n, pair_combine<T>(x, nullptr, vertex, weight)) - thickness;
+        T ln = lambda_n[r];
+        if (c >= T(0) && ln == T(0)) continue;
+        // PairRow::generalised_inverse_mass: the sum from zero of w_k^2 / m_k.
+        T w = T(0);
+        for (int k = 0; k < 4; ++k) w = w + weight[k] * weight[k] * inv_mass[vertex[k]];
+        if (w == T(0)) continue;
+        const xpbd::Vec3<T> motion = pair_combine<T>(x, x_prev, vertex, weight);
+        xpbd::Vec3<T> lt = xpbd::load3(lambda_t, r);
+        T dn;
+        xpbd::Vec3<T> dt;
+        contact_update(ln, lt, friction[2 * r], friction[2 * r + 1], n, w, c, motion, dn, dt);
+        lambda_n[r] = ln;
+        xpbd::store3(lambda_t, r, lt);
+        const xpbd::Vec3<T> step{n.x * dn + dt.x, n.y * dn + dt.y, n.z * dn + dt.z};
+        for (int k = 0; k < 4; ++k) {
+            const size_t v = vertex[k];
+            const T s = weight[k] * inv_mass[v];
+            xpbd::Vec3<T> p = xpbd::load3(x, v);
+            p = xpbd::Vec3<T>{p.x + step.x * s, p.y + step.y * s, p.z + step.z * s};
+            xpbd::store3(x, v, p);
+        }
+    }
+}
+
+XPBD_EXPORT_F32_F64(project_pair_rows,
+                    (T* __restrict__ x, const T* __restrict__ x_prev, const T* __restrict__ inv_mass,
+                     const unsigned int* __restrict__ vertices, const T* __restrict__ weights,
+                     const T* __restrict__ normals, const T* __restrict__ friction, T* __restrict__ lambda_n,
+                     T* __restrict__ lambda_t, T thickness, unsigned int count),
+                    (x, x_prev, inv_mass, vertices, weights, normals, friction, lambda_n, lambda_t, thickness, count))

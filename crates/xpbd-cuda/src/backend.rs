@@ -1,8 +1,9 @@
 //! `CudaBackend`: the facade that picks a device path for a scene. XPBD: the substep loop of
 //! `xpbd_cpu::CpuBackend` (docs/equations.md) on the GPU ([`crate::xpbd`]), for tet groups of block or decoupled
 //! neo-Hookean and StVK and for cloth (distance and bending rows) in colored, clustered or Jacobi order, with
-//! moving pins, soft attachments and plane, sphere and box colliders, its launches one by one or as one CUDA
-//! graph per frame ([`CudaOptions::graph`]). MGPBD: the device outer iterations inside the host's substep loop
+//! moving pins, soft attachments and contact rows against plane, sphere, box and cylinder colliders and between and
+//! within bodies (detected on the host, projected by one device thread), its launches one by one or as one CUDA
+//! graph per frame ([`CudaOptions::graph`]; not with contact between or within bodies). MGPBD: the device outer iterations inside the host's substep loop
 //! ([`crate::mgpbd`]).
 
 use std::sync::Arc;
@@ -88,6 +89,9 @@ impl CudaBackend {
             return Self::mgpbd(model, config, options);
         }
         Self::supports(model, config).map_err(|u| CudaError::Unsupported(u.0))?;
+        if options.graph && model.contact.has_pairs() {
+            return Err(CudaError::Unsupported(crate::xpbd::layout::NO_GRAPH_WITH_PAIRS.into()));
+        }
         let gpu = Arc::new(GpuContext::new(options.ordinal)?);
         // One stream only: cudarc's cross-stream events are not needed, and they must stay out of graph capture.
         // SAFETY: every slice of this backend is created after this call and used on `gpu.stream()` only.

@@ -1,6 +1,7 @@
 //! `CudaBackend` against `CpuBackend` (the reference, ARCHITECTURE.md): 20 substeps of the Fig. 5 beam and of the
 //! armadillo, colored and clustered (and Jacobi), every supported tet model, pins, soft attachments and a plane
-//! collider. Double precision must agree to 1e-9 of the body's size, single precision to 1e-3; a frame replayed
+//! collider, and contact between bodies (pair rows). Double precision must agree to 1e-9 of the body's size, single
+//! precision to 1e-3; a frame replayed
 //! from a CUDA graph must equal the plain launches bit for bit. Without a usable GPU each test prints
 //! `skipped: <reason>` and passes (the host logic is tested in `src/layout_tests.rs`).
 
@@ -98,6 +99,18 @@ fn cloth_f64_matches_cpu() {
 }
 
 #[test]
+fn pair_contact_f64_matches_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    // Rows detected on the host every substep, projected by one device thread in the CPU's order.
+    for ordering in [COLORED, CLUSTERED, JACOBI] {
+        check(&format!("stack {ordering:?}"), &with_ordering(stack(), ordering), Precision::F64, 1e-9);
+    }
+    check("stack f32", &stack(), Precision::F32, 1e-3);
+}
+
+#[test]
 fn jacobi_f64_matches_cpu() {
     if !gpu_available() {
         return;
@@ -151,6 +164,17 @@ fn unsupported_scene_is_refused_with_the_reason() {
 }
 
 #[test]
+fn pair_contact_is_refused_in_a_cuda_graph() {
+    // Runs without a GPU: the refusal comes before a context is made.
+    let b = stack();
+    let reason = match CudaBackend::new(&b.model, &b.config, CudaOptions { ordinal: 0, precision: Precision::F64, graph: true }) {
+        Ok(_) => panic!("a CUDA graph accepted contact detected on the host"),
+        Err(reason) => reason.to_string(),
+    };
+    assert!(reason.contains("contact between or within bodies is detected on the host"), "{reason}");
+}
+
+#[test]
 fn test_scenes_are_supported_and_exercise_every_path() {
     // Runs without a GPU: the scenes above build, the backend's support check accepts them, and they contain what
     // the parity tests claim to cover.
@@ -167,4 +191,8 @@ fn test_scenes_are_supported_and_exercise_every_path() {
     CudaBackend::supports(&a.model, &a.config).unwrap();
     assert_eq!((a.config.substeps, a.model.colliders.len()), (20, 1));
     assert!(a.model.element_count() > 3000);
+    assert!(!a.model.contact.has_pairs() && !beam("stvk", 0.0).model.contact.has_pairs() && !cloth(0.0).model.contact.has_pairs());
+    let s = stack();
+    CudaBackend::supports(&s.model, &s.config).unwrap();
+    assert!(s.model.contact.has_pairs() && s.model.contact.bodies && s.model.contact.self_contact && s.model.bodies.len() == 2);
 }

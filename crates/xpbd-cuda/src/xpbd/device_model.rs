@@ -4,6 +4,8 @@
 use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
+use xpbd_core::contact::detect::Detector;
+use xpbd_core::contact::PairRow;
 use xpbd_core::model::Model;
 
 use crate::convert::{flat3, nonempty, to_t};
@@ -53,18 +55,97 @@ pub struct DeviceAttachments<T> {
     pub kernel: CudaFunction,
 }
 
+/// The collider contact rows (`kernels/boundary.cu`): one row per (surface vertex, collider) that detection
+/// flags in a substep, indexed `s * count + c` for the `s`-th surface vertex and collider `c`.
 pub struct DeviceColliders<T> {
     pub count: u32,
     /// [`collider_table`].
     pub table: CudaSlice<T>,
-    /// Per vertex, one bit per collider it touched in this substep, and 3 scalars of normal per (vertex, collider).
-    pub contact: CudaSlice<u32>,
+    /// The model's surface vertices (`model.contact.surface.vertices`) and their number.
+    pub surface: CudaSlice<u32>,
+    pub surface_count: u32,
+    /// `model.contact.thickness`: detection's reach beyond the predicted move.
+    pub thickness: T,
+    /// Per surface vertex, one bit per collider it has a row with in this substep.
+    pub rows: CudaSlice<u32>,
+    /// Per row: the normal at its last projection (3), λ_n (1) and λ_t (3).
     pub normal: CudaSlice<T>,
+    pub lambda_n: CudaSlice<T>,
+    pub lambda_t: CudaSlice<T>,
     pub v_before: CudaSlice<T>,
     /// |gravity| for the restitution threshold.
     pub g: T,
+    pub detect: CudaFunction,
     pub project: CudaFunction,
     pub restitution: CudaFunction,
+}
+
+/// The pair rows (contact between and within bodies) of the current substep, detected on the host
+/// (`xpbd_core::contact::detect::Detector`) and uploaded flat: per row 4 vertices, 4 weights, the normal (3),
+/// (μ_s, μ_k), λ_n and λ_t (3). The arrays hold `capacity` rows and grow when a substep has more.
+pub struct DevicePairs<T> {
+    pub detector: Detector,
+    /// The substep's rows on the host (their multipliers stay 0: the device's are in `lambda_n`, `lambda_t`).
+    pub rows: Vec<PairRow>,
+    pub count: u32,
+    pub capacity: usize,
+    pub vertices: CudaSlice<u32>,
+    pub weights: CudaSlice<T>,
+    pub normal: CudaSlice<T>,
+    pub friction: CudaSlice<T>,
+    pub lambda_n: CudaSlice<T>,
+    pub lambda_t: CudaSlice<T>,
+    pub thickness: T,
+    pub project: CudaFunction,
+}
+
+impl<T: KernelScalar> DevicePairs<T> {
+    fn new(gpu: &GpuContext, model: &Model, capacity: usize) -> Result<Self> {
+        let (s, e) = (gpu.stream(), CudaError::on_gpu("allocating pair rows"));
+        Ok(DevicePairs {
+            detector: Detector::default(),
+            rows: Vec::new(),
+            count: 0,
+            capacity,
+            vertices: s.alloc_zeros(4 * capacity).map_err(&e)?,
+            weights: s.alloc_zeros(4 * capacity).map_err(&e)?,
+            normal: s.alloc_zeros(3 * capacity).map_err(&e)?,
+            friction: s.alloc_zeros(2 * capacity).map_err(&e)?,
+            lambda_n: s.alloc_zeros(capacity).map_err(&e)?,
+            lambda_t: s.alloc_zeros(3 * capacity).map_err(&e)?,
+            thickness: T::from_f64(model.contact.thickness),
+            project: gpu.function::<T>("boundary", "project_pair_rows")?,
+        })
+    }
+
+    /// Uploads `self.rows` with zero multipliers, growing the arrays when needed.
+    pub fn upload(&mut self, gpu: &GpuContext, model: &Model) -> Result<()> {
+        let n = self.rows.len();
+        if n > self.capacity {
+            *self = DevicePairs {
+                detector: std::mem::take(&mut self.detector),
+                rows: std::mem::take(&mut self.rows),
+                ..Self::new(gpu, model, n.max(2 * self.capacity))?
+            };
+        }
+        self.count = u32::try_from(n).map_err(|_| CudaError::Unsupported(format!("{n} pair rows: the kernels index with 32-bit counts")))?;
+        if n == 0 {
+            return Ok(());
+        }
+        let (s, e) = (gpu.stream(), CudaError::on_gpu("uploading pair rows"));
+        let vertices: Vec<u32> = self.rows.iter().flat_map(|r| r.vertices).collect();
+        let weights: Vec<T> = self.rows.iter().flat_map(|r| r.weights).map(T::from_f64).collect();
+        let normal: Vec<T> = flat3(self.rows.iter().map(|r| r.normal));
+        let friction: Vec<T> = self.rows.iter().flat_map(|r| [r.friction.mu_s, r.friction.mu_k]).map(T::from_f64).collect();
+        s.memcpy_htod(&vertices, &mut self.vertices.slice_mut(0..4 * n)).map_err(&e)?;
+        s.memcpy_htod(&weights, &mut self.weights.slice_mut(0..4 * n)).map_err(&e)?;
+        s.memcpy_htod(&normal, &mut self.normal.slice_mut(0..3 * n)).map_err(&e)?;
+        s.memcpy_htod(&friction, &mut self.friction.slice_mut(0..2 * n)).map_err(&e)?;
+        s.memset_zeros(&mut self.lambda_n.slice_mut(0..n)).map_err(&e)?;
+        s.memset_zeros(&mut self.lambda_t.slice_mut(0..3 * n)).map_err(&e)?;
+        // The host vectors above are dropped on return: wait for the copies.
+        s.synchronize().map_err(&e)
+    }
 }
 
 /// Everything the substep loop touches on the device.
@@ -80,6 +161,8 @@ pub struct DeviceModel<T> {
     pub pins: Option<DeviceAttachments<T>>,
     pub soft: Option<DeviceAttachments<T>>,
     pub colliders: Option<DeviceColliders<T>>,
+    /// Present when the model has contact between or within bodies (`ContactModel::has_pairs`).
+    pub pairs: Option<DevicePairs<T>>,
     /// End time of each substep of the frame, written by the host before each frame.
     pub times: CudaSlice<T>,
     /// Residual partial sums: `RESIDUAL_BLOCKS` per family for r₀, then as many for r.
@@ -143,17 +226,25 @@ impl<T: KernelScalar> DeviceModel<T> {
                 kernel: gpu.function::<T>("boundary", kernel)?,
             }))
         };
-        let colliders = if model.colliders.is_empty() {
+        let surface = &model.contact.surface.vertices;
+        let colliders = if model.colliders.is_empty() || surface.is_empty() {
             None
         } else {
+            let rows = surface.len() * model.colliders.len();
             Some(DeviceColliders {
                 count: model.colliders.len() as u32,
                 table: up_t(to_t(&collider_table(model)))?,
-                contact: s.alloc_zeros(n.max(1)).map_err(&e)?,
-                normal: s.alloc_zeros(3 * n.max(1) * model.colliders.len()).map_err(&e)?,
+                surface: up_u(surface)?,
+                surface_count: surface.len() as u32,
+                thickness: T::from_f64(model.contact.thickness),
+                rows: s.alloc_zeros(surface.len()).map_err(&e)?,
+                normal: s.alloc_zeros(3 * rows).map_err(&e)?,
+                lambda_n: s.alloc_zeros(rows).map_err(&e)?,
+                lambda_t: s.alloc_zeros(3 * rows).map_err(&e)?,
                 v_before: s.alloc_zeros(3 * n.max(1)).map_err(&e)?,
                 g: T::from_f64(model.gravity.norm()),
-                project: gpu.function::<T>("boundary", "contacts")?,
+                detect: gpu.function::<T>("boundary", "detect_collider_rows")?,
+                project: gpu.function::<T>("boundary", "project_collider_rows")?,
                 restitution: gpu.function::<T>("boundary", "restitution")?,
             })
         };
@@ -167,6 +258,7 @@ impl<T: KernelScalar> DeviceModel<T> {
             pins: attachments(false, "place_pins")?,
             soft: attachments(true, "soft_attachments")?,
             colliders,
+            pairs: if model.contact.has_pairs() { Some(DevicePairs::new(gpu, model, 1024)?) } else { None },
             jacobi,
             times: s.alloc_zeros(substeps.max(1)).map_err(&e)?,
             partials: s.alloc_zeros(2 * RESIDUAL_BLOCKS as usize * families.len().max(1)).map_err(&e)?,

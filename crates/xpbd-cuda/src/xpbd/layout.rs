@@ -59,13 +59,13 @@ impl ElementKind {
     }
 }
 
-/// Most colliders the contact kernel handles (one bit each in a `u32` per vertex).
+/// Most colliders the contact kernels handle (one bit each in a `u32` per surface vertex).
 pub const MAX_COLLIDERS: usize = 32;
 
 /// Scalars per collider in the contact kernels' table (`kernels/boundary.cu`): kind (0 plane, 1 sphere, 2 box,
-/// 3 cylinder), a (3), b (3), r, friction, restitution; plane: a = point, b = normal; sphere: a = center, r =
+/// 3 cylinder), a (3), b (3), r, μ_s, μ_k, restitution; plane: a = point, b = normal; sphere: a = center, r =
 /// radius; box: a = min, b = max; cylinder: a = point, b = axis, r = radius.
-pub const COLLIDER_STRIDE: usize = 10;
+pub const COLLIDER_STRIDE: usize = 11;
 
 /// The colliders as the contact kernels' flat table; [`check_supported`] has refused any collider without a row.
 pub fn collider_table(model: &Model) -> Vec<f64> {
@@ -88,8 +88,11 @@ fn kernel_row(c: &Collider) -> std::result::Result<[f64; COLLIDER_STRIDE], &'sta
         Shape::Capsule { .. } => return Err("capsule colliders have no GPU path yet"),
         Shape::Mesh(_) => return Err("mesh colliders have no GPU path yet"),
     };
-    Ok([kind, a.x, a.y, a.z, b.x, b.y, b.z, r, c.friction.mu_k, c.restitution])
+    Ok([kind, a.x, a.y, a.z, b.x, b.y, b.z, r, c.friction.mu_s, c.friction.mu_k, c.restitution])
 }
+
+/// Why a frame with contact between or within bodies cannot be a CUDA graph: its rows are detected on the host.
+pub const NO_GRAPH_WITH_PAIRS: &str = "XPBD_CUDA_GRAPH=1: contact between or within bodies is detected on the host every substep, which a captured graph cannot do; set [contact] bodies = false and self = false, or use plain launches";
 
 /// Why the XPBD kernels cannot run `model` under the XPBD `config`, or `Ok` when they can (asked through
 /// `CudaBackend::supports`). Everything they do not cover is named here, so that nothing runs silently wrong.

@@ -25,6 +25,8 @@ iterations = 2
 ordering = "{ordering}"
 cluster_size = 4
 relaxation = 0.8
+[contact]
+self = false
 [[body]]
 name = "bar"
 mesh = {{ generator = "box", size = [1.0, 0.3, 0.3], cells = [6, 2, 2], split = 5 }}
@@ -232,13 +234,21 @@ fn unsupported_models_are_named() {
     let soft = xpbd_core::model::Attachment { vertex: 5, origin: Vec3::zeros(), velocity: Vec3::zeros(), compliance: 1e-4 };
     doubled.model.attachments.extend([soft, soft]);
     assert_eq!(supported(&doubled).unwrap_err(), "vertex 5 has two soft attachments: the GPU pass updates attachments in parallel");
-    let plane = "[[collider]]\nkind = \"plane\"\npoint = [0.0, -2.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\n";
+    let plane =
+        "[[collider]]\nkind = \"plane\"\npoint = [0.0, -2.0, 0.0]\nnormal = [0.0, 1.0, 0.0]\nfriction = 0.25\nstatic_friction = 0.5\nrestitution = 0.75\n";
     let with_colliders = model("stvk", "clustered", 0.0, &format!("{plane}{sphere}"));
     assert!(supported(&with_colliders).is_ok());
-    assert_eq!(collider_table(&with_colliders.model), [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    assert_eq!(
+        collider_table(&with_colliders.model),
+        [0.0, 0.0, -2.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.5, 0.25, 0.75, 1.0, 0.0, -2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    );
+    // Self contact (the scenes' default; pair rows, detected on the host) runs, in plain launches.
+    let mut with_self = model("stvk", "clustered", 0.0, "");
+    with_self.model.contact.self_contact = true;
+    assert!(with_self.model.contact.has_pairs() && supported(&with_self).is_ok());
     let aabb = "[[collider]]\nkind = \"box\"\nmin = [-1.0, -3.0, -1.0]\nmax = [1.0, -2.0, 1.0]\n";
     let boxed = model("stvk", "clustered", 0.0, aabb);
-    assert_eq!(collider_table(&boxed.model), [2.0, -1.0, -3.0, -1.0, 1.0, -2.0, 1.0, 0.0, 0.0, 0.0]);
+    assert_eq!(collider_table(&boxed.model), [2.0, -1.0, -3.0, -1.0, 1.0, -2.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
     let capsule = "[[collider]]\nkind = \"capsule\"\na = [0.0, -2.0, 0.0]\nb = [1.0, -2.0, 0.0]\nradius = 0.5\n";
     for (extra, why) in [
         (capsule.to_string(), "collider[1]: capsule colliders have no GPU path yet"),

@@ -1,7 +1,12 @@
 //! The XPBD substep loop on the device (`CudaBackend`'s XPBD runner): the model and state stay on the device; a
 //! frame's only transfers are the substep end times up (one scalar per substep) and, after the frame, positions,
-//! velocities, multipliers and the residual partial sums down (what output and reporting need). A frame's
-//! launches run either one by one or as one CUDA graph captured on the first frame and replayed.
+//! velocities, multipliers, the residual partial sums and the collider rows' λ_n down (what output and reporting
+//! need). The substep follows `xpbd_core::substep::SubstepBoundary`: prediction, pins, collider row detection;
+//! per iteration the sweep, the soft attachments, the pair rows, the collider rows; the velocity update and
+//! restitution. A frame's launches run either one by one or as one CUDA graph captured on the first frame and
+//! replayed. Contact between or within bodies is the exception: its rows are detected on the host every substep
+//! (positions x_prev and x̃ down, rows up) and projected by one device thread, in the CPU's order, so such a frame
+//! synchronises every substep and cannot be a graph.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -17,7 +22,7 @@ use crate::error::{CudaError, Result};
 use crate::runtime::launch::{blocks, grid, BLOCK};
 use crate::runtime::{GpuContext, KernelScalar};
 use crate::xpbd::device_model::{DeviceModel, RESIDUAL_BLOCKS};
-use crate::xpbd::layout::Layout;
+use crate::xpbd::layout::{Layout, NO_GRAPH_WITH_PAIRS};
 
 /// The device model of one precision, the host layout, and the captured graph.
 pub struct Gpu<T> {
@@ -34,6 +39,9 @@ pub struct Gpu<T> {
 
 impl<T: KernelScalar> Gpu<T> {
     pub fn new(gpu: Arc<GpuContext>, model: &Model, config: &SolverConfig, layout: Layout, use_graph: bool) -> Result<Self> {
+        if use_graph && model.contact.has_pairs() {
+            return Err(CudaError::Unsupported(NO_GRAPH_WITH_PAIRS.into()));
+        }
         let dev = DeviceModel::upload(&gpu, model, &layout, config.substeps)?;
         Ok(Gpu {
             config: config.clone(),
@@ -78,7 +86,23 @@ impl<T: KernelScalar> Gpu<T> {
         state.time = self.config.substep_end(t0, n);
         state.frame += 1;
         let (r0, r) = self.residuals()?;
-        Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None, contacts: 0 })
+        let contacts = self.contacts()?;
+        Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None, contacts })
+    }
+
+    /// Collider rows that pushed (λ_n > 0) in the frame's last substep, as the CPU's `ContactSet::active`
+    /// (λ_n of rows not detected is 0).
+    fn contacts(&self) -> Result<usize> {
+        let e = CudaError::on_gpu("downloading contact multipliers");
+        let pushing = |l: Vec<T>| l.iter().filter(|l| l.to_f64() > 0.0).count();
+        let mut count = 0;
+        if let Some(c) = &self.dev.colliders {
+            count += pushing(self.gpu.stream().clone_dtoh(&c.lambda_n).map_err(&e)?);
+        }
+        if let Some(p) = self.dev.pairs.as_ref().filter(|p| p.count > 0) {
+            count += pushing(self.gpu.stream().clone_dtoh(&p.lambda_n.slice(0..p.count as usize)).map_err(&e)?);
+        }
+        Ok(count)
     }
 
     /// Positions, velocities and multipliers (in model order) into `state`.
@@ -144,6 +168,23 @@ impl<T: KernelScalar> Gpu<T> {
             // SAFETY: place_pins_<T>(x, vertex, origin, velocity, t, count) of kernels/boundary.cu.
             unsafe { l.launch(grid(p.count)) }.map_err(&e)?;
         }
+        if let Some(c) = &mut d.colliders {
+            let t = d.times.slice(k..k + 1);
+            let mut l = stream.launch_builder(&c.detect);
+            l.arg(&d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&c.surface).arg(&c.surface_count).arg(&c.table).arg(&c.count);
+            l.arg(&c.thickness).arg(&t).arg(&mut c.rows).arg(&mut c.lambda_n).arg(&mut c.lambda_t);
+            // SAFETY: detect_collider_rows_<T>(x, x_prev, inv_mass, surface, surface_count, colliders,
+            // collider_count, thickness, t, rows, lambda_n, lambda_t) of kernels/boundary.cu; surface indices are
+            // vertices, rows has surface_count entries and lambda_n, lambda_t 1 and 3 per (surface vertex, collider).
+            unsafe { l.launch(grid(c.surface_count)) }.map_err(&e)?;
+        }
+        if let Some(p) = &mut d.pairs {
+            // Pair rows: detected on the host from x_prev and x̃ (ContactSet::detect), uploaded with zero multipliers.
+            let x0 = vectors(&to_f64(&stream.clone_dtoh(&d.x_prev).map_err(&e)?)[..3 * model.vertex_count()]);
+            let x1 = vectors(&to_f64(&stream.clone_dtoh(&d.x).map_err(&e)?)[..3 * model.vertex_count()]);
+            p.detector.detect(&model.contact, &model.rest, &model.inv_mass, &x0, &x1, &mut p.rows);
+            p.upload(&self.gpu, model)?;
+        }
         stream.memset_zeros(&mut d.lambda).map_err(&e)?;
         if let Some(s) = &mut d.soft {
             stream.memset_zeros(&mut s.lambda).map_err(&e)?;
@@ -170,13 +211,26 @@ impl<T: KernelScalar> Gpu<T> {
                 // check_supported guarantees distinct vertices.
                 unsafe { l.launch(grid(s.count)) }.map_err(&e)?;
             }
-        }
-        if let Some(c) = &mut d.colliders {
-            let mut l = stream.launch_builder(&c.project);
-            l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&c.table).arg(&c.count).arg(&mut c.contact).arg(&mut c.normal).arg(&n);
-            // SAFETY: contacts_<T>(x, x_prev, inv_mass, colliders, collider_count, contact, normal, n) of
-            // kernels/boundary.cu; normal holds 3 n collider_count scalars.
-            unsafe { l.launch(grid(n)) }.map_err(&e)?;
+            if let Some(p) = d.pairs.as_mut().filter(|p| p.count > 0) {
+                let mut l = stream.launch_builder(&p.project);
+                l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&p.vertices).arg(&p.weights).arg(&p.normal).arg(&p.friction);
+                l.arg(&mut p.lambda_n).arg(&mut p.lambda_t).arg(&p.thickness).arg(&p.count);
+                let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
+                // SAFETY: project_pair_rows_<T>(x, x_prev, inv_mass, vertices, weights, normals, friction, lambda_n,
+                // lambda_t, thickness, count) of kernels/boundary.cu with count rows uploaded this substep; one
+                // thread, since rows share vertices.
+                unsafe { l.launch(one) }.map_err(&e)?;
+            }
+            if let Some(c) = &mut d.colliders {
+                let t = d.times.slice(k..k + 1);
+                let mut l = stream.launch_builder(&c.project);
+                l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&c.surface).arg(&c.surface_count).arg(&c.table).arg(&c.count);
+                l.arg(&c.rows).arg(&mut c.normal).arg(&mut c.lambda_n).arg(&mut c.lambda_t).arg(&ht).arg(&t);
+                // SAFETY: project_collider_rows_<T>(x, x_prev, inv_mass, surface, surface_count, colliders,
+                // collider_count, rows, normal, lambda_n, lambda_t, h, t) of kernels/boundary.cu; the surface vertices
+                // are distinct, so each thread owns its vertex's position and rows.
+                unsafe { l.launch(grid(c.surface_count)) }.map_err(&e)?;
+            }
         }
         let mut l = stream.launch_builder(&d.update_velocity);
         l.arg(&d.x).arg(&d.x_prev).arg(&mut d.v).arg(&ht).arg(&n);
@@ -184,10 +238,11 @@ impl<T: KernelScalar> Gpu<T> {
         unsafe { l.launch(grid(n)) }.map_err(&e)?;
         if let Some(c) = &mut d.colliders {
             let mut l = stream.launch_builder(&c.restitution);
-            l.arg(&mut d.v).arg(&c.v_before).arg(&c.table).arg(&c.count).arg(&c.contact).arg(&c.normal).arg(&c.g).arg(&ht).arg(&n);
-            // SAFETY: restitution_<T>(v, v_before, colliders, collider_count, contact, normal, g, h, n) of
-            // kernels/boundary.cu.
-            unsafe { l.launch(grid(n)) }.map_err(&e)?;
+            l.arg(&mut d.v).arg(&c.v_before).arg(&c.surface).arg(&c.surface_count).arg(&c.table).arg(&c.count);
+            l.arg(&c.rows).arg(&c.normal).arg(&c.lambda_n).arg(&c.g).arg(&ht);
+            // SAFETY: restitution_<T>(v, v_before, surface, surface_count, colliders, collider_count, rows, normal,
+            // lambda_n, g, h) of kernels/boundary.cu.
+            unsafe { l.launch(grid(c.surface_count)) }.map_err(&e)?;
         }
         if report {
             residual(&stream, d, ht, 1)?;

@@ -1,5 +1,7 @@
 //! Scenes shared by the GPU parity tests and the host-compiled kernel tests: the Fig. 5 beam and the armadillo,
-//! shortened to one frame of 20 substeps, with every boundary feature the kernels implement.
+//! shortened to one frame of 20 substeps, with every boundary feature the kernels implement. They collide with
+//! colliders only: self contact (the scenes' default) is turned off, since the XPBD device path has no pair rows
+//! (`xpbd_cuda::xpbd::layout::NO_PAIR_CONTACT`).
 #![allow(dead_code)]
 
 pub mod host_library;
@@ -28,6 +30,13 @@ pub fn load(file: &str, edit: impl FnOnce(&mut String)) -> Built {
     xpbd_core::scene::build(&scene, &scenes()).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// `b` without contact between or within bodies (pair rows), as a scene's `[contact] bodies = false, self = false`.
+pub fn without_pair_contact(mut b: Built) -> Built {
+    b.model.contact.bodies = false;
+    b.model.contact.self_contact = false;
+    b
+}
+
 /// The Fig. 5 beam (3750 tets), one frame of 20 substeps, with `material` and constraint damping.
 pub fn beam(material: &str, damping: f64) -> Built {
     let mut m = load("beam_fig5.toml", |t| {
@@ -35,7 +44,7 @@ pub fn beam(material: &str, damping: f64) -> Built {
         *t = t.replace("pin = [", &format!("damping = {damping}\npin = [{{ box = {{ min = [3.99, -1.0, -1.0], max = [4.01, 10.0, 10.0] }}, compliance = 1e-6, velocity = [0.0, 0.5, 0.0] }}, "));
     });
     m.config.velocity_damping = 0.5;
-    m
+    without_pair_contact(m)
 }
 
 /// The armadillo (3.7k tets), 20 substeps of its scene's h = 1/8000 s (one frame of dt = 2.5 ms), moving down at
@@ -43,7 +52,7 @@ pub fn beam(material: &str, damping: f64) -> Built {
 /// the CPU run amplifies a 1e-15 m change of the initial positions to about 5e-10 m over the 20 substeps (the
 /// beam: none); at the scene's 80 substeps to 2e-3 m, which is why the parity tests stop at 20.
 pub fn armadillo() -> Built {
-    let mut b = load("armadillo_drop.toml", |t| *t = t.replace("substeps = 80", "substeps = 20").replace("dt = 0.01", "dt = 0.0025"));
+    let mut b = without_pair_contact(load("armadillo_drop.toml", |t| *t = t.replace("substeps = 80", "substeps = 20").replace("dt = 0.01", "dt = 0.0025")));
     let m = &mut b.model;
     let lowest = m.rest.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
     m.colliders = vec![Collider::fixed(Shape::Plane { point: Vec3::new(0.0, lowest + 0.002, 0.0), normal: Vec3::y() }, Friction::coulomb(0.5), 0.2)];
@@ -52,14 +61,15 @@ pub fn armadillo() -> Built {
 }
 
 /// [`armadillo`] also pressed onto a sphere and a cylinder under its lowest vertex and into a box across its middle (inside the box the
-/// nearest face pushes out, outside it the corner or edge), besides the plane.
+/// nearest face pushes out, outside it the corner or edge), besides the plane. The sphere's static and kinetic
+/// coefficients differ, the box is frictionless.
 pub fn armadillo_on_shapes() -> Built {
     let mut b = armadillo();
     let m = &mut b.model;
     let foot = *m.rest.iter().min_by(|a, b| a.y.total_cmp(&b.y)).unwrap();
     let centre = m.rest.iter().sum::<Vec3>() / m.rest.len() as f64;
     let c = Vec3::new(centre.x, foot.y, centre.z);
-    m.colliders.push(Collider::fixed(Shape::Sphere { center: foot - Vec3::new(0.0, 0.3, 0.0), radius: 0.31 }, Friction::coulomb(0.3), 0.5));
+    m.colliders.push(Collider::fixed(Shape::Sphere { center: foot - Vec3::new(0.0, 0.3, 0.0), radius: 0.31 }, Friction { mu_s: 0.6, mu_k: 0.3 }, 0.5));
     let (lo, hi) = (c - Vec3::new(2.0, 1.0, 0.05), c + Vec3::new(2.0, 0.01, 0.05));
     m.colliders.push(Collider::fixed(
         Shape::Box { center: (lo + hi) * 0.5, half_extents: (hi - lo) * 0.5, rotation: Rotation3::identity() },
@@ -75,7 +85,41 @@ pub fn armadillo_on_shapes() -> Built {
 /// The hanging cloth (30 × 30 cells, inextensible edges, bending, damping), one frame of 20 substeps, with a
 /// slightly stretchable variant when `stretch_compliance > 0`.
 pub fn cloth(stretch_compliance: f64) -> Built {
-    load("cloth_hanging.toml", |t| *t = t.replace("stretch_compliance = 0.0", &format!("stretch_compliance = {stretch_compliance:e}")))
+    without_pair_contact(load("cloth_hanging.toml", |t| *t = t.replace("stretch_compliance = 0.0", &format!("stretch_compliance = {stretch_compliance:e}"))))
+}
+
+/// Contact between and within bodies (pair rows): a small block dropped at 2 m/s, sliding sideways, onto a slab
+/// pinned at its base, 12 mm above it with a contact thickness of 10 mm, so that vertex–triangle and edge–edge
+/// rows push within the frame of 20 substeps; self contact is on as well (the default), and the static and
+/// kinetic coefficients differ.
+pub fn stack() -> Built {
+    let text = r#"
+name = "stack"
+[simulation]
+dt = 0.005
+substeps = 20
+iterations = 4
+[solver]
+ordering = "colored"
+[contact]
+thickness = 0.01
+friction = 0.3
+static_friction = 0.6
+[[body]]
+name = "slab"
+mesh = { generator = "box", size = [1.0, 0.2, 1.0], cells = [5, 1, 5], split = 5 }
+material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.4, density = 1000.0 }
+pin = [{ box = { min = [-1.0, -0.01, -1.0], max = [2.0, 0.01, 2.0] } }]
+[[body]]
+name = "block"
+mesh = { generator = "box", size = [0.4, 0.2, 0.4], cells = [2, 1, 2], split = 5 }
+translate = [0.3, 0.212, 0.3]
+velocity = [0.8, -2.0, 0.3]
+material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.4, density = 1000.0 }
+friction = 0.2
+"#;
+    let scene = xpbd_core::scene::parse(text, Path::new("stack.toml")).unwrap_or_else(|e| panic!("{e}"));
+    xpbd_core::scene::build(&scene, &scenes()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 pub fn size(m: &Model) -> f64 {
