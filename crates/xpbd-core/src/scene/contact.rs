@@ -58,3 +58,44 @@ fn smallest_extent(points: &[Vec3]) -> f64 {
     let (lo, hi) = points.iter().fold((Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
     (hi - lo).iter().copied().filter(|&e| e > 0.0).fold(f64::INFINITY, f64::min)
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scene::schema::{Contact, Material};
+    use crate::scene::{BodyBuilder, SceneBuilder};
+    use std::path::Path;
+
+    /// Two 0.2 m boxes (cells of 0.1 m) and a 1 × 0.5 m cloth, with `contact` and the cloth's `friction`.
+    fn built(contact: Contact, cloth_friction: Option<f64>) -> crate::Result<crate::scene::Built> {
+        let block = |name: &str, x: f64| BodyBuilder::new(name).box_mesh([0.2; 3], [2, 2, 2]).translate([x, 0.0, 0.0]).material(Material::tet("stvk", 1e6, 0.3, 1000.0));
+        let mut cloth = BodyBuilder::new("cloth").grid2d([1.0, 0.5], [4, 2]).translate([0.0, 1.0, 0.0]).material(Material::cloth(0.1, 0.0, 1.0));
+        if let Some(mu) = cloth_friction {
+            cloth = cloth.friction(mu);
+        }
+        SceneBuilder::new("t").body(block("a", 0.0)).body(block("b", 0.5)).body(cloth).contact(contact).built(Path::new("."))
+    }
+
+    #[test]
+    fn defaults_thickness_friction_and_surfaces() {
+        let m = built(Contact::default(), Some(0.2)).unwrap().model;
+        let c = &m.contact;
+        assert!(c.bodies && c.self_contact && c.has_pairs());
+        // The median surface edge of boxes of 0.1 m cells split in five and of the cloth's 0.25 m cells.
+        assert!(c.thickness > 0.0 && c.thickness < 0.03, "{}", c.thickness);
+        assert_eq!(c.friction.iter().map(|f| f.mu_k).collect::<Vec<_>>(), [0.5, 0.5, 0.2]);
+        let s = c.summary();
+        assert_eq!((s.surface_vertices, s.surface_triangles), (2 * 26 + 15, 2 * 48 + 16));
+        let off = built(Contact { bodies: false, self_contact: false, ..Default::default() }, None).unwrap().model;
+        assert!(!off.contact.has_pairs());
+    }
+
+    #[test]
+    fn bad_fields_are_named() {
+        let err = |contact: Contact, mu: Option<f64>| built(contact, mu).unwrap_err().to_string();
+        assert_eq!(err(Contact { thickness: Some(0.0), ..Default::default() }, None), "contact.thickness: must be a positive length, got 0");
+        assert!(err(Contact { thickness: Some(0.3), ..Default::default() }, None).starts_with("contact.thickness: 0.3 m is larger than body[0] 'a' (0.2 m"));
+        assert_eq!(err(Contact { friction: -0.1, ..Default::default() }, None), "contact.friction: must be ≥ 0, got -0.1");
+        assert_eq!(err(Contact { static_friction: Some(f64::NAN), ..Default::default() }, None), "contact.static_friction: must be ≥ 0, got NaN");
+        assert_eq!(err(Contact::default(), Some(-1.0)), "body[2].friction: must be ≥ 0, got -1");
+    }
+}
