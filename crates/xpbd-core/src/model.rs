@@ -4,9 +4,9 @@
 //! bodies share one vertex array; element indices are global.
 
 use crate::collider::Collider;
-use crate::contact::ContactModel;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{TetModel, TetParams};
+use crate::contact::ContactModel;
 use crate::material::Lame;
 use crate::mesh::Vec3;
 use std::ops::Range;

@@ -59,8 +59,6 @@ fn a_block_on_a_20_degree_plane_sticks_at_mu_half_and_slides_as_coulomb_at_mu_0_
     assert!((free - coulomb(0.0, 1.0)).abs() < 0.05 * coulomb(0.0, 1.0));
 }
 
-
-
 /// A soft 0.2 m ARAP box (E = 1e6 Pa, 3 cells a side) with its lowest corner at `at`.
 fn soft_box(name: &str, at: [f64; 3]) -> BodyBuilder {
     BodyBuilder::new(name).box_mesh([0.2, 0.2, 0.2], [3, 3, 3]).split(5).translate(at).material(Material::tet("arap", 1e6, 0.3, 1000.0))
@@ -140,8 +138,6 @@ fn a_block_on_a_pinned_tilted_slab_sticks_at_mu_half_and_slides_as_coulomb_at_mu
     assert!((slid - expected).abs() < 0.05 * expected, "μ = 0.2: slid {slid} m, Coulomb gives {expected} m");
 }
 
-
-
 /// Three soft boxes stacked straight with 1 cm gaps, settled for 2 s (velocity damping 2/s), then watched for 5 s:
 /// no crossings, each box's centre moves less than 1 mm, and the kinetic energy ends below 1e-6 of the
 /// potential energy m g y.
@@ -189,7 +185,11 @@ fn contact_runs_repeat_bit_for_bit() {
 /// Total signed volume of the body's tets.
 fn volume(sim: &Sim, body: usize) -> f64 {
     let x = &sim.state.x;
-    sim.model.bodies[body].tets.iter().map(|t| xpbd_core::mesh::signed_tet_volume(&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize], &x[t[3] as usize])).sum()
+    sim.model.bodies[body]
+        .tets
+        .iter()
+        .map(|t| xpbd_core::mesh::signed_tet_volume(&x[t[0] as usize], &x[t[1] as usize], &x[t[2] as usize], &x[t[3] as usize]))
+        .sum()
 }
 
 /// A kinematic sphere on a keyframed path presses a soft ball settled on the ground (1.5 s, velocity damping
@@ -201,11 +201,8 @@ fn a_ball_pressed_by_a_moving_sphere_recovers_its_volume() {
         .mesh(xpbd_core::scene::schema::MeshSource { generator: Some("sphere".into()), radius: Some(0.5), cells: Some(vec![6]), ..Default::default() })
         .translate([0.0, 0.5, 0.0])
         .material(Material::tet("arap", 3e5, 0.3, 1000.0));
-    let press = Collider::sphere([0.0, 1.5, 0.0], 0.4)
-        .path_key(1.5, [0.0; 3])
-        .path_key(1.8, [0.0, -0.3, 0.0])
-        .path_key(2.0, [0.0, -0.3, 0.0])
-        .path_key(2.3, [0.0; 3]);
+    let press =
+        Collider::sphere([0.0, 1.5, 0.0], 0.4).path_key(1.5, [0.0; 3]).path_key(1.8, [0.0, -0.3, 0.0]).path_key(2.0, [0.0, -0.3, 0.0]).path_key(2.3, [0.0; 3]);
     let scene = sim_header(1.0 / 60.0, 10, 10, [0.0, -G, 0.0], 2.0, "serial").body(ball).collider(ground()).collider(press);
     let mut sim = Sim::new(&scene.build());
     let top = |sim: &Sim| sim.state.x.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);

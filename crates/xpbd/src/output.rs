@@ -200,16 +200,7 @@ impl Writer {
     pub fn metrics(&mut self, m: &FrameMetrics) -> Result<()> {
         let mut line = format!(
             "{},{},{},{},{},{},{},{},{},{}",
-            m.frame,
-            m.time,
-            m.ms,
-            m.residual,
-            m.relative_residual,
-            m.elastic_energy,
-            m.kinetic_energy,
-            m.min_volume_ratio,
-            m.inverted_elements,
-            m.contacts
+            m.frame, m.time, m.ms, m.residual, m.relative_residual, m.elastic_energy, m.kinetic_energy, m.min_volume_ratio, m.inverted_elements, m.contacts
         );
         if let Some(e) = m.max_edge_strain {
             line = format!("{line},{e}");

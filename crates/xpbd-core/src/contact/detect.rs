@@ -1,6 +1,7 @@
 //! Contact detection, once per substep: the rows that can become active during it. Broad phase: the boxes
 //! swept by every surface primitive from the substep's start x₀ to its prediction x̃, inflated by the
-//! thickness, in a [`Bvh`] over triangles and one over edges. Narrow phase at x₀ (where the surfaces do not
+//! thickness and a margin, in a [`Bvh`] over triangles and one over edges; its candidates are reused while no
+//! vertex has moved more than half the margin. Narrow phase at x₀ (where the surfaces do not
 //! cross): the closest points of a vertex and a triangle, or of two edges, kept when their distance is below
 //! the thickness plus the motion of their vertices, and turned into a [`PairRow`] with the normal from the
 //! second primitive to the first.
@@ -18,14 +19,23 @@ const ON_BORDER: f64 = 1e-9;
 /// Queries per parallel task (keeps the output order fixed: tasks are concatenated in order).
 const CHUNK: usize = 256;
 
-/// The broad phase's hierarchies, rebuilt every substep.
+/// The broad phase's candidate pairs, kept while no surface vertex has moved more than half the margin from
+/// where they were found (a Verlet list: the boxes were grown by the margin, so no pair that can touch in the
+/// substep is missing); found again otherwise.
 #[derive(Default)]
 pub struct Detector {
-    triangles: Bvh,
-    edges: Bvh,
-    /// Swept boxes of the edges (the queries of edge–edge pairs).
-    edge_boxes: Vec<Aabb>,
+    /// (surface vertex index, triangle) and (edge, later edge) pairs that passed the static filter
+    /// ([`Detector::admissible`]), in query order.
+    vertex_triangle: Vec<(u32, u32)>,
+    edge_edge: Vec<(u32, u32)>,
+    /// Every vertex's position when the candidates were found (empty: none found yet).
+    found_at: Vec<Vec3>,
+    /// Broad phases run so far (for benchmarks).
+    pub broad_phases: usize,
 }
+
+/// The margin the broad phase adds to the thickness, as a multiple of it.
+const MARGIN: f64 = 1.0;
 
 /// Where a pair is looked for: the substep's start, its prediction, and the largest move of each vertex.
 struct Motion<'a> {
@@ -51,17 +61,71 @@ impl Detector {
         if !c.has_pairs() {
             return;
         }
-        let s = &c.surface;
         let m = Motion { x0, x1, rest, inv_mass };
-        let r = c.thickness;
-        let triangle_boxes: Vec<Aabb> = s.triangles.par_iter().map(|t| m.swept(t, r)).collect();
-        self.edge_boxes = s.edges.par_iter().map(|e| m.swept(e, r)).collect();
-        self.triangles = Bvh::new(&triangle_boxes);
-        self.edges = Bvh::new(&self.edge_boxes);
-        let vertex_rows: Vec<Vec<PairRow>> = (0..s.vertices.len()).collect::<Vec<_>>().par_chunks(CHUNK).map(|chunk| chunk.iter().flat_map(|&i| self.vertex_triangle(c, &m, i)).collect()).collect();
-        let edge_rows: Vec<Vec<PairRow>> = (0..s.edges.len()).collect::<Vec<_>>().par_chunks(CHUNK).map(|chunk| chunk.iter().flat_map(|&i| self.edge_edge(c, &m, i)).collect()).collect();
+        let margin = MARGIN * c.thickness;
+        if !self.still_valid(c, &m, margin) {
+            self.broad_phase(c, &m, margin);
+        }
+        let vertex_rows: Vec<Vec<PairRow>> =
+            self.vertex_triangle.par_chunks(CHUNK).map(|chunk| chunk.iter().filter_map(|&(i, t)| vertex_triangle(c, &m, i, t)).collect()).collect();
+        let edge_rows: Vec<Vec<PairRow>> =
+            self.edge_edge.par_chunks(CHUNK).map(|chunk| chunk.iter().filter_map(|&(e, f)| edge_edge(c, &m, e, f)).collect()).collect();
         rows.extend(vertex_rows.into_iter().flatten());
         rows.extend(edge_rows.into_iter().flatten());
+    }
+
+    /// Whether every surface vertex, at the substep's start and prediction, is within half the margin of where
+    /// the candidates were found.
+    fn still_valid(&self, c: &ContactModel, m: &Motion, margin: f64) -> bool {
+        !self.found_at.is_empty()
+            && c.surface.vertices.par_iter().all(|&v| {
+                let (v, r) = (v as usize, 0.5 * margin);
+                (m.x0[v] - self.found_at[v]).norm() <= r && (m.x1[v] - self.found_at[v]).norm() <= r
+            })
+    }
+
+    /// Finds the candidates: the swept boxes of the triangles and edges, grown by the thickness and the margin,
+    /// in a [`Bvh`] each; every surface vertex queries the triangles, every edge the edges after it.
+    fn broad_phase(&mut self, c: &ContactModel, m: &Motion, margin: f64) {
+        let s = &c.surface;
+        let r = c.thickness + margin;
+        let triangle_boxes: Vec<Aabb> = s.triangles.par_iter().map(|t| m.swept(t, r)).collect();
+        let edge_boxes: Vec<Aabb> = s.edges.par_iter().map(|e| m.swept(e, r)).collect();
+        let (triangles, edges) = (Bvh::new(&triangle_boxes), Bvh::new(&edge_boxes));
+        let chunks = |n: usize| (0..n as u32).collect::<Vec<_>>();
+        let vt: Vec<Vec<(u32, u32)>> = chunks(s.vertices.len())
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut out = Vec::new();
+                for &i in chunk {
+                    let (v, body) = (s.vertices[i as usize], s.vertex_body[i as usize]);
+                    triangles.query(&m.swept(&[v], r), |t| {
+                        if Self::admissible(c, m, &[v], body, &s.triangles[t as usize], s.triangle_body[t as usize]) {
+                            out.push((i, t));
+                        }
+                    });
+                }
+                out
+            })
+            .collect();
+        let ee: Vec<Vec<(u32, u32)>> = chunks(s.edges.len())
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut out = Vec::new();
+                for &i in chunk {
+                    edges.query(&edge_boxes[i as usize], |j| {
+                        if j > i && Self::admissible(c, m, &s.edges[i as usize], s.edge_body[i as usize], &s.edges[j as usize], s.edge_body[j as usize]) {
+                            out.push((i, j));
+                        }
+                    });
+                }
+                out
+            })
+            .collect();
+        self.vertex_triangle = vt.into_iter().flatten().collect();
+        self.edge_edge = ee.into_iter().flatten().collect();
+        self.found_at = m.x1.to_vec();
+        self.broad_phases += 1;
     }
 
     /// Whether primitives `a` (of body `ba`) and `b` (of body `bb`) may touch: bodies that collide, no shared
@@ -72,61 +136,46 @@ impl Detector {
         }
         ba != bb || !(c.surface.share_element(a, b) || distance(m.rest, a, b) < c.thickness)
     }
+}
 
-    /// Rows of surface vertex `i` against the triangles near it.
-    fn vertex_triangle(&self, c: &ContactModel, m: &Motion, i: usize) -> Vec<PairRow> {
-        let s = &c.surface;
-        let (v, body) = (s.vertices[i], s.vertex_body[i]);
-        let mut out = Vec::new();
-        self.triangles.query(&m.swept(&[v], c.thickness), |t| {
-            let (tri, tb) = (s.triangles[t as usize], s.triangle_body[t as usize]);
-            if !Self::admissible(c, m, &[v], body, &tri, tb) {
-                return;
-            }
-            let p = m.x0[v as usize];
-            let [a, b, cc] = tri.map(|k| m.x0[k as usize]);
-            // Only a vertex over the closed triangle: its normal is the face's. A vertex beside it would get a
-            // tilted normal, a wall across the sliding direction for the substep; the neighbouring triangle or
-            // an edge–edge row holds it instead.
-            let Some(w) = projected_barycentric(&p, &a, &b, &cc).filter(|w| w.iter().all(|&wk| wk >= -ON_BORDER)) else { return };
-            let w = w.map(|wk| wk.max(0.0));
-            let face = (b - a).cross(&(cc - a)).normalize();
-            let side = face.dot(&(p - a));
-            let reach = c.thickness * 2.0 + m.moved(v) + tri.iter().map(|&k| m.moved(k)).fold(0.0, f64::max);
-            if side.abs() >= reach {
-                return;
-            }
-            let normal = if side >= 0.0 { face } else { -face };
-            out.push(row([v, tri[0], tri[1], tri[2]], [1.0, -w[0], -w[1], -w[2]], normal, c.friction[body as usize], c.friction[tb as usize]));
-        });
-        out
+/// The row of surface vertex `i` against triangle `t`, when the vertex lies over the closed triangle within reach.
+fn vertex_triangle(c: &ContactModel, m: &Motion, i: u32, t: u32) -> Option<PairRow> {
+    let s = &c.surface;
+    let (tri, tb) = (s.triangles[t as usize], s.triangle_body[t as usize]);
+    let (v, body) = (s.vertices[i as usize], s.vertex_body[i as usize]);
+    let p = m.x0[v as usize];
+    let [a, b, cc] = tri.map(|k| m.x0[k as usize]);
+    // Only a vertex over the closed triangle: its normal is the face's. A vertex beside it would get a tilted
+    // normal, a wall across the sliding direction for the substep; the neighbouring triangle or an edge–edge
+    // row holds it instead.
+    let w = projected_barycentric(&p, &a, &b, &cc).filter(|w| w.iter().all(|&wk| wk >= -ON_BORDER))?.map(|wk| wk.max(0.0));
+    let face = (b - a).cross(&(cc - a)).normalize();
+    let side = face.dot(&(p - a));
+    let reach = c.thickness * 2.0 + m.moved(v) + tri.iter().map(|&k| m.moved(k)).fold(0.0, f64::max);
+    if side.abs() >= reach {
+        return None;
     }
+    let normal = if side >= 0.0 { face } else { -face };
+    Some(row([v, tri[0], tri[1], tri[2]], [1.0, -w[0], -w[1], -w[2]], normal, c.friction[body as usize], c.friction[tb as usize]))
+}
 
-    /// Rows of surface edge `i` against the edges after it near it.
-    fn edge_edge(&self, c: &ContactModel, m: &Motion, i: usize) -> Vec<PairRow> {
-        let s = &c.surface;
-        let (e, body) = (s.edges[i], s.edge_body[i]);
-        let mut out = Vec::new();
-        self.edges.query(&self.edge_boxes[i], |j| {
-            let (f, fb) = (s.edges[j as usize], s.edge_body[j as usize]);
-            if (j as usize) <= i || !Self::admissible(c, m, &e, body, &f, fb) {
-                return;
-            }
-            let [p0, p1, q0, q1] = [e[0], e[1], f[0], f[1]].map(|k| m.x0[k as usize]);
-            let (u, t) = segment_segment(&p0, &p1, &q0, &q1);
-            let gap = p0 + (p1 - p0) * u - q0 - (q1 - q0) * t;
-            let d = gap.norm();
-            let reach = c.thickness * 2.0 + e.iter().chain(&f).map(|&k| m.moved(k)).fold(0.0, f64::max) * 2.0;
-            // Only closest points inside both edges (else a vertex–triangle row holds the pair), and edges that
-            // do not touch (their normal is undefined: the rows of their faces hold them).
-            let inside = |s: f64| s > 0.0 && s < 1.0;
-            if d >= reach || d <= 1e-9 * c.thickness || !inside(u) || !inside(t) {
-                return;
-            }
-            out.push(row([e[0], e[1], f[0], f[1]], [1.0 - u, u, t - 1.0, -t], gap / d, c.friction[body as usize], c.friction[fb as usize]));
-        });
-        out
+/// The row of edges `i` and `j`, when their closest points lie inside both and within reach.
+fn edge_edge(c: &ContactModel, m: &Motion, i: u32, j: u32) -> Option<PairRow> {
+    let s = &c.surface;
+    let (e, f) = (s.edges[i as usize], s.edges[j as usize]);
+    let [p0, p1, q0, q1] = [e[0], e[1], f[0], f[1]].map(|k| m.x0[k as usize]);
+    let (u, t) = segment_segment(&p0, &p1, &q0, &q1);
+    let gap = p0 + (p1 - p0) * u - q0 - (q1 - q0) * t;
+    let d = gap.norm();
+    let reach = c.thickness * 2.0 + e.iter().chain(&f).map(|&k| m.moved(k)).fold(0.0, f64::max) * 2.0;
+    // Only closest points inside both edges (else a vertex–triangle row holds the pair), and edges that do not
+    // touch (their normal is undefined: the rows of their faces hold them).
+    let inside = |s: f64| s > 0.0 && s < 1.0;
+    if d >= reach || d <= 1e-9 * c.thickness || !inside(u) || !inside(t) {
+        return None;
     }
+    let (eb, fb) = (s.edge_body[i as usize], s.edge_body[j as usize]);
+    Some(row([e[0], e[1], f[0], f[1]], [1.0 - u, u, t - 1.0, -t], gap / d, c.friction[eb as usize], c.friction[fb as usize]))
 }
 
 fn row(vertices: [u32; 4], weights: [f64; 4], normal: Vec3, a: Friction, b: Friction) -> PairRow {

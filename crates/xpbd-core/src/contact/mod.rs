@@ -2,6 +2,7 @@
 //! substep and solved inside the constraint iterations with Coulomb friction (docs/contact.md).
 
 pub mod bvh;
+pub mod crossings;
 pub mod detect;
 pub mod distance;
 pub mod friction;

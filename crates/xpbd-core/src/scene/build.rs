@@ -67,6 +67,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
         m.colliders.push(collider(c, &format!("collider[{ci}]"), base_dir)?);
     }
     m.contact = super::contact::contact_model(scene, &m)?;
+    warnings.extend(super::contact::initial_crossings(&m));
     for (pi, p) in scene.probes.iter().enumerate() {
         let bi = scene
             .bodies

@@ -43,6 +43,26 @@ pub fn contact_model(scene: &Scene, m: &Model) -> Result<ContactModel> {
     Ok(ContactModel { bodies: spec.bodies, self_contact: spec.self_contact, thickness, friction: per_body, surface })
 }
 
+/// Warnings for bodies whose surfaces cross at t = 0 where contact is on between them (contact holds
+/// surfaces apart; it cannot undo a crossing, and the run goes on with it).
+pub fn initial_crossings(m: &Model) -> Vec<String> {
+    let c = &m.contact;
+    if !c.has_pairs() {
+        return Vec::new();
+    }
+    let name = |b: u32| &m.bodies[b as usize].name;
+    crate::contact::crossings::crossings(&c.surface, &m.initial_position)
+        .into_iter()
+        .filter(|&((a, b), _)| c.pair(a, b))
+        .map(|((a, b), n)| match a == b {
+            true => format!("body '{}' starts intersecting itself: {n} surface edges cross its surface; contact will not undo that", name(a)),
+            false => {
+                format!("bodies '{}' and '{}' start intersecting: {n} surface edges cross the other's surface; contact will not undo that", name(a), name(b))
+            }
+        })
+        .collect()
+}
+
 /// The median length of `edges` at `rest` (0 without edges).
 fn median_edge(edges: &[[u32; 2]], rest: &[Vec3]) -> f64 {
     let mut l: Vec<f64> = edges.iter().map(|e| (rest[e[0] as usize] - rest[e[1] as usize]).norm()).collect();
@@ -67,7 +87,9 @@ mod tests {
 
     /// Two 0.2 m boxes (cells of 0.1 m) and a 1 × 0.5 m cloth, with `contact` and the cloth's `friction`.
     fn built(contact: Contact, cloth_friction: Option<f64>) -> crate::Result<crate::scene::Built> {
-        let block = |name: &str, x: f64| BodyBuilder::new(name).box_mesh([0.2; 3], [2, 2, 2]).translate([x, 0.0, 0.0]).material(Material::tet("stvk", 1e6, 0.3, 1000.0));
+        let block = |name: &str, x: f64| {
+            BodyBuilder::new(name).box_mesh([0.2; 3], [2, 2, 2]).translate([x, 0.0, 0.0]).material(Material::tet("stvk", 1e6, 0.3, 1000.0))
+        };
         let mut cloth = BodyBuilder::new("cloth").grid2d([1.0, 0.5], [4, 2]).translate([0.0, 1.0, 0.0]).material(Material::cloth(0.1, 0.0, 1.0));
         if let Some(mu) = cloth_friction {
             cloth = cloth.friction(mu);
@@ -97,5 +119,16 @@ mod tests {
         assert_eq!(err(Contact { friction: -0.1, ..Default::default() }, None), "contact.friction: must be ≥ 0, got -0.1");
         assert_eq!(err(Contact { static_friction: Some(f64::NAN), ..Default::default() }, None), "contact.static_friction: must be ≥ 0, got NaN");
         assert_eq!(err(Contact::default(), Some(-1.0)), "body[2].friction: must be ≥ 0, got -1");
+    }
+
+    #[test]
+    fn bodies_that_start_intersecting_are_named_in_a_warning() {
+        let block = |name: &str, x: f64| {
+            BodyBuilder::new(name).box_mesh([0.2; 3], [2, 2, 2]).translate([x, 0.3 * x, 0.4 * x]).material(Material::tet("stvk", 1e6, 0.3, 1000.0))
+        };
+        let scene = |x: f64| SceneBuilder::new("t").body(block("a", 0.0)).body(block("b", x)).built(Path::new(".")).unwrap().warnings;
+        assert!(scene(0.3).iter().all(|w| !w.contains("intersect")));
+        let w = scene(0.15);
+        assert!(w.iter().any(|w| w.starts_with("bodies 'a' and 'b' start intersecting: ")), "{w:?}");
     }
 }

@@ -6,8 +6,8 @@
 //! rejected.
 
 use xpbd_core::collider::Collider;
-use xpbd_core::mesh::Vec3;
 use xpbd_core::contact::restitution::Contact;
+use xpbd_core::mesh::Vec3;
 
 /// The paper's contact compliance (XPBD's recommended value).
 const COMPLIANCE: f64 = 1e-4;
