@@ -9,7 +9,7 @@
 //! ([`Bvh::BYTES_PER_ITEM`]); [`MeshSdf::bytes`] estimates it before anything is allocated. A query costs
 //! O(log n) triangle tests on a well-shaped surface.
 
-use super::bvh::Bvh;
+use crate::mesh::bvh::{Aabb, Bvh};
 use crate::mesh::Vec3;
 use std::collections::HashMap;
 use std::fmt;
@@ -139,7 +139,7 @@ impl MeshSdf {
             }
         }
         let edge_normal = tris.iter().map(|t| [0, 1, 2].map(|k| edge_sum[&(t[k].min(t[(k + 1) % 3]), t[k].max(t[(k + 1) % 3]))])).collect();
-        let bounds: Vec<(Vec3, Vec3)> = tris.iter().map(corners).map(|[a, b, c]| (a.inf(&b).inf(&c), a.sup(&b).sup(&c))).collect();
+        let bounds: Vec<Aabb> = tris.iter().map(corners).map(|p| Aabb::around(&p)).collect();
         let centroid = o + moment / volume;
         Ok(MeshSdf { bvh: Bvh::new(&bounds), vertices, tris, face_normal, edge_normal, vertex_normal, centroid, volume: volume.abs() })
     }

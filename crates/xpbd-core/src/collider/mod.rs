@@ -1,9 +1,8 @@
 //! Colliders: solids given by signed distance functions (plane, sphere, oriented box, infinite cylinder,
 //! capsule, closed triangle mesh), with Coulomb friction and restitution parameters and a kinematic
 //! [`Motion`]. The contact code asks [`Collider::signed_distance`] and [`Collider::velocity_at`] at a time.
-//! `motion.rs` holds the pose over time, `mesh_sdf.rs` the mesh's exact distance, `bvh.rs` its hierarchy.
+//! `motion.rs` holds the pose over time, `mesh_sdf.rs` the mesh's exact distance (through `mesh::bvh`).
 
-mod bvh;
 pub mod mesh_sdf;
 pub mod motion;
 

@@ -2,8 +2,8 @@
 //! (segment–triangle intersection, Möller and Trumbore 1997), through a [`Bvh`] over the triangles. Scene
 //! loading warns about bodies that start intersecting; contact cannot separate crossed surfaces.
 
-use super::bvh::{Aabb, Bvh};
 use super::Surface;
+use crate::mesh::bvh::{Aabb, Bvh};
 use crate::mesh::Vec3;
 use std::collections::BTreeMap;
 

@@ -6,9 +6,9 @@
 //! the thickness plus the motion of their vertices, and turned into a [`PairRow`] with the normal from the
 //! second primitive to the first.
 
-use super::bvh::{Aabb, Bvh};
 use super::distance::{point_triangle, projected_barycentric, segment_segment};
 use super::{ContactModel, Friction, PairRow};
+use crate::mesh::bvh::{Aabb, Bvh};
 use crate::mesh::Vec3;
 use rayon::prelude::*;
 

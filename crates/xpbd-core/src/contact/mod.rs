@@ -1,7 +1,6 @@
 //! Contact: rows C ≥ 0 between a body and a collider, between bodies and within one body, detected once per
 //! substep and solved inside the constraint iterations with Coulomb friction (docs/contact.md).
 
-pub mod bvh;
 pub mod crossings;
 pub mod detect;
 pub mod distance;

@@ -1,5 +1,6 @@
 //! Meshes in flat arrays: vertex positions and element index tuples, ready to map onto GPU buffers.
 
+pub mod bvh;
 pub mod generators;
 pub mod io;
 pub mod orientation;

@@ -1,6 +1,7 @@
-//! A bounding volume hierarchy over axis-aligned boxes, for the broad phase: built top-down by median
-//! splits along the widest axis of the centroids (O(n log n)), stored as one flat node array in depth-first
-//! order, queried by box overlap. Deterministic: the same boxes give the same tree and the same query order.
+//! A bounding volume hierarchy over axis-aligned boxes: built top-down by median splits along the widest axis
+//! of the centroids (O(n log n)), stored as one flat node array in depth-first order, queried by box overlap
+//! (contact's broad phase) or for the nearest item (a mesh collider's closest triangle). Deterministic: the same
+//! boxes give the same tree and the same query order.
 
 use crate::mesh::Vec3;
 
@@ -33,6 +34,10 @@ impl Aabb {
     fn centre(&self) -> Vec3 {
         (self.min + self.max) * 0.5
     }
+    /// Squared distance from `x` to the box (0 inside).
+    fn distance2(&self, x: &Vec3) -> f64 {
+        (self.min - x).sup(&(x - self.max)).sup(&Vec3::zeros()).norm_squared()
+    }
 }
 
 /// Items per leaf at most.
@@ -40,14 +45,14 @@ const LEAF_SIZE: usize = 4;
 
 /// One node: its box, and either a leaf's items `items[start..start + count]` (count > 0) or, for an inner
 /// node (count = 0), its right child at `start` (the left child follows the node).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Node {
     bounds: Aabb,
     start: u32,
     count: u32,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Bvh {
     nodes: Vec<Node>,
     /// Item indices, leaf by leaf, and their boxes in the same order.
@@ -85,6 +90,36 @@ impl Bvh {
         self.nodes[me].start = self.nodes.len() as u32;
         self.split(boxes, centres, lo + mid, hi);
     }
+
+    /// The item nearest to `x` by `exact(item) = (squared distance, payload)`, visiting only the nodes whose
+    /// boxes are closer than the best item so far, the nearer child first. The hierarchy must not be empty.
+    pub fn nearest<T>(&self, x: &Vec3, mut exact: impl FnMut(u32) -> (f64, T)) -> (f64, T) {
+        let mut best: Option<(f64, T)> = None;
+        let mut stack = vec![(0u32, self.nodes[0].bounds.distance2(x))];
+        while let Some((n, d2)) = stack.pop() {
+            if best.as_ref().is_some_and(|b| d2 >= b.0) {
+                continue;
+            }
+            let node = &self.nodes[n as usize];
+            if node.count > 0 {
+                for &i in &self.items[node.start as usize..(node.start + node.count) as usize] {
+                    let candidate = exact(i);
+                    if best.as_ref().is_none_or(|b| candidate.0 < b.0) {
+                        best = Some(candidate);
+                    }
+                }
+            } else {
+                let children = [n + 1, node.start].map(|c| (c, self.nodes[c as usize].bounds.distance2(x)));
+                let [near, far] = if children[0].1 <= children[1].1 { children } else { [children[1], children[0]] };
+                stack.extend([far, near]);
+            }
+        }
+        best.expect("a hierarchy has at least one item")
+    }
+
+    /// A bound of the bytes held per item, for memory estimates: its index, its box and one node (a split leaves
+    /// at least two items per leaf, so there are no more nodes than items).
+    pub const BYTES_PER_ITEM: u64 = (std::mem::size_of::<u32>() + std::mem::size_of::<Aabb>() + std::mem::size_of::<Node>()) as u64;
 
     /// Calls `hit` with every item whose box overlaps `query`, in a fixed order.
     pub fn query(&self, query: &Aabb, mut hit: impl FnMut(u32)) {
@@ -146,5 +181,24 @@ mod tests {
         let mut none = Vec::new();
         Bvh::new(&[]).query(&boxes[0], |i| none.push(i));
         assert!(none.is_empty());
+    }
+
+    /// Against a linear scan over 500 scattered points (as zero-size boxes), from inside and outside the cloud.
+    #[test]
+    fn nearest_matches_a_linear_scan() {
+        let mut seed = 12345u64;
+        let mut rand = || {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let points: Vec<Vec3> = (0..500).map(|_| Vec3::new(rand(), rand(), 0.3 * rand())).collect();
+        let bvh = Bvh::new(&points.iter().map(|p| Aabb { min: *p, max: *p }).collect::<Vec<_>>());
+        for _ in 0..200 {
+            let x = Vec3::new(3.0 * rand(), 3.0 * rand(), 3.0 * rand());
+            let (d2, i) = bvh.nearest(&x, |i| ((points[i as usize] - x).norm_squared(), i));
+            let scan = (0..500).map(|i| (points[i] - x).norm_squared()).fold(f64::INFINITY, f64::min);
+            assert_eq!(d2, scan);
+            assert_eq!((points[i as usize] - x).norm_squared(), scan);
+        }
     }
 }
