@@ -1,7 +1,7 @@
-//! Contact detection, once per substep: the rows that can become active during it. Broad phase: the boxes
-//! swept by every surface primitive from the substep's start x₀ to its prediction x̃, inflated by the
-//! thickness and a margin, in a [`Bvh`] over triangles and one over edges; its candidates are reused while no
-//! vertex has moved more than half the margin. Narrow phase at x₀ (where the surfaces do not
+//! Contact detection, once per substep: the rows that can become active during it. Broad phase: pairs of
+//! surface primitives close enough at the prediction x̃ to touch while no vertex moves more than half a margin
+//! (a Verlet list, found through a [`Bvh`] over triangles and one over edges), reused by later substeps until
+//! some vertex has moved that far. Narrow phase at x₀ (where the surfaces do not
 //! cross): the closest points of a vertex and a triangle, or of two edges, kept when their distance is below
 //! the thickness plus the motion of their vertices, and turned into a [`PairRow`] with the normal from the
 //! second primitive to the first.
@@ -34,7 +34,8 @@ pub struct Detector {
     pub broad_phases: usize,
 }
 
-/// The margin the broad phase adds to the thickness, as a multiple of it.
+/// The margin δ of the candidate list, as a multiple of the thickness: larger keeps more candidates and runs the
+/// broad phase less often.
 const MARGIN: f64 = 1.0;
 
 /// Where a pair is looked for: the substep's start, its prediction, and the largest move of each vertex.
@@ -48,9 +49,6 @@ struct Motion<'a> {
 impl Motion<'_> {
     fn moved(&self, v: u32) -> f64 {
         (self.x1[v as usize] - self.x0[v as usize]).norm()
-    }
-    fn swept(&self, vs: &[u32], r: f64) -> Aabb {
-        Aabb::around(vs.iter().flat_map(|&v| [&self.x0[v as usize], &self.x1[v as usize]])).inflate(r)
     }
 }
 
@@ -84,23 +82,32 @@ impl Detector {
             })
     }
 
-    /// Finds the candidates: the swept boxes of the triangles and edges, grown by the thickness and the margin,
-    /// in a [`Bvh`] each; every surface vertex queries the triangles, every edge the edges after it.
+    /// Finds the candidates at x̃ (`m.x1`). With every vertex later within half the margin δ of where it was
+    /// found, a pair's distance at a substep's start is at least its distance here minus δ and its vertices
+    /// move at most δ in the substep, so the narrow phase (distance below 2·thickness plus twice the motion)
+    /// can only accept pairs closer here than 2·thickness + 3δ; in this substep, whose vertices move up to u
+    /// from x₀, only those closer than 2·thickness + 4u. Pairs closer than the larger bound are kept. Boxes at x̃
+    /// grown by half of it go into a [`Bvh`] each; every surface vertex queries the triangles, every edge the
+    /// edges after it.
     fn broad_phase(&mut self, c: &ContactModel, m: &Motion, margin: f64) {
         let s = &c.surface;
-        let r = c.thickness + margin;
-        let triangle_boxes: Vec<Aabb> = s.triangles.par_iter().map(|t| m.swept(t, r)).collect();
-        let edge_boxes: Vec<Aabb> = s.edges.par_iter().map(|e| m.swept(e, r)).collect();
+        let moved = s.vertices.par_iter().map(|&v| m.moved(v)).reduce(|| 0.0, f64::max);
+        let keep = 2.0 * c.thickness + (3.0 * margin).max(4.0 * moved);
+        let x = m.x1;
+        let around = |vs: &[u32]| Aabb::around(vs.iter().map(|&v| &x[v as usize])).inflate(0.5 * keep);
+        let triangle_boxes: Vec<Aabb> = s.triangles.par_iter().map(|t| around(t)).collect();
+        let edge_boxes: Vec<Aabb> = s.edges.par_iter().map(|e| around(e)).collect();
         let (triangles, edges) = (Bvh::new(&triangle_boxes), Bvh::new(&edge_boxes));
-        let chunks = |n: usize| (0..n as u32).collect::<Vec<_>>();
-        let vt: Vec<Vec<(u32, u32)>> = chunks(s.vertices.len())
+        let indices = |n: usize| (0..n as u32).collect::<Vec<_>>();
+        let vt: Vec<Vec<(u32, u32)>> = indices(s.vertices.len())
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut out = Vec::new();
                 for &i in chunk {
                     let (v, body) = (s.vertices[i as usize], s.vertex_body[i as usize]);
-                    triangles.query(&m.swept(&[v], r), |t| {
-                        if Self::admissible(c, m, &[v], body, &s.triangles[t as usize], s.triangle_body[t as usize]) {
+                    triangles.query(&around(&[v]), |t| {
+                        let tri = &s.triangles[t as usize];
+                        if Self::coarse(c, m, &[v], body, tri, s.triangle_body[t as usize]) && distance(x, &[v], tri) < keep && Self::fine(c, m, &[v], body, tri, s.triangle_body[t as usize]) {
                             out.push((i, t));
                         }
                     });
@@ -108,13 +115,16 @@ impl Detector {
                 out
             })
             .collect();
-        let ee: Vec<Vec<(u32, u32)>> = chunks(s.edges.len())
+        let ee: Vec<Vec<(u32, u32)>> = indices(s.edges.len())
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut out = Vec::new();
                 for &i in chunk {
+                    let e = &s.edges[i as usize];
                     edges.query(&edge_boxes[i as usize], |j| {
-                        if j > i && Self::admissible(c, m, &s.edges[i as usize], s.edge_body[i as usize], &s.edges[j as usize], s.edge_body[j as usize]) {
+                        let f = &s.edges[j as usize];
+                        let (eb, fb) = (s.edge_body[i as usize], s.edge_body[j as usize]);
+                        if j > i && Self::coarse(c, m, e, eb, f, fb) && distance(x, e, f) < keep && Self::fine(c, m, e, eb, f, fb) {
                             out.push((i, j));
                         }
                     });
@@ -124,16 +134,18 @@ impl Detector {
             .collect();
         self.vertex_triangle = vt.into_iter().flatten().collect();
         self.edge_edge = ee.into_iter().flatten().collect();
-        self.found_at = m.x1.to_vec();
+        self.found_at = x.to_vec();
         self.broad_phases += 1;
     }
 
-    /// Whether primitives `a` (of body `ba`) and `b` (of body `bb`) may touch: bodies that collide, no shared
-    /// vertex, no shared tet, not closer than the thickness at rest (within one body), not both immovable.
-    fn admissible(c: &ContactModel, m: &Motion, a: &[u32], ba: u32, b: &[u32], bb: u32) -> bool {
-        if !c.pair(ba, bb) || a.iter().any(|v| b.contains(v)) || a.iter().chain(b).all(|&v| m.inv_mass[v as usize] == 0.0) {
-            return false;
-        }
+    /// The cheap half of whether primitives `a` (of body `ba`) and `b` (of body `bb`) may ever touch: bodies
+    /// that collide, no shared vertex, not both immovable.
+    fn coarse(c: &ContactModel, m: &Motion, a: &[u32], ba: u32, b: &[u32], bb: u32) -> bool {
+        c.pair(ba, bb) && !a.iter().any(|v| b.contains(v)) && !a.iter().chain(b).all(|&v| m.inv_mass[v as usize] == 0.0)
+    }
+
+    /// The rest, within one body: no shared tet, not closer than the thickness at rest.
+    fn fine(c: &ContactModel, m: &Motion, a: &[u32], ba: u32, b: &[u32], bb: u32) -> bool {
         ba != bb || !(c.surface.share_element(a, b) || distance(m.rest, a, b) < c.thickness)
     }
 }
@@ -182,9 +194,9 @@ fn row(vertices: [u32; 4], weights: [f64; 4], normal: Vec3, a: Friction, b: Fric
     PairRow { vertices, weights, normal, friction: Friction::mean(a, b), lambda_n: 0.0, lambda_t: Vec3::zeros() }
 }
 
-/// The distance at rest between a vertex and a triangle or between two edges.
-fn distance(rest: &[Vec3], a: &[u32], b: &[u32]) -> f64 {
-    let p = |v: u32| rest[v as usize];
+/// The distance at positions `x` between a vertex and a triangle or between two edges.
+fn distance(x: &[Vec3], a: &[u32], b: &[u32]) -> f64 {
+    let p = |v: u32| x[v as usize];
     match (a, b) {
         (&[v], &[t0, t1, t2]) => {
             let w = point_triangle(&p(v), &p(t0), &p(t1), &p(t2));
