@@ -76,7 +76,12 @@ fn ground() -> Collider {
 /// Runs `frames` frames checking after each that no surface crosses another (the independent check of
 /// `common::intersections`); returns the simulation.
 fn run_without_crossings(scene: SceneBuilder, frames: usize) -> Sim {
-    let mut sim = Sim::new(&scene.build());
+    run_without_crossings_scene(scene.build(), frames)
+}
+
+/// [`run_without_crossings`] of a built scene.
+fn run_without_crossings_scene(scene: Scene, frames: usize) -> Sim {
+    let mut sim = Sim::new(&scene);
     for f in 0..frames {
         sim.frame();
         let (edges, vertices) = crossings(&sim.model, &sim.state.x);
@@ -216,4 +221,24 @@ fn a_ball_pressed_by_a_moving_sphere_recovers_its_volume() {
     println!("top {before} m, pressed {pressed} m, after {after} m; volume pressed {} and after {} of before", v_pressed / v_before, v_after / v_before);
     assert!((after - before).abs() < 0.01, "the ball springs back: top at {after} m, {before} m before");
     assert!((v_after / v_before - 1.0).abs() < 0.01, "volume {} of before", v_after / v_before);
+}
+
+/// `scenes/cloth_over_sphere.toml`: a 40 × 40 cloth slides off a frictionless sphere and folds onto itself on
+/// the ground. With self contact no surface crosses at any frame; without it, some frames cross (so the check
+/// sees what it is for). `benches/contact_crossings/run.sh` checks the same frames with ipctk.
+#[test]
+fn a_cloth_sliding_off_a_sphere_folds_without_crossing_itself() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/cloth_over_sphere.toml");
+    let scene = xpbd_core::scene::load(&path).unwrap();
+    let frames = scene.simulation.frames;
+    let mut without_self = scene.clone();
+    without_self.contact.self_contact = false;
+    let mut sim = Sim::new(&without_self);
+    let mut crossed = 0;
+    for _ in 0..frames {
+        sim.frame();
+        crossed += (crossings(&sim.model, &sim.state.x).0 > 0) as usize;
+    }
+    assert!(crossed > 0, "without self contact the folding cloth crosses itself in some frame");
+    run_without_crossings_scene(scene, frames);
 }

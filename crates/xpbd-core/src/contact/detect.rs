@@ -107,7 +107,10 @@ impl Detector {
                     let (v, body) = (s.vertices[i as usize], s.vertex_body[i as usize]);
                     triangles.query(&around(&[v]), |t| {
                         let tri = &s.triangles[t as usize];
-                        if Self::coarse(c, m, &[v], body, tri, s.triangle_body[t as usize]) && distance(x, &[v], tri) < keep && Self::fine(c, m, &[v], body, tri, s.triangle_body[t as usize]) {
+                        if Self::coarse(c, m, &[v], body, tri, s.triangle_body[t as usize])
+                            && distance(x, &[v], tri) < keep
+                            && Self::fine(c, m, &[v], body, tri, s.triangle_body[t as usize])
+                        {
                             out.push((i, t));
                         }
                     });
