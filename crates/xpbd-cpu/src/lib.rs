@@ -64,6 +64,11 @@ impl CpuBackend {
         substep(&self.config, &mut self.boundary, &mut self.sweep, model, s, h, t_end, report)
     }
 
+    /// This substep's contact rows and the time spent on contact so far (for benchmarks).
+    pub fn contacts(&self) -> &xpbd_core::contact::ContactSet {
+        &self.boundary.contacts
+    }
+
     /// The multi-layer solver, when the scene's solver is `multilayer` (for its timings and traces).
     pub fn multilayer(&mut self) -> Option<&mut Multilayer> {
         match &mut self.sweep {

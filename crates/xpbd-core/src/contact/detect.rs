@@ -30,8 +30,9 @@ pub struct Detector {
     edge_edge: Vec<(u32, u32)>,
     /// Every vertex's position when the candidates were found (empty: none found yet).
     found_at: Vec<Vec3>,
-    /// Broad phases run so far (for benchmarks).
+    /// Broad phases run so far and their wall seconds (for benchmarks).
     pub broad_phases: usize,
+    pub broad_phase_seconds: f64,
 }
 
 /// The margin δ of the candidate list, as a multiple of the thickness: larger keeps more candidates and runs the
@@ -62,7 +63,9 @@ impl Detector {
         let m = Motion { x0, x1, rest, inv_mass };
         let margin = MARGIN * c.thickness;
         if !self.still_valid(c, &m, margin) {
+            let start = std::time::Instant::now();
             self.broad_phase(c, &m, margin);
+            self.broad_phase_seconds += start.elapsed().as_secs_f64();
         }
         let vertex_rows: Vec<Vec<PairRow>> =
             self.vertex_triangle.par_chunks(CHUNK).map(|chunk| chunk.iter().filter_map(|&(i, t)| vertex_triangle(c, &m, i, t)).collect()).collect();
@@ -82,21 +85,24 @@ impl Detector {
             })
     }
 
-    /// Finds the candidates at x̃ (`m.x1`). With every vertex later within half the margin δ of where it was
-    /// found, a pair's distance at a substep's start is at least its distance here minus δ and its vertices
-    /// move at most δ in the substep, so the narrow phase (distance below 2·thickness plus twice the motion)
-    /// can only accept pairs closer here than 2·thickness + 3δ; in this substep, whose vertices move up to u
-    /// from x₀, only those closer than 2·thickness + 4u. Pairs closer than the larger bound are kept. Boxes at x̃
-    /// grown by half of it go into a [`Bvh`] each; every surface vertex queries the triangles, every edge the
-    /// edges after it.
+    /// Finds the candidates: pairs that the narrow phase may accept in this substep (closer at x₀ than
+    /// 2·thickness + 3δ plus twice the largest move of their vertices, a bound above its reach), and pairs closer
+    /// at x̃ than 2·thickness + 3δ. The second keep the list valid while every vertex stays within δ/2 of its x̃
+    /// here: a pair's distance then changes by at most δ and its vertices move at most δ in a substep, so the
+    /// narrow phase can only accept pairs that were within that bound. Candidates come from a [`Bvh`] of the
+    /// boxes swept from x₀ to x̃, grown by thickness + 1.5δ: every surface vertex queries the triangles, every
+    /// edge the edges after it.
     fn broad_phase(&mut self, c: &ContactModel, m: &Motion, margin: f64) {
         let s = &c.surface;
-        let moved = s.vertices.par_iter().map(|&v| m.moved(v)).reduce(|| 0.0, f64::max);
-        let keep = 2.0 * c.thickness + (3.0 * margin).max(4.0 * moved);
-        let x = m.x1;
-        let around = |vs: &[u32]| Aabb::around(vs.iter().map(|&v| &x[v as usize])).inflate(0.5 * keep);
-        let triangle_boxes: Vec<Aabb> = s.triangles.par_iter().map(|t| around(t)).collect();
-        let edge_boxes: Vec<Aabb> = s.edges.par_iter().map(|e| around(e)).collect();
+        let keep = 2.0 * c.thickness + 3.0 * margin;
+        let grow = 0.5 * keep;
+        let swept = |vs: &[u32]| Aabb::around(vs.iter().flat_map(|&v| [&m.x0[v as usize], &m.x1[v as usize]])).inflate(grow);
+        let near = |a: &[u32], b: &[u32]| {
+            let moved = a.iter().chain(b).map(|&v| m.moved(v)).fold(0.0, f64::max);
+            distance(m.x1, a, b) < keep || distance(m.x0, a, b) < keep + 2.0 * moved
+        };
+        let triangle_boxes: Vec<Aabb> = s.triangles.par_iter().map(|t| swept(t)).collect();
+        let edge_boxes: Vec<Aabb> = s.edges.par_iter().map(|e| swept(e)).collect();
         let (triangles, edges) = (Bvh::new(&triangle_boxes), Bvh::new(&edge_boxes));
         let indices = |n: usize| (0..n as u32).collect::<Vec<_>>();
         let vt: Vec<Vec<(u32, u32)>> = indices(s.vertices.len())
@@ -105,12 +111,9 @@ impl Detector {
                 let mut out = Vec::new();
                 for &i in chunk {
                     let (v, body) = (s.vertices[i as usize], s.vertex_body[i as usize]);
-                    triangles.query(&around(&[v]), |t| {
-                        let tri = &s.triangles[t as usize];
-                        if Self::coarse(c, m, &[v], body, tri, s.triangle_body[t as usize])
-                            && distance(x, &[v], tri) < keep
-                            && Self::fine(c, m, &[v], body, tri, s.triangle_body[t as usize])
-                        {
+                    triangles.query(&swept(&[v]), |t| {
+                        let (tri, tb) = (&s.triangles[t as usize], s.triangle_body[t as usize]);
+                        if Self::coarse(c, m, &[v], body, tri, tb) && near(&[v], tri) && Self::fine(c, m, &[v], body, tri, tb) {
                             out.push((i, t));
                         }
                     });
@@ -127,7 +130,7 @@ impl Detector {
                     edges.query(&edge_boxes[i as usize], |j| {
                         let f = &s.edges[j as usize];
                         let (eb, fb) = (s.edge_body[i as usize], s.edge_body[j as usize]);
-                        if j > i && Self::coarse(c, m, e, eb, f, fb) && distance(x, e, f) < keep && Self::fine(c, m, e, eb, f, fb) {
+                        if j > i && Self::coarse(c, m, e, eb, f, fb) && near(e, f) && Self::fine(c, m, e, eb, f, fb) {
                             out.push((i, j));
                         }
                     });
@@ -137,7 +140,7 @@ impl Detector {
             .collect();
         self.vertex_triangle = vt.into_iter().flatten().collect();
         self.edge_edge = ee.into_iter().flatten().collect();
-        self.found_at = x.to_vec();
+        self.found_at = m.x1.to_vec();
         self.broad_phases += 1;
     }
 
