@@ -5,7 +5,8 @@
 //! their ratio. The bound is 1.25.
 //!
 //! Run: `RAYON_NUM_THREADS=1 cargo bench -p xpbd-benches --bench contact_overhead` (one thread; drop the
-//! variable for all cores). Prints the median ms per frame of each and the ratio on / off.
+//! variable for all cores). Prints the median ms per frame of each and the ratio on / off, and the contact work
+//! timed inside the frame (detection and projection, per frame, warm-up included).
 
 use std::path::Path;
 use std::time::Instant;
@@ -58,14 +59,21 @@ fn main() {
                 *contacts += stats.contacts;
             }
         }
-        let [on, off] = runs.map(|(model, _, _, times, contacts)| (median(times), contacts, model.element_count(), model.contact.summary()));
+        let [on, off] = runs.map(|(model, backend, _, times, contacts)| {
+            let set = backend.contacts();
+            let work = (set.detect_seconds + set.project_seconds) * 1e3 / (rounds + 1) as f64;
+            (median(times), contacts, model.element_count(), model.contact.summary(), set.detector.broad_phases, set.detector.broad_phase_seconds, work)
+        });
         println!(
-            "beam {} tets, {ordering}, {} rayon threads: contact on {:.2} ms/frame ({} surface triangles, {} rows pushed), off {:.2} ms/frame; on/off = {:.3}",
+            "beam {} tets, {ordering}, {} rayon threads: contact on {:.2} ms/frame ({} surface triangles, {} rows pushed, {} broad phases of {:.1} ms, contact work {:.1} ms/frame), off {:.2} ms/frame; on/off = {:.3}",
             on.2,
             rayon::current_num_threads(),
             on.0,
             on.3.surface_triangles,
             on.1,
+            on.4,
+            on.5 * 1e3 / on.4.max(1) as f64,
+            on.6,
             off.0,
             on.0 / off.0
         );
