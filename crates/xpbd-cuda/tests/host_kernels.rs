@@ -524,7 +524,7 @@ fn collider_rows_match_the_cpu_contact_set_bit_for_bit() {
     }
     assert_eq!(xd, flat3::<T>(&x), "positions");
     assert_eq!(vd, flat3::<T>(&v), "velocities after restitution");
-    let pushed = set.colliders.iter().filter(|r| r.lambda_n > 0.0).count();
+    let pushed = set.colliders.iter().filter(|r| r.pushes()).count();
     let bounced = (0..v.len()).filter(|&i| v[i] != v_of(&x)[i]).count();
     println!("{} rows, {pushed} pushing ({sticking} sticking, {sliding} sliding), {bounced} bounced", set.colliders.len());
     assert!(sticking > 0 && sliding > 0 && bounced > 0 && pushed < set.colliders.len(), "every branch is taken");

@@ -66,6 +66,11 @@ fn update(lambda_n: &mut f64, lambda_t: &mut Vec3, friction: Friction, n: &Vec3,
 }
 
 impl ColliderRow {
+    /// Whether the row pushed in this substep (λ_n > 0).
+    pub fn pushes(&self) -> bool {
+        self.lambda_n > 0.0
+    }
+
     pub fn new(vertex: u32, collider: u32) -> Self {
         ColliderRow { vertex, collider, normal: Vec3::zeros(), lambda_n: 0.0, lambda_t: Vec3::zeros() }
     }
@@ -88,6 +93,11 @@ impl ColliderRow {
 }
 
 impl PairRow {
+    /// Whether the row pushed in this substep (λ_n > 0).
+    pub fn pushes(&self) -> bool {
+        self.lambda_n > 0.0
+    }
+
     /// Σₖ wₖ vₖ over the row's vertices.
     fn combine(&self, v: impl Fn(usize) -> Vec3) -> Vec3 {
         (0..4).map(|k| v(self.vertices[k] as usize) * self.weights[k]).sum()

@@ -67,12 +67,12 @@ impl ContactSet {
 
     /// Rows that push (λ_n > 0).
     pub fn active(&self) -> usize {
-        self.pairs.iter().filter(|r| r.lambda_n > 0.0).count() + self.colliders.iter().filter(|r| r.lambda_n > 0.0).count()
+        self.pairs.iter().filter(|r| r.pushes()).count() + self.colliders.iter().filter(|r| r.pushes()).count()
     }
 
     /// Restitution of the collider contacts that pushed, after the velocity update.
     pub fn restitute(&self, model: &Model, v: &mut [Vec3], v_before: &[Vec3], h: f64) {
-        let touched = self.colliders.iter().filter(|r| r.lambda_n > 0.0);
+        let touched = self.colliders.iter().filter(|r| r.pushes());
         let contacts = touched.map(|r| Contact { vertex: r.vertex, normal: r.normal, restitution: model.colliders[r.collider as usize].restitution });
         restitute(contacts, v, v_before, model.gravity.norm(), h);
     }

@@ -4,6 +4,7 @@
 use super::build::friction;
 use super::schema::Scene;
 use crate::contact::{ContactModel, Surface};
+use crate::mesh::bvh::Aabb;
 use crate::mesh::Vec3;
 use crate::model::Model;
 use crate::{Error, Result};
@@ -75,8 +76,8 @@ fn median_edge(edges: &[[u32; 2]], rest: &[Vec3]) -> f64 {
 
 /// The smallest positive side of the bounding box of `points` (a flat cloth's thinnest in-plane side).
 fn smallest_extent(points: &[Vec3]) -> f64 {
-    let (lo, hi) = points.iter().fold((Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
-    (hi - lo).iter().copied().filter(|&e| e > 0.0).fold(f64::INFINITY, f64::min)
+    let b = Aabb::around(points);
+    (b.max - b.min).iter().copied().filter(|&e| e > 0.0).fold(f64::INFINITY, f64::min)
 }
 
 #[cfg(test)]

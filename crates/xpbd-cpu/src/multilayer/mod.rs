@@ -105,7 +105,7 @@ impl Multilayer {
 
     /// Contact rows that pushed in the last substep: pairs, and vertices on colliders.
     pub fn active_contacts(&self) -> usize {
-        self.pairs.iter().filter(|r| r.lambda_n > 0.0).count() + self.contacts.active()
+        self.pairs.iter().filter(|r| r.pushes()).count() + self.contacts.active()
     }
 
     pub fn layer_count(&self) -> usize {
