@@ -46,7 +46,7 @@ ordering = "clustered"
         s += &format!(
             "[[body]]\nname = \"a{i}\"\nmesh = {{ file = {:?}, scale = 0.2 }}\ntranslate = [{x}, {}, {z}]\nrotate = [0.0, {}, 0.0]\nmaterial = {{ model = \"arap\", youngs = 1.0e6, poisson = 0.3, density = 1000.0 }}\n",
             mesh.display(),
-            0.1 + 0.75 * layer as f64,
+            0.25 + 0.75 * layer as f64,
             90.0 * i as f64
         );
     }

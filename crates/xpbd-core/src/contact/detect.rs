@@ -1,12 +1,13 @@
 //! Contact detection, once per substep: the rows that can become active during it. Broad phase: pairs of
-//! surface primitives close enough at the prediction x̃ to touch while no vertex moves more than half a margin
-//! (a Verlet list, found through a [`Bvh`] over triangles and one over edges), reused by later substeps until
-//! some vertex has moved that far. Narrow phase at x₀ (where the surfaces do not
-//! cross): the closest points of a vertex and a triangle, or of two edges, kept when their distance is below
-//! the thickness plus the motion of their vertices, and turned into a [`PairRow`] with the normal from the
-//! second primitive to the first.
+//! surface primitives close enough to touch while no two vertices move apart by more than a margin (a Verlet
+//! list, found through a [`Bvh`] over triangles and one over edges), reused by later substeps while that holds
+//! ([`FoundAt::holds`]). Narrow phase at x₀ (where the surfaces do not cross): the closest points of a vertex
+//! and a triangle, or of two edges, kept when their distance is below twice the thickness plus the relative
+//! motion of their vertices, and turned into a [`PairRow`] with the normal from the second primitive to the
+//! first.
 
 use super::distance::{point_triangle, projected_barycentric, segment_segment};
+use super::verlet::FoundAt;
 use super::{ContactModel, Friction, PairRow};
 use crate::mesh::bvh::{Aabb, Bvh};
 use crate::mesh::Vec3;
@@ -19,17 +20,15 @@ const ON_BORDER: f64 = 1e-9;
 /// Queries per parallel task (keeps the output order fixed: tasks are concatenated in order).
 const CHUNK: usize = 256;
 
-/// The broad phase's candidate pairs, kept while no surface vertex has moved more than half the margin from
-/// where they were found (a Verlet list: the boxes were grown by the margin, so no pair that can touch in the
-/// substep is missing); found again otherwise.
+/// The broad phase's candidate pairs, kept while the surface has moved less than the margin from where they were
+/// found (a Verlet list: [`FoundAt::holds`]); found again otherwise.
 #[derive(Default)]
 pub struct Detector {
     /// (surface vertex index, triangle) and (edge, later edge) pairs that passed the static filter
     /// ([`Detector::admissible`]), in query order.
     vertex_triangle: Vec<(u32, u32)>,
     edge_edge: Vec<(u32, u32)>,
-    /// Every vertex's position when the candidates were found (empty: none found yet).
-    found_at: Vec<Vec3>,
+    found_at: FoundAt,
     /// Broad phases run so far and their wall seconds (for benchmarks).
     pub broad_phases: usize,
     pub broad_phase_seconds: f64,
@@ -39,7 +38,7 @@ pub struct Detector {
 /// broad phase less often.
 const MARGIN: f64 = 1.0;
 
-/// Where a pair is looked for: the substep's start, its prediction, and the largest move of each vertex.
+/// Where a pair is looked for: the substep's start and its prediction.
 struct Motion<'a> {
     x0: &'a [Vec3],
     x1: &'a [Vec3],
@@ -48,8 +47,11 @@ struct Motion<'a> {
 }
 
 impl Motion<'_> {
-    fn moved(&self, v: u32) -> f64 {
-        (self.x1[v as usize] - self.x0[v as usize]).norm()
+    /// The largest move in the substep of a vertex of `a` relative to a vertex of `b`: the most their distance
+    /// (vertex–triangle or edge–edge) changes from x₀ to x̃.
+    fn relative(&self, a: &[u32], b: &[u32]) -> f64 {
+        let step = |v: u32| self.x1[v as usize] - self.x0[v as usize];
+        a.iter().flat_map(|&p| b.iter().map(move |&q| (step(p) - step(q)).norm())).fold(0.0, f64::max)
     }
 }
 
@@ -62,7 +64,7 @@ impl Detector {
         }
         let m = Motion { x0, x1, rest, inv_mass };
         let margin = MARGIN * c.thickness;
-        if !self.still_valid(c, &m, margin) {
+        if !self.found_at.holds(c, x0, x1, margin) {
             let start = std::time::Instant::now();
             self.broad_phase(c, &m, margin);
             self.broad_phase_seconds += start.elapsed().as_secs_f64();
@@ -75,37 +77,22 @@ impl Detector {
         rows.extend(edge_rows.into_iter().flatten());
     }
 
-    /// Whether every surface vertex, at the substep's start and prediction, is within half the margin of where
-    /// the candidates were found.
-    fn still_valid(&self, c: &ContactModel, m: &Motion, margin: f64) -> bool {
-        !self.found_at.is_empty()
-            && c.surface.vertices.par_iter().all(|&v| {
-                let (v, r) = (v as usize, 0.5 * margin);
-                (m.x0[v] - self.found_at[v]).norm() <= r && (m.x1[v] - self.found_at[v]).norm() <= r
-            })
-    }
-
-    /// Finds the candidates: pairs that the narrow phase may accept in this substep (closer at x₀ than
-    /// 2·thickness + 3δ plus twice the largest move of their vertices, a bound above its reach), and pairs closer
-    /// at x̃ than 2·thickness + 3δ. The second keep the list valid while every vertex stays within δ/2 of its x̃
-    /// here: a pair's distance then changes by at most δ and its vertices move at most δ in a substep, so the
-    /// narrow phase can only accept pairs that were within that bound. Candidates come from a [`Bvh`] of the
-    /// boxes swept from x₀ to x̃, grown by thickness + 1.5δ: every surface vertex queries the triangles, every
-    /// edge the edges after it.
+    /// Finds the candidates: pairs that come within K = 2·thickness + 3δ on the straight paths from x₀ to x̃
+    /// (closer than K at x̃, or than K plus their relative motion at x₀), a bound above the narrow phase's
+    /// reach that keeps the list valid while [`FoundAt::holds`]. They come from a [`Bvh`] of the boxes swept
+    /// from x₀ to x̃, grown by K/2: every surface vertex queries the triangles, and the
+    /// edges' tree is traversed against itself.
     fn broad_phase(&mut self, c: &ContactModel, m: &Motion, margin: f64) {
         let s = &c.surface;
         let keep = 2.0 * c.thickness + 3.0 * margin;
         let grow = 0.5 * keep;
         let swept = |vs: &[u32]| Aabb::around(vs.iter().flat_map(|&v| [&m.x0[v as usize], &m.x1[v as usize]])).inflate(grow);
-        let near = |a: &[u32], b: &[u32]| {
-            let moved = a.iter().chain(b).map(|&v| m.moved(v)).fold(0.0, f64::max);
-            distance(m.x1, a, b) < keep || distance(m.x0, a, b) < keep + 2.0 * moved
-        };
+        let near = |a: &[u32], b: &[u32]| distance(m.x1, a, b) < keep || distance(m.x0, a, b) < keep + m.relative(a, b);
         let triangle_boxes: Vec<Aabb> = s.triangles.par_iter().map(|t| swept(t)).collect();
         let edge_boxes: Vec<Aabb> = s.edges.par_iter().map(|e| swept(e)).collect();
         let (triangles, edges) = (Bvh::new(&triangle_boxes), Bvh::new(&edge_boxes));
-        let indices = |n: usize| (0..n as u32).collect::<Vec<_>>();
-        let vt: Vec<Vec<(u32, u32)>> = indices(s.vertices.len())
+        let vt: Vec<Vec<(u32, u32)>> = (0..s.vertices.len() as u32)
+            .collect::<Vec<_>>()
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut out = Vec::new();
@@ -121,26 +108,21 @@ impl Detector {
                 out
             })
             .collect();
-        let ee: Vec<Vec<(u32, u32)>> = indices(s.edges.len())
+        let ee: Vec<Vec<(u32, u32)>> = edges
+            .overlapping_pairs()
             .par_chunks(CHUNK)
             .map(|chunk| {
-                let mut out = Vec::new();
-                for &i in chunk {
-                    let e = &s.edges[i as usize];
-                    edges.query(&edge_boxes[i as usize], |j| {
-                        let f = &s.edges[j as usize];
-                        let (eb, fb) = (s.edge_body[i as usize], s.edge_body[j as usize]);
-                        if j > i && Self::coarse(c, m, e, eb, f, fb) && near(e, f) && Self::fine(c, m, e, eb, f, fb) {
-                            out.push((i, j));
-                        }
-                    });
-                }
-                out
+                let kept = chunk.iter().filter(|&&(i, j)| {
+                    let (e, f) = (&s.edges[i as usize], &s.edges[j as usize]);
+                    let (eb, fb) = (s.edge_body[i as usize], s.edge_body[j as usize]);
+                    Self::coarse(c, m, e, eb, f, fb) && near(e, f) && Self::fine(c, m, e, eb, f, fb)
+                });
+                kept.copied().collect()
             })
             .collect();
         self.vertex_triangle = vt.into_iter().flatten().collect();
         self.edge_edge = ee.into_iter().flatten().collect();
-        self.found_at = m.x1.to_vec();
+        self.found_at = FoundAt::new(c, m.x1);
         self.broad_phases += 1;
     }
 
@@ -169,7 +151,7 @@ fn vertex_triangle(c: &ContactModel, m: &Motion, i: u32, t: u32) -> Option<PairR
     let w = projected_barycentric(&p, &a, &b, &cc).filter(|w| w.iter().all(|&wk| wk >= -ON_BORDER))?.map(|wk| wk.max(0.0));
     let face = (b - a).cross(&(cc - a)).normalize();
     let side = face.dot(&(p - a));
-    let reach = c.thickness * 2.0 + m.moved(v) + tri.iter().map(|&k| m.moved(k)).fold(0.0, f64::max);
+    let reach = c.thickness * 2.0 + m.relative(&[v], &tri);
     if side.abs() >= reach {
         return None;
     }
@@ -185,7 +167,7 @@ fn edge_edge(c: &ContactModel, m: &Motion, i: u32, j: u32) -> Option<PairRow> {
     let (u, t) = segment_segment(&p0, &p1, &q0, &q1);
     let gap = p0 + (p1 - p0) * u - q0 - (q1 - q0) * t;
     let d = gap.norm();
-    let reach = c.thickness * 2.0 + e.iter().chain(&f).map(|&k| m.moved(k)).fold(0.0, f64::max) * 2.0;
+    let reach = c.thickness * 2.0 + m.relative(&e, &f);
     // Only closest points inside both edges (else a vertex–triangle row holds the pair), and edges that do not
     // touch (their normal is undefined: the rows of their faces hold them).
     let inside = |s: f64| s > 0.0 && s < 1.0;

@@ -10,6 +10,7 @@ pub mod restitution;
 pub mod rows;
 pub mod set;
 pub mod surface;
+mod verlet;
 
 pub use friction::Friction;
 pub use model::ContactModel;

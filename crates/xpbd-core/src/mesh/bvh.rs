@@ -31,6 +31,10 @@ impl Aabb {
     pub fn overlaps(&self, o: &Aabb) -> bool {
         (0..3).all(|k| self.min[k] <= o.max[k] && o.min[k] <= self.max[k])
     }
+    /// The distance between two boxes (0 when they overlap; infinite from an empty box).
+    pub fn gap(&self, o: &Aabb) -> f64 {
+        (self.min - o.max).sup(&(o.min - self.max)).sup(&Vec3::zeros()).norm()
+    }
     fn centre(&self) -> Vec3 {
         (self.min + self.max) * 0.5
     }
@@ -42,6 +46,9 @@ impl Aabb {
 
 /// Items per leaf at most.
 const LEAF_SIZE: usize = 4;
+
+/// Tree levels whose subtree pairs are traversed in parallel ([`Bvh::overlapping_pairs`]).
+const PARALLEL_DEPTH: u32 = 6;
 
 /// One node: its box, and either a leaf's items `items[start..start + count]` (count > 0) or, for an inner
 /// node (count = 0), its right child at `start` (the left child follows the node).
@@ -121,6 +128,87 @@ impl Bvh {
     /// at least two items per leaf, so there are no more nodes than items).
     pub const BYTES_PER_ITEM: u64 = (std::mem::size_of::<u32>() + std::mem::size_of::<Aabb>() + std::mem::size_of::<Node>()) as u64;
 
+    /// Every pair of items (i < j) whose boxes overlap, in a fixed order: a traversal of the tree against itself
+    /// (each pair of subtrees once), the top levels in parallel.
+    pub fn overlapping_pairs(&self) -> Vec<(u32, u32)> {
+        if self.nodes.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        self.pairs_within(0, 0, &mut out);
+        out
+    }
+
+    /// The children of inner node `n`.
+    fn children(&self, n: u32) -> [u32; 2] {
+        [n + 1, self.nodes[n as usize].start]
+    }
+
+    /// The items of leaf `n`, as positions in `items`.
+    fn leaf(&self, n: u32) -> std::ops::Range<usize> {
+        let node = &self.nodes[n as usize];
+        node.start as usize..(node.start + node.count) as usize
+    }
+
+    /// Overlapping pairs inside subtree `n`, appended to `out`.
+    fn pairs_within(&self, n: u32, depth: u32, out: &mut Vec<(u32, u32)>) {
+        if self.nodes[n as usize].count > 0 {
+            let leaf = self.leaf(n);
+            for a in leaf.clone() {
+                for b in a + 1..leaf.end {
+                    self.push_if_overlapping(a, b, out);
+                }
+            }
+            return;
+        }
+        let [l, r] = self.children(n);
+        let d = depth + 1;
+        self.both(depth, out, |o| self.both(depth, o, |o| self.pairs_within(l, d, o), |o| self.pairs_within(r, d, o)), |o| self.pairs_between(l, r, d, o));
+    }
+
+    /// Overlapping pairs with one item in subtree `a` and one in the disjoint subtree `b`, appended to `out`.
+    fn pairs_between(&self, a: u32, b: u32, depth: u32, out: &mut Vec<(u32, u32)>) {
+        let (na, nb) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+        if !na.bounds.overlaps(&nb.bounds) {
+            return;
+        }
+        match (na.count > 0, nb.count > 0) {
+            (true, true) => {
+                for i in self.leaf(a) {
+                    for j in self.leaf(b) {
+                        self.push_if_overlapping(i, j, out);
+                    }
+                }
+            }
+            // Descend the inner node (the left one when both are).
+            (false, _) => {
+                let [l, r] = self.children(a);
+                self.both(depth, out, |o| self.pairs_between(l, b, depth + 1, o), |o| self.pairs_between(r, b, depth + 1, o));
+            }
+            (true, false) => self.pairs_between(b, a, depth, out),
+        }
+    }
+
+    fn push_if_overlapping(&self, a: usize, b: usize, out: &mut Vec<(u32, u32)>) {
+        if self.item_bounds[a].overlaps(&self.item_bounds[b]) {
+            let (i, j) = (self.items[a], self.items[b]);
+            out.push((i.min(j), i.max(j)));
+        }
+    }
+
+    /// Appends what `a` then `b` find: in parallel near the root (the top levels give enough tasks), in
+    /// sequence below.
+    fn both(&self, depth: u32, out: &mut Vec<(u32, u32)>, a: impl FnOnce(&mut Vec<(u32, u32)>) + Send, b: impl FnOnce(&mut Vec<(u32, u32)>) + Send) {
+        if depth < PARALLEL_DEPTH {
+            let (first, second) = rayon::join(|| gathered(a), || gathered(b));
+            out.extend(first);
+            out.extend(second);
+        } else {
+            a(out);
+            b(out);
+        }
+    }
+
     /// Calls `hit` with every item whose box overlaps `query`, in a fixed order.
     pub fn query(&self, query: &Aabb, mut hit: impl FnMut(u32)) {
         if self.nodes.is_empty() {
@@ -152,6 +240,12 @@ impl Bvh {
     }
 }
 
+fn gathered(fill: impl FnOnce(&mut Vec<(u32, u32)>)) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    fill(&mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +275,18 @@ mod tests {
         let mut none = Vec::new();
         Bvh::new(&[]).query(&boxes[0], |i| none.push(i));
         assert!(none.is_empty());
+        let mut pairs = bvh.overlapping_pairs();
+        let inflated: Vec<Aabb> = boxes.iter().map(|b| b.inflate(0.3)).collect();
+        let mut grown = Bvh::new(&inflated).overlapping_pairs();
+        for (found, boxes) in [(&mut pairs, &boxes), (&mut grown, &inflated)] {
+            found.sort_unstable();
+            let n = boxes.len() as u32;
+            let brute: Vec<(u32, u32)> =
+                (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).filter(|&(i, j)| boxes[i as usize].overlaps(&boxes[j as usize])).collect();
+            assert!(brute.len() > 20, "the test needs overlaps: {}", brute.len());
+            assert_eq!(*found, brute);
+        }
+        assert!(Bvh::new(&[]).overlapping_pairs().is_empty());
     }
 
     /// Against a linear scan over 500 scattered points (as zero-size boxes), from inside and outside the cloud.
