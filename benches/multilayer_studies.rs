@@ -166,7 +166,8 @@ fn run_substep(b: &Built, start: &State, reference: &xpbd_cpu::multilayer::Multi
     m.resume_from(reference);
     m.record_iterations = true;
     let mut s = start.clone();
-    let r0 = m.substep(model, config.velocity_damping, &mut s, config.h(), true).unwrap().r0;
+    let t_end = s.time + config.h();
+    let r0 = m.substep(model, config.velocity_damping, &mut s, config.h(), t_end, true).unwrap().r0;
     let mut points = vec![(0, 0.0, 1.0)];
     points.extend(m.iteration_trace.iter().enumerate().map(|(k, &(t, r))| (k + 1, t, r / r0)));
     Trace { points, layer_iterations: m.iterations_run.clone(), rigid: m.rigid_elements.clone(), hierarchy: m.hierarchy_seconds }

@@ -116,7 +116,7 @@ impl SolverConfig {
 
     /// What the method needs of `model` on every backend: MGPBD scalar rows without damping (and every
     /// compliance positive for the primal solve: [`MgpbdSettings::rows`]); the multi-layer solver tet bodies without
-    /// cloth, collider friction, soft or moving pins and constraint damping (docs/multilayer.md).
+    /// cloth, soft or moving pins and constraint damping (docs/multilayer.md).
     pub fn requirements(&self, model: &Model) -> Result<(), Unsupported> {
         match &self.method {
             Method::Xpbd { .. } => Ok(()),
@@ -124,10 +124,6 @@ impl SolverConfig {
             Method::Multilayer(_) => {
                 let missing = if !model.cloth_groups.is_empty() {
                     Some("cloth bodies")
-                } else if model.colliders.iter().any(|c| !c.friction.is_frictionless()) {
-                    Some("collider friction")
-                } else if model.colliders.iter().any(|c| !c.motion.is_static()) {
-                    Some("moving colliders (velocity, angular_velocity, path)")
                 } else if !model.attachments.is_empty() {
                     Some("soft or moving pins")
                 } else if model.tet_groups.iter().any(|g| g.damping > 0.0) {

@@ -105,7 +105,7 @@ fn substep(
 ) -> Option<SubstepReport> {
     match sweep {
         Sweep::Multilayer(m) => {
-            let r = m.substep(model, config.velocity_damping, s, h, report);
+            let r = m.substep(model, config.velocity_damping, s, h, t_end, report);
             s.time = t_end;
             r
         }

@@ -4,6 +4,7 @@
 
 mod common;
 
+use common::incline::{assert_coulomb, block_on_incline, slide, small_block, G, SLOPE_DEGREES};
 use common::{built, sim_header, Sim};
 use std::path::Path;
 use xpbd_core::backend::Backend;
@@ -243,10 +244,10 @@ fn layer_stop_cuts_settled_layers_short() {
 #[test]
 fn unbuilt_parts_are_rejected_with_one_line() {
     let build = |scene: &Scene| xpbd_core::scene::build(scene, Path::new(".")).err().map(|e| e.to_string());
-    let mut collider = block(Solver::multilayer(), "stvk", -9.81, 2, 10, [0.0; 3]);
-    collider.colliders.push(Collider::plane([0.0, -1.0, 0.0], [0.0, 1.0, 0.0]).friction(0.3));
-    let e = build(&collider).expect("friction is not supported yet");
-    assert!(e.contains("multilayer") && e.contains("friction") && !e.contains('\n'), "{e}");
+    let mut damped = block(Solver::multilayer(), "stvk", -9.81, 2, 10, [0.0; 3]);
+    damped.bodies[0].damping = 0.01;
+    let e = build(&damped).expect("body damping is not supported yet");
+    assert!(e.contains("multilayer") && e.contains("body damping") && !e.contains('\n'), "{e}");
     let e = build(&block(Solver::xpbd("serial").layers(3), "stvk", 0.0, 2, 10, [0.0; 3])).unwrap();
     assert!(e.contains("solver.layers") && e.contains("only for kind = \"multilayer\""), "{e}");
     let e = build(&block(Solver::multilayer().layers(5), "stvk", 0.0, 2, 4, [0.0; 3])).unwrap();
@@ -345,5 +346,74 @@ fn released_stretched_block_keeps_its_momentum() {
         if order != "stripes" {
             assert!(l16 < 0.5 * l4, "{order}: angular momentum {l16:e} at 16 substeps, {l4:e} at 4");
         }
+    }
+}
+
+/// Where the penalty rows (compliance 1e-4 m/N) hold the incline tests' 8 kg block on its 9 bottom
+/// vertices against the share `cos_theta` of gravity along the normal: α m g cos θ / 9 into the plane.
+fn penalty_depth(cos_theta: f64) -> f64 {
+    1e-4 * 8.0 * G * cos_theta / 9.0
+}
+
+/// How far the bottom face of the block on a 20° plane of docs/contact.md (friction `mu`) slides in 1 s
+/// under the multi-layer `solver` at 10 substeps × `iterations`, and how many collider contact rows it
+/// solved on rigid vertices in the last substep of each frame, summed. The block starts where the penalty rows (compliance α = 1e-4
+/// m/N) hold its weight, α m g cos θ / 9 into the plane: from the surface, the contacts take the first
+/// 20 ms to load (a spring's quarter period), and the unloaded block slips 0.9 mm meanwhile. The face,
+/// not the centre: on those springs the block also tips under the friction's torque (≈ 0.45 mm at its
+/// centre, and twice that in the undamped swing), which is not sliding.
+fn incline_slide(solver: Solver, iterations: usize, mu: f64) -> (f64, usize) {
+    let mut scene = block_on_incline(mu).iterations(iterations).solver(solver).build();
+    let (s, c) = SLOPE_DEGREES.to_radians().sin_cos();
+    let sink = penalty_depth(c);
+    scene.bodies[0].translate = [s * sink, -c * sink, 0.0];
+    let mut rigid = 0;
+    let slid = slide(&scene, 1.0, |sim| rigid += sim.backend.multilayer().unwrap().rigid_contacts);
+    (slid.bottom, rigid)
+}
+
+#[test]
+fn an_elastic_block_on_a_20_degree_plane_sticks_at_mu_half_and_slides_as_coulomb_at_mu_0_2() {
+    // One layer: every vertex is elastic, and each contact an elastic penalty row with friction.
+    assert_coulomb("multilayer, elastic", &[0.5, 0.2, 0.0], |mu| {
+        let (slid, rigid) = incline_slide(Solver::multilayer().layers(1), 4, mu);
+        assert_eq!(rigid, 0, "one layer has no rigid body");
+        slid
+    });
+}
+
+#[test]
+fn a_rigid_block_on_a_20_degree_plane_sticks_at_mu_half_and_slides_as_coulomb_at_mu_0_2() {
+    // Two layers, 7 and 3 iterations: in the first every element is rigid, so the block is one body
+    // and its contacts go through the glue procedure (counted); the last layer is elastic.
+    let solver = Solver { layer_iterations: Some("halving".into()), ..Solver::multilayer().layers(2) };
+    assert_coulomb("multilayer, rigid layer", &[0.5, 0.2, 0.0], |mu| {
+        let (slid, rigid) = incline_slide(solver.clone(), 10, mu);
+        assert!(rigid >= 60 * 7, "each rigid iteration solves contacts of the bottom face: {rigid} rows in the last substeps of 60 frames");
+        slid
+    });
+}
+
+#[test]
+fn a_block_on_a_moving_plane_is_carried_at_its_speed() {
+    // The block at rest on a horizontal plane moving along x at 1 m/s (a conveyor belt), μ = 0.5:
+    // friction accelerates it at μ g until it moves with the belt, so in 1 s it travels
+    // 1 m − (1 m/s)² / (2 μ g) = 0.898 m. Elastic (one layer) and with a rigid first layer.
+    let belt = Collider::plane([0.0; 3], [0.0, 1.0, 0.0]).friction(0.5).velocity([1.0, 0.0, 0.0]);
+    let expected = 1.0 - 1.0 / (2.0 * 0.5 * G);
+    for (label, solver) in
+        [("elastic", Solver::multilayer().layers(1)), ("rigid layer", Solver { layer_iterations: Some("halving".into()), ..Solver::multilayer().layers(2) })]
+    {
+        let scene = sim_header(1.0 / 60.0, 10, 10, [0.0, -G, 0.0], 0.0, "serial")
+            .solver(solver)
+            .body(small_block().translate([0.0, -penalty_depth(1.0), 0.0]))
+            .collider(belt.clone());
+        let mut sim = Sim::new(&scene.build());
+        let x0 = sim.centre_of_mass();
+        sim.frames(60);
+        let (moved, speed) = ((sim.centre_of_mass() - x0).x, sim.model.mass.iter().zip(&sim.state.v).map(|(m, v)| m * v.x).sum::<f64>() / sim.total_mass());
+        println!("{label}: carried {moved:.4} m (expected {expected:.4} m), speed {speed:.4} m/s");
+        assert!((moved - expected).abs() < 0.02 * expected, "{label}: carried {moved} m, expected {expected} m");
+        assert!((speed - 1.0).abs() < 0.01, "{label}: moving at {speed} m/s, the belt at 1 m/s");
     }
 }

@@ -45,24 +45,12 @@ pub struct Iterate<'a> {
 }
 
 /// The normal then the friction update of one row with generalised inverse mass `w` = Σ wₖ² mₖ⁻¹, gap `c`
-/// and relative tangential motion `motion` in the substep: returns the position multipliers to apply along
-/// n and tangentially (Δλ_n, Δλ_t).
-fn update(lambda_n: &mut f64, lambda_t: &mut Vec3, friction: Friction, n: &Vec3, w: f64, c: f64, motion_after: impl Fn(f64) -> Vec3) -> (f64, Vec3) {
+/// and relative motion `motion` in the substep: returns the position multipliers to apply along n and
+/// tangentially (Δλ_n, Δλ_t).
+fn update(lambda_n: &mut f64, lambda_t: &mut Vec3, friction: Friction, n: &Vec3, w: f64, c: f64, motion: Vec3) -> (f64, Vec3) {
     let dn = (-c / w).max(-*lambda_n);
     *lambda_n += dn;
-    let held = *lambda_t - n * n.dot(lambda_t);
-    if *lambda_n <= 0.0 {
-        *lambda_t = Vec3::zeros();
-        return (dn, -held);
-    }
-    // The tangential motion after the normal correction, cancelled by a total multiplier `trial`.
-    let m = motion_after(dn);
-    let tangential = m - n * n.dot(&m);
-    let trial = held - tangential / w;
-    let limited = friction.limit(trial, *lambda_n);
-    let dt = limited - held;
-    *lambda_t = limited;
-    (dn, dt)
+    (dn, friction.project(lambda_t, *lambda_n, n, &(motion + n * (w * dn)), |_| w))
 }
 
 impl ColliderRow {
@@ -87,7 +75,7 @@ impl ColliderRow {
         self.normal = n;
         let surface_motion = collider.velocity_at(&it.x[i], it.t) * it.h;
         let motion = it.x[i] - it.x_prev[i] - surface_motion;
-        let (dn, dt) = update(&mut self.lambda_n, &mut self.lambda_t, collider.friction, &n, w, d, |dn| motion + n * (w * dn));
+        let (dn, dt) = update(&mut self.lambda_n, &mut self.lambda_t, collider.friction, &n, w, d, motion);
         it.x[i] += (n * dn + dt) * w;
     }
 }
@@ -126,7 +114,7 @@ impl PairRow {
         }
         let n = self.normal;
         let motion = self.combine(|v| it.x[v] - it.x_prev[v]);
-        let (dn, dt) = update(&mut self.lambda_n, &mut self.lambda_t, self.friction, &n, w, c, |dn| motion + n * (w * dn));
+        let (dn, dt) = update(&mut self.lambda_n, &mut self.lambda_t, self.friction, &n, w, c, motion);
         let step = n * dn + dt;
         for k in 0..4 {
             let v = self.vertices[k] as usize;

@@ -3,9 +3,9 @@
 //! steps the vertices that became elastic with their residual velocities, builds and steps its rigid
 //! bodies, and iterates the elastic elements (Gauss-Seidel, serial) followed by the glue constraints
 //! (Jacobi per body). The last layer is fully elastic. Velocities are `(x − x_start)/h` at the end.
-//! The layer-stop criterion (§3.6) is optional (`solver.layer_stop`). Collider friction, constraint damping,
-//! soft or moving pins, cloth and parallel sweeps are not built yet (`SolverConfig::requirements` refuses
-//! such scenes).
+//! The layer-stop criterion (§3.6) is optional (`solver.layer_stop`). Collider contacts (Eq. 28–29) carry
+//! Coulomb friction and follow moving colliders (`contact.rs`). Constraint damping, soft or moving pins,
+//! cloth and parallel sweeps are not built yet (`SolverConfig::requirements` refuses such scenes).
 
 mod bodies;
 mod contact;
@@ -63,6 +63,9 @@ pub struct Multilayer {
     pub rigid_elements: Vec<usize>,
     /// Iterations each layer ran in the last substep (fewer than scheduled under `layer_stop`).
     pub iterations_run: Vec<usize>,
+    /// Collider contact rows solved on rigid vertices, through the glue procedure, in the last substep
+    /// (once per row and iteration).
+    pub rigid_contacts: usize,
 }
 
 impl Multilayer {
@@ -100,6 +103,7 @@ impl Multilayer {
             iteration_trace: Vec::new(),
             rigid_elements: Vec::new(),
             iterations_run: Vec::new(),
+            rigid_contacts: 0,
         }
     }
 
@@ -138,17 +142,19 @@ impl Multilayer {
         self.substeps = other.substeps;
     }
 
-    /// One substep of length `h` (Algorithm 2) with velocity damping `velocity_damping` (1/s). With `report`,
-    /// returns ‖r₀‖ at the prediction x̃ = x + h v (what XPBD starts from), ‖r‖ = ‖C + α̃λ‖ at the end, and
-    /// the seconds spent evaluating them.
-    pub fn substep(&mut self, model: &Model, velocity_damping: f64, s: &mut State, h: f64, report: bool) -> Option<SubstepReport> {
+    /// One substep of length `h` ending at time `t_end` (Algorithm 2; colliders are where they are at
+    /// `t_end`) with velocity damping `velocity_damping` (1/s). With `report`, returns ‖r₀‖ at the
+    /// prediction x̃ = x + h v (what XPBD starts from), ‖r‖ = ‖C + α̃λ‖ at the end, and the seconds spent
+    /// evaluating them.
+    pub fn substep(&mut self, model: &Model, velocity_damping: f64, s: &mut State, h: f64, t_end: f64, report: bool) -> Option<SubstepReport> {
         let start = Instant::now();
         let mut excluded = 0.0;
         // Lines 1–2: x^{t+1} = x^t, residual velocities v + h M⁻¹ f_ext (damped as in `integrate::predict`).
         let damp = (-velocity_damping * h).exp();
         self.x_start.copy_from_slice(&s.x);
         self.v_start.copy_from_slice(&s.v);
-        self.contacts.reset(h);
+        self.contacts.reset(h, t_end);
+        self.rigid_contacts = 0;
         for i in 0..s.x.len() {
             self.v_res[i] = if model.inv_mass[i] > 0.0 { s.v[i] * damp + model.gravity * h } else { Vec3::zeros() };
         }
@@ -208,12 +214,12 @@ impl Multilayer {
             let mut run = 0;
             while run < self.settings.layer_iterations[l] {
                 self.elastic_sweep(model, layer, &mut s.x, &mut s.lambda, h);
-                self.contacts.solve_elastic(&mut s.x, &model.inv_mass, &interior);
+                self.contacts.solve_elastic(&mut s.x, &self.x_start, &model.inv_mass, &interior);
                 if !self.pairs.is_empty() {
-                    let mut it = Iterate { x: &mut s.x, x_prev: &self.x_start, inv_mass: &elastic_inv_mass, t: 0.0, h };
+                    let mut it = Iterate { x: &mut s.x, x_prev: &self.x_start, inv_mass: &elastic_inv_mass, t: t_end, h };
                     self.pairs.iter_mut().for_each(|r| r.project(model.contact.thickness, &mut it));
                 }
-                glue::solve(&mut lb, &mut s.x, &model.inv_mass, &mut self.contacts);
+                self.rigid_contacts += glue::solve(&mut lb, &mut s.x, &self.x_start, &model.inv_mass, &mut self.contacts);
                 run += 1;
                 if trace {
                     let t = Instant::now();
