@@ -4,6 +4,7 @@
 pub mod crossings;
 pub mod detect;
 pub mod distance;
+pub mod forces;
 pub mod friction;
 pub mod model;
 pub mod restitution;
@@ -11,6 +12,7 @@ pub mod rows;
 pub mod set;
 pub mod surface;
 
+pub use forces::ContactForces;
 pub use friction::Friction;
 pub use model::ContactModel;
 pub use rows::{ColliderRow, PairRow};
