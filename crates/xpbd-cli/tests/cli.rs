@@ -86,6 +86,8 @@ fn bad_scenes_give_one_line_errors() {
     };
     case("unknown_key.toml", SMALL.replace("substeps = 4", "substeps = 4\nsubstep = 3"), &[":7:", "substep"]);
     case("wrong_type.toml", SMALL.replace("frames = 3", "frames = \"three\""), &[":5:"]);
+    case("contact_forces.toml", format!("{SMALL}[output]\ncontact_forces = \"yes\"\n"), &[":17:"]);
+    case("contact_force.toml", format!("{SMALL}[output]\ncontact_force = true\n"), &[":17:", "contact_force"]);
     case("negative_density.toml", SMALL.replace("density = 1000.0", "density = -1.0"), &["body[0].material.density"]);
     case("incompressible.toml", SMALL.replace("poisson = 0.3", "poisson = 0.5"), &["body[0].material.poisson"]);
     case("probe.toml", SMALL.replace("body = \"beam\"", "body = \"bean\""), &["probe[0]", "'bean'"]);

@@ -2,6 +2,7 @@
 //! rather than a poisoned state. A backend is built from a [`Model`] and a
 //! [`SolverConfig`](crate::solver_config::SolverConfig) and owns its working copies.
 
+use crate::contact::ContactForces;
 pub use crate::error::Unsupported;
 use crate::model::Model;
 use crate::solver_config::SolverConfig;
@@ -44,6 +45,12 @@ pub trait Backend {
     /// multi-layer solver's strain rates (Eq. 20). Empty for solvers that rebuild everything.
     fn carried(&self) -> Vec<f64> {
         Vec::new()
+    }
+    /// The normal contact forces of the last substep of the frame that brought `state` where it is
+    /// ([`ContactForces::of`]), for `[output] contact_forces`; an error saying why from a backend that does not
+    /// report them. Asked at load and for frames that write them only, so a run without the option pays nothing.
+    fn contact_forces(&self, _model: &Model, _state: &State) -> Result<ContactForces> {
+        Err(Error::invalid(format!("the backend '{}' does not report contact forces", self.describe())))
     }
     /// Takes back what [`Backend::carried`] gave at a checkpoint, after `state` has been restored.
     fn restore_carried(&mut self, _state: &State, carried: &[f64]) -> Result<()> {

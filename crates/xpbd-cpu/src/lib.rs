@@ -16,6 +16,8 @@ use mgpbd::Mgpbd;
 use multilayer::Multilayer;
 
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
+use xpbd_core::contact::forces::NONE_UNDER_MGPBD;
+use xpbd_core::contact::ContactForces;
 use xpbd_core::model::Model;
 use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
 use xpbd_core::state::State;
@@ -172,6 +174,16 @@ impl Backend for CpuBackend {
         match &self.sweep {
             Sweep::GaussSeidel(g) if !g.schedules.iter().all(|s| s.batches() == 1) => Some(g.schedules.iter().map(|s| s.batches()).sum()),
             _ => None,
+        }
+    }
+
+    /// From the last substep's contact set, or the multi-layer solver's own rows; none under MGPBD.
+    fn contact_forces(&self, model: &Model, state: &State) -> Result<ContactForces> {
+        let h = self.config.h();
+        match &self.sweep {
+            Sweep::Multilayer(m) => Ok(m.contact_forces(&state.x, h)),
+            Sweep::Mgpbd(_) => Err(xpbd_core::Error::invalid(NONE_UNDER_MGPBD)),
+            _ => Ok(self.boundary.contact_forces(model, h)),
         }
     }
 

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
+use xpbd_core::contact::ContactForces;
 use xpbd_core::model::Model;
 use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
 use xpbd_core::state::State;
@@ -155,6 +156,16 @@ impl Backend for CudaBackend {
 
     fn colors(&self) -> Option<usize> {
         self.colors
+    }
+
+    /// The device's rows read back and summed as on the CPU (XPBD); none under MGPBD, as on the CPU.
+    fn contact_forces(&self, model: &Model, state: &State) -> xpbd_core::Result<ContactForces> {
+        match &self.runner {
+            Runner::F32(g) => Ok(g.contact_forces(model)?),
+            Runner::F64(g) => Ok(g.contact_forces(model)?),
+            Runner::MgpbdF32(m) => m.contact_forces(model, state),
+            Runner::MgpbdF64(m) => m.contact_forces(model, state),
+        }
     }
 
     /// One frame; `Err` when the driver reports an error.

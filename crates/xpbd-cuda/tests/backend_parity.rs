@@ -1,6 +1,6 @@
 //! `CudaBackend` against `CpuBackend` (the reference, ARCHITECTURE.md): 20 substeps of the Fig. 5 beam and of the
 //! armadillo, colored and clustered (and Jacobi), every supported tet model, pins, soft attachments and a plane
-//! collider, and contact between bodies (pair rows). Double precision must agree to 1e-9 of the body's size, single
+//! collider, and contact between bodies (pair rows), with the contact forces they report. Double precision must agree to 1e-9 of the body's size, single
 //! precision to 1e-3; a frame replayed
 //! from a CUDA graph must equal the plain launches bit for bit. Without a usable GPU each test prints
 //! `skipped: <reason>` and passes (the host logic is tested in `src/layout_tests.rs`).
@@ -8,9 +8,10 @@
 mod common;
 
 use common::*;
-use xpbd_core::backend::Backend;
+use xpbd_core::backend::{Backend, FrameStats};
 use xpbd_core::linear::Method;
 use xpbd_core::mgpbd::settings::GlobalSolve;
+use xpbd_core::model::Model;
 use xpbd_core::scene::Built;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
@@ -29,15 +30,31 @@ fn gpu_available() -> bool {
     }
 }
 
+/// A backend after one frame from the initial state, with that state and the frame's statistics.
+struct Stepped<B> {
+    backend: B,
+    state: State,
+    stats: FrameStats,
+}
+
+/// [`Stepped`] of `backend`.
+fn step<B: Backend>(mut backend: B, model: &Model) -> Stepped<B> {
+    let mut state = State::initial(model);
+    let stats = backend.step_frame(model, &mut state).unwrap();
+    Stepped { backend, state, stats }
+}
+
+/// One frame of `b` on the CPU and on the GPU in `precision`.
+fn one_frame(b: &Built, precision: Precision) -> (Stepped<CpuBackend>, Stepped<CudaBackend>) {
+    let (model, config) = (&b.model, &b.config);
+    let cpu = step(CpuBackend::new(model, config), model);
+    (cpu, step(CudaBackend::new(model, config, CudaOptions { ordinal: 0, precision, graph: false }).unwrap(), model))
+}
+
 /// One frame on the CPU and on the GPU; (largest position difference, CPU and GPU final residuals).
 fn run(b: &Built, precision: Precision) -> (f64, f64, f64) {
-    let (model, config) = (&b.model, &b.config);
-    let mut cpu = CpuBackend::new(model, config);
-    let mut s_cpu = State::initial(model);
-    let stats_cpu = cpu.step_frame(model, &mut s_cpu).unwrap();
-    let mut gpu = CudaBackend::new(model, config, CudaOptions { ordinal: 0, precision, graph: false }).unwrap();
-    let mut s_gpu = State::initial(model);
-    let stats_gpu = gpu.step_frame(model, &mut s_gpu).unwrap();
+    let model = &b.model;
+    let (Stepped { backend: cpu, state: s_cpu, stats: stats_cpu }, Stepped { backend: gpu, state: s_gpu, stats: stats_gpu }) = one_frame(b, precision);
     assert_eq!(gpu.colors(), cpu.colors(), "the GPU runs the CPU's schedule");
     let dx = s_cpu.x.iter().zip(&s_gpu.x).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
     let moved = s_cpu.x.iter().zip(&model.rest).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
@@ -108,6 +125,27 @@ fn pair_contact_f64_matches_cpu() {
         check(&format!("stack {ordering:?}"), &with_ordering(stack(), ordering), Precision::F64, 1e-9);
     }
     check("stack f32", &stack(), Precision::F32, 1e-3);
+}
+
+/// The contact forces after one frame (`Backend::contact_forces`): the device's collider rows of four shapes and its
+/// pair rows read back and summed as the CPU's. Positions agree to 1e-9 of the body size and a force is m Δx/h²,
+/// the largest here an impact's (about m · 2.5e-4 m/h²), so per vertex within 1e-4 of the largest force.
+#[test]
+fn contact_forces_f64_match_cpu() {
+    if !gpu_available() {
+        return;
+    }
+    for (name, b) in [("armadillo on shapes", with_ordering(armadillo_on_shapes(), COLORED)), ("stack", stack())] {
+        let (cpu, gpu) = one_frame(&b, Precision::F64);
+        let f_cpu = cpu.backend.contact_forces(&b.model, &cpu.state).unwrap();
+        let f_gpu = gpu.backend.contact_forces(&b.model, &gpu.state).unwrap();
+        let largest = f_cpu.force.iter().map(|f| f.norm()).fold(0.0, f64::max);
+        let diff = f_cpu.force.iter().zip(&f_gpu.force).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+        let active = |f: &xpbd_core::contact::ContactForces| f.active.iter().filter(|&&a| a).count();
+        println!("{name}: largest force {largest:e} N, |f_gpu - f_cpu| <= {diff:e} N; active {} cpu, {} gpu", active(&f_cpu), active(&f_gpu));
+        assert!(largest > 0.0, "{name}: the scene pushes within the frame");
+        assert!(diff <= 1e-4 * largest, "{name}: contact forces differ by {diff:e} N, the largest is {largest:e} N");
+    }
 }
 
 #[test]

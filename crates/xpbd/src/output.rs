@@ -9,9 +9,11 @@ use serde::Serialize;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use xpbd_core::backend::Backend;
 use xpbd_core::mesh::io::{write_atomic, write_pvd, write_vtu, PointData};
 use xpbd_core::mgpbd::OuterStats;
 use xpbd_core::model::Model;
+use xpbd_core::scene::schema::Output;
 use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
@@ -44,27 +46,38 @@ pub enum FrameFormat {
     Ply,
 }
 
-/// Parses `output.formats`: any of `vtu`, `obj`, `ply`, or `none`.
-pub fn frame_formats(names: &[String]) -> Result<Vec<FrameFormat>> {
-    let mut out = Vec::new();
-    for n in names {
-        match n.as_str() {
-            "vtu" => out.push(FrameFormat::Vtu),
-            "obj" => out.push(FrameFormat::Obj),
-            "ply" => out.push(FrameFormat::Ply),
-            "none" => {}
-            other => return Err(Error::invalid(format!("output.formats: unknown format '{other}' (expected vtu, obj, ply, none)"))),
+/// Which frame files a run writes: the scene's `[output]`, checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frames {
+    pub formats: Vec<FrameFormat>,
+    /// A frame file every this many frames.
+    pub every: usize,
+    /// VTU frames carry the normal contact forces (`contact_force`, `contact_active`).
+    pub contact_forces: bool,
+}
+
+impl Frames {
+    /// Reads `[output]`; its `formats` are any of `vtu`, `obj`, `ply`, or `none`.
+    pub fn of(output: &Output) -> Result<Self> {
+        let mut formats = Vec::new();
+        for n in &output.formats {
+            match n.as_str() {
+                "vtu" => formats.push(FrameFormat::Vtu),
+                "obj" => formats.push(FrameFormat::Obj),
+                "ply" => formats.push(FrameFormat::Ply),
+                "none" => {}
+                other => return Err(Error::invalid(format!("output.formats: unknown format '{other}' (expected vtu, obj, ply, none)"))),
+            }
         }
+        Ok(Frames { formats, every: output.every.max(1), contact_forces: output.contact_forces })
     }
-    Ok(out)
 }
 
 pub struct Writer {
     dir: PathBuf,
     metrics: CsvFile,
     probes: Option<CsvFile>,
-    formats: Vec<FrameFormat>,
-    every: usize,
+    frames: Frames,
     pvd: Vec<(f64, String)>,
     body_id: Vec<i32>,
     tets: Vec<[u32; 4]>,
@@ -127,9 +140,9 @@ impl CsvFile {
 impl Writer {
     /// Creates `dir` (and `dir/frames` when frames are written) and the CSV headers (MGPBD's counters when
     /// `config` is MGPBD).
-    pub fn create(dir: &Path, model: &Model, config: &SolverConfig, formats: Vec<FrameFormat>, every: usize) -> Result<Self> {
+    pub fn create(dir: &Path, model: &Model, config: &SolverConfig, frames: Frames) -> Result<Self> {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        if !formats.is_empty() {
+        if !frames.formats.is_empty() {
             let frames = dir.join("frames");
             std::fs::create_dir_all(&frames).map_err(|e| Error::io(&frames, e))?;
         }
@@ -142,23 +155,23 @@ impl Writer {
         }
         let metrics = CsvFile::create(dir.join("metrics.csv"), &header)?;
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::create(dir.join("probes.csv"), PROBES_HEADER)?) };
-        Ok(Self::with_files(dir, model, formats, every, metrics, probes))
+        Ok(Self::with_files(dir, model, frames, metrics, probes))
     }
 
     /// Reopens the outputs of a run in `dir` to continue after `frame` (a checkpoint's): rows of later
     /// frames are dropped and `animation.pvd` lists the frame files up to `frame` that exist.
-    pub fn resume(dir: &Path, model: &Model, formats: Vec<FrameFormat>, every: usize, frame: usize) -> Result<Self> {
+    pub fn resume(dir: &Path, model: &Model, frames: Frames, frame: usize) -> Result<Self> {
         let (metrics, rows) = CsvFile::resume(dir.join("metrics.csv"), METRICS_HEADER, frame)?;
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::resume(dir.join("probes.csv"), PROBES_HEADER, frame)?.0) };
-        let mut w = Self::with_files(dir, model, formats, every, metrics, probes);
-        if w.formats.contains(&FrameFormat::Vtu) {
+        let mut w = Self::with_files(dir, model, frames, metrics, probes);
+        if w.frames.formats.contains(&FrameFormat::Vtu) {
             let times = std::iter::once((0, 0.0)).chain(rows);
             w.pvd = times.map(|(f, t)| (t, format!("frames/frame_{f:05}.vtu"))).filter(|(_, name)| dir.join(name).exists()).collect();
         }
         Ok(w)
     }
 
-    fn with_files(dir: &Path, model: &Model, formats: Vec<FrameFormat>, every: usize, metrics: CsvFile, probes: Option<CsvFile>) -> Self {
+    fn with_files(dir: &Path, model: &Model, frames: Frames, metrics: CsvFile, probes: Option<CsvFile>) -> Self {
         let mut body_id = vec![0; model.vertex_count()];
         for (b, body) in model.bodies.iter().enumerate() {
             body_id[body.vertices.clone()].fill(b as i32);
@@ -167,25 +180,31 @@ impl Writer {
         let tets = model.bodies.iter().flat_map(|b| b.tets.iter().copied()).collect();
         let tris = model.bodies.iter().filter(|b| b.tets.is_empty()).flat_map(|b| b.surface.iter().copied()).collect();
         let surface = Surface::of(model);
-        Writer { dir: dir.to_path_buf(), metrics, probes, formats, every: every.max(1), pvd: vec![], body_id, tets, tris, surface }
+        Writer { dir: dir.to_path_buf(), metrics, probes, frames, pvd: vec![], body_id, tets, tris, surface }
     }
 
-    /// Writes the frame file (when due) and the probe rows of `state`.
-    pub fn frame(&mut self, model: &Model, state: &State) -> Result<()> {
+    /// Writes the frame file (when due) and the probe rows of `state`; `backend` stepped it there (asked for the
+    /// contact forces when a VTU frame carries them).
+    pub fn frame(&mut self, model: &Model, state: &State, backend: &dyn Backend) -> Result<()> {
         if let Some(p) = &mut self.probes {
             for probe in &model.probes {
                 let x = state.x[probe.vertex as usize];
                 p.line(&format!("{},{},{},{},{},{}", state.frame, state.time, probe.name, x.x, x.y, x.z))?;
             }
         }
-        if state.frame % self.every != 0 {
+        if state.frame % self.frames.every != 0 {
             return Ok(());
         }
-        for f in &self.formats {
+        for f in &self.frames.formats {
             match f {
                 FrameFormat::Vtu => {
                     let name = format!("frames/frame_{:05}.vtu", state.frame);
-                    let data = [("body", PointData::Int(&self.body_id)), ("velocity", PointData::Vector(&state.v))];
+                    let contact = if self.frames.contact_forces { Some(backend.contact_forces(model, state)?) } else { None };
+                    let active: Vec<i32> = contact.iter().flat_map(|c| c.active.iter().map(|&a| a as i32)).collect();
+                    let mut data = vec![("body", PointData::Int(&self.body_id)), ("velocity", PointData::Vector(&state.v))];
+                    if let Some(c) = &contact {
+                        data.extend([("contact_force", PointData::Vector(&c.force)), ("contact_active", PointData::Int(&active))]);
+                    }
                     write_vtu(&self.dir.join(&name), &state.x, &self.tets, &self.tris, &data)?;
                     self.pvd.push((state.time, name));
                     write_pvd(&self.dir.join("animation.pvd"), &self.pvd)?;

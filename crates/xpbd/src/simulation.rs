@@ -4,7 +4,7 @@
 use crate::checkpoint;
 use crate::device::{select, Device, Selection};
 use crate::health::{Failure, Health, OnFailure};
-use crate::output::{frame_formats, FrameMetrics, Writer};
+use crate::output::{FrameMetrics, Frames, Writer};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -100,9 +100,14 @@ impl Simulation {
             Some(d) => d,
             None => scene.simulation.device.parse().map_err(|e| prefix(path, Error::invalid(format!("simulation.{e}"))))?,
         };
-        frame_formats(&scene.output.formats).map_err(|e| prefix(path, e))?;
+        Frames::of(&scene.output).map_err(|e| prefix(path, e))?;
         let selection = select(device, &model, &config, scene.simulation.gpu_min_elements)?;
         let state = State::initial(&model);
+        if scene.output.contact_forces {
+            // Refused at load when the backend cannot report them (it would fail writing frame 0).
+            let refused = |e: Error| prefix(path, Error::invalid(format!("output.contact_forces: {e}")));
+            selection.backend.contact_forces(&model, &state).map_err(refused)?;
+        }
         let health = Health::new(&scene.simulation).map_err(|e| prefix(path, e))?;
         Ok(Simulation { scene, model, config, state, selection, health, warnings, checkpoint_every: 0, resumed_at: None })
     }
@@ -124,17 +129,16 @@ impl Simulation {
     /// in `summary.json` and returns the error.
     pub fn run(&mut self, out: &Path, frames: Option<usize>, progress: &mut dyn FnMut(usize, usize)) -> Result<Summary> {
         let total = frames.unwrap_or(self.scene.simulation.frames);
-        let formats = frame_formats(&self.scene.output.formats)?;
-        let every = self.scene.output.every;
+        let frames = Frames::of(&self.scene.output)?;
         let resumed_at = self.resumed_at.take();
         let mut writer = match resumed_at {
-            Some(frame) => Writer::resume(out, &self.model, formats, every, frame)?,
-            None => Writer::create(out, &self.model, &self.config, formats, every)?,
+            Some(frame) => Writer::resume(out, &self.model, frames, frame)?,
+            None => Writer::create(out, &self.model, &self.config, frames)?,
         };
         let start = Instant::now();
         let fingerprint = checkpoint::fingerprint(&self.scene);
         if resumed_at.is_none() {
-            writer.frame(&self.model, &self.state)?;
+            writer.frame(&self.model, &self.state, &*self.selection.backend)?;
         }
         let first = self.state.frame;
         // The last frame written (a frame whose step failed or left a non-finite state is not).
@@ -172,7 +176,7 @@ impl Simulation {
                 max_edge_strain: last.max_edge_strain,
                 mgpbd: stats.mgpbd,
             })?;
-            writer.frame(&self.model, &self.state)?;
+            writer.frame(&self.model, &self.state, &*self.selection.backend)?;
             done = self.state.frame;
             if self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0 {
                 checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state, &self.selection.backend.carried())?;

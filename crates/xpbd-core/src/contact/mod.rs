@@ -4,6 +4,7 @@
 pub mod crossings;
 pub mod detect;
 pub mod distance;
+pub mod forces;
 pub mod friction;
 pub mod model;
 pub mod restitution;
@@ -12,6 +13,7 @@ pub mod set;
 pub mod surface;
 mod verlet;
 
+pub use forces::ContactForces;
 pub use friction::Friction;
 pub use model::ContactModel;
 pub use rows::{ColliderRow, PairRow};

@@ -67,6 +67,7 @@ impl SceneBuilder {
         "`simulation.velocity_damping` (1/s)." velocity_damping: f64 => scene.simulation.velocity_damping;
         "The `[solver]` table." solver: Solver => scene.solver;
         "`output.every`." every: usize => scene.output.every;
+        "`output.contact_forces`." contact_forces: bool => scene.output.contact_forces;
         "The `[contact]` table." contact: Contact => scene.contact;
     }
 

@@ -23,6 +23,7 @@ ordering = "clustered"
 [output]
 every = 2
 formats = ["vtu", "obj"]
+contact_forces = true
 [[body]]
 name = "b"
 mesh = { generator = "box", size = [2.0, 0.5, 0.5], cells = [8, 2, 2], split = 6 }
@@ -49,6 +50,7 @@ point = [2.0, 0.25, 0.25]
         .solver(Solver::xpbd("clustered"))
         .every(2)
         .formats(&["vtu", "obj"])
+        .contact_forces(true)
         .body(
             BodyBuilder::new("b")
                 .box_mesh([2.0, 0.5, 0.5], [8, 2, 2])

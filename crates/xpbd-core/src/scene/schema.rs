@@ -362,10 +362,12 @@ pub struct Output {
     pub every: usize,
     /// vtu | obj | ply | none
     pub formats: Vec<String>,
+    /// Write each VTU frame's normal contact forces (`contact_force`, `contact_active` point data).
+    pub contact_forces: bool,
 }
 
 impl Default for Output {
     fn default() -> Self {
-        Output { every: 1, formats: vec!["vtu".into()] }
+        Output { every: 1, formats: vec!["vtu".into()], contact_forces: false }
     }
 }

@@ -3,7 +3,7 @@
 
 use super::frame::SubstepReport;
 use super::{attachments, integrate, timed};
-use crate::contact::ContactSet;
+use crate::contact::{ContactForces, ContactSet};
 use crate::mesh::Vec3;
 use crate::metrics::residual_norm;
 use crate::model::Model;
@@ -62,6 +62,11 @@ impl SubstepBoundary {
     pub fn project(&mut self, model: &Model, x: &mut [Vec3], h: f64, t_end: f64) {
         attachments::iterate(model, x, &mut self.attach_lambda, h, t_end);
         self.contacts.project(model, x, &self.x_prev, h, t_end);
+    }
+
+    /// The normal contact forces of the last substep, of length `h` ([`ContactForces::of`]).
+    pub fn contact_forces(&self, model: &Model, h: f64) -> ContactForces {
+        ContactForces::of(&self.contacts.pairs, &self.contacts.colliders, model.vertex_count(), h)
     }
 
     /// Velocity update and restitution: the end of a substep.

@@ -11,6 +11,7 @@
 
 use xpbd_core::collider::Collider;
 use xpbd_core::contact::restitution::Contact;
+use xpbd_core::contact::ColliderRow;
 use xpbd_core::mesh::Vec3;
 
 /// The paper's contact compliance (XPBD's recommended value).
@@ -100,8 +101,23 @@ impl ContactRows {
         self.lambda.iter().filter(|&&l| l > 0.0).count()
     }
 
+    /// The rows that pushed this substep as core's collider rows, with their normals at `x` (frictionless:
+    /// λ_t = 0).
+    pub fn pushed(&self, x: &[Vec3]) -> Vec<ColliderRow> {
+        let k = self.colliders.len();
+        let pushed = self.lambda.iter().enumerate().filter(|&(_, &l)| l > 0.0);
+        pushed
+            .map(|(slot, &lambda_n)| {
+                let (i, c) = (slot / k, slot % k);
+                let normal = self.colliders[c].shape.signed_distance(&x[i]).1;
+                ColliderRow { vertex: i as u32, collider: c as u32, normal, lambda_n, lambda_t: Vec3::zeros() }
+            })
+            .collect()
+    }
+
     /// The vertices that took a contact impulse this substep, for restitution.
     pub fn contacts(&self, x: &[Vec3]) -> Vec<Contact> {
+<<<<<<< HEAD
         let k = self.colliders.len();
         let mut out = Vec::new();
         for (slot, &l) in self.lambda.iter().enumerate() {
@@ -111,5 +127,9 @@ impl ContactRows {
             }
         }
         out
+=======
+        let contact = |r: &ColliderRow| Contact { vertex: r.vertex, normal: r.normal, restitution: self.colliders[r.collider as usize].restitution };
+        self.pushed(x).iter().map(contact).collect()
+>>>>>>> vtu
     }
 }

@@ -19,6 +19,7 @@ use xpbd_core::constraint::tet_model::{gather, project_tet, TetModel, TetParams}
 use xpbd_core::contact::detect::Detector;
 use xpbd_core::contact::restitution::restitute;
 use xpbd_core::contact::rows::{Iterate, PairRow};
+use xpbd_core::contact::ContactForces;
 use xpbd_core::layers::hierarchy::{build_layers, rigid_count, Layer};
 use xpbd_core::layers::schedule::{element_order, ElementOrder};
 use xpbd_core::layers::settings::MultilayerSettings;
@@ -110,6 +111,12 @@ impl Multilayer {
     /// Contact rows that pushed in the last substep: pairs, and vertices on colliders.
     pub fn active_contacts(&self) -> usize {
         self.pairs.iter().filter(|r| r.pushes()).count() + self.contacts.active()
+    }
+
+    /// The normal contact forces of the last substep (of length `h`, ending at `x`): its pair rows and its
+    /// collider rows ([`ContactForces::of`]; a collider row's penalty multiplier is an impulse like any other).
+    pub fn contact_forces(&self, x: &[Vec3], h: f64) -> ContactForces {
+        ContactForces::of(&self.pairs, &self.contacts.pushed(x), x.len(), h)
     }
 
     pub fn layer_count(&self) -> usize {

@@ -7,6 +7,8 @@
 //! whole loop runs on the host-compiled kernels in the tests against the CPU backend.
 
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
+use xpbd_core::contact::forces::NONE_UNDER_MGPBD;
+use xpbd_core::contact::ContactForces;
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::model::Model;
 use xpbd_core::solver_config::SolverConfig;
@@ -119,6 +121,11 @@ impl<O: MgpbdOps> Backend for MgpbdDevice<O> {
 
     fn describe(&self) -> String {
         self.describe.clone()
+    }
+
+    /// None, as on the CPU ([`NONE_UNDER_MGPBD`]).
+    fn contact_forces(&self, _model: &Model, _state: &State) -> xpbd_core::Result<ContactForces> {
+        Err(xpbd_core::Error::invalid(NONE_UNDER_MGPBD))
     }
 
     /// One frame (as `CpuBackend::step_frame`); `Err` when the device reports an error.

@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use cudarc::driver::{sys, CudaGraph, LaunchConfig, PushKernelArg};
 use xpbd_core::backend::FrameStats;
+use xpbd_core::contact::ContactForces;
 use xpbd_core::model::Model;
 use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
@@ -21,6 +22,7 @@ use crate::convert::{flat3, to_f64, vectors};
 use crate::error::{CudaError, Result};
 use crate::runtime::launch::{blocks, grid, BLOCK};
 use crate::runtime::{GpuContext, KernelScalar};
+use crate::xpbd::contact_rows::{collider_rows, pair_rows};
 use crate::xpbd::device_model::{DeviceModel, RESIDUAL_BLOCKS};
 use crate::xpbd::layout::{Layout, NO_GRAPH_WITH_PAIRS};
 
@@ -103,6 +105,25 @@ impl<T: KernelScalar> Gpu<T> {
             count += pushing(self.gpu.stream().clone_dtoh(&p.lambda_n.slice(0..p.count as usize)).map_err(&e)?);
         }
         Ok(count)
+    }
+
+    /// The normal contact forces of the frame's last substep (`Backend::contact_forces`): the rows' normals and
+    /// λ_n down, summed by core as on the CPU. Asked only for frames that write them.
+    pub fn contact_forces(&self, model: &Model) -> Result<ContactForces> {
+        let stream = self.gpu.stream();
+        let e = CudaError::on_gpu("downloading contact rows");
+        let mut colliders = Vec::new();
+        if let Some(c) = &self.dev.colliders {
+            let normal = to_f64(&stream.clone_dtoh(&c.normal).map_err(&e)?);
+            let lambda_n = to_f64(&stream.clone_dtoh(&c.lambda_n).map_err(&e)?);
+            colliders = collider_rows(&model.contact.surface.vertices, c.count as usize, &normal, &lambda_n);
+        }
+        let mut pairs = Vec::new();
+        if let Some(p) = self.dev.pairs.as_ref().filter(|p| p.count > 0) {
+            let lambda_n = to_f64(&stream.clone_dtoh(&p.lambda_n.slice(0..p.count as usize)).map_err(&e)?);
+            pairs = pair_rows(&p.rows, &lambda_n);
+        }
+        Ok(ContactForces::of(&pairs, &colliders, model.vertex_count(), self.config.h()))
     }
 
     /// Positions, velocities and multipliers (in model order) into `state`.
