@@ -101,35 +101,22 @@ impl ContactRows {
         self.lambda.iter().filter(|&&l| l > 0.0).count()
     }
 
-    /// The rows that pushed this substep as core's collider rows, with their normals at `x` (frictionless:
-    /// λ_t = 0).
+    /// The rows that pushed this substep as core's collider rows, with their normals at `x`.
     pub fn pushed(&self, x: &[Vec3]) -> Vec<ColliderRow> {
         let k = self.colliders.len();
         let pushed = self.lambda.iter().enumerate().filter(|&(_, &l)| l > 0.0);
         pushed
             .map(|(slot, &lambda_n)| {
                 let (i, c) = (slot / k, slot % k);
-                let normal = self.colliders[c].shape.signed_distance(&x[i]).1;
-                ColliderRow { vertex: i as u32, collider: c as u32, normal, lambda_n, lambda_t: Vec3::zeros() }
+                let normal = self.colliders[c].signed_distance(&x[i], self.t).1;
+                ColliderRow { vertex: i as u32, collider: c as u32, normal, lambda_n, lambda_t: self.lambda_t[slot] }
             })
             .collect()
     }
 
     /// The vertices that took a contact impulse this substep, for restitution.
     pub fn contacts(&self, x: &[Vec3]) -> Vec<Contact> {
-<<<<<<< HEAD
-        let k = self.colliders.len();
-        let mut out = Vec::new();
-        for (slot, &l) in self.lambda.iter().enumerate() {
-            if l > 0.0 {
-                let (i, c) = (slot / k, &self.colliders[slot % k]);
-                out.push(Contact { vertex: i as u32, normal: c.signed_distance(&x[i], self.t).1, restitution: c.restitution });
-            }
-        }
-        out
-=======
         let contact = |r: &ColliderRow| Contact { vertex: r.vertex, normal: r.normal, restitution: self.colliders[r.collider as usize].restitution };
         self.pushed(x).iter().map(contact).collect()
->>>>>>> vtu
     }
 }
