@@ -16,7 +16,6 @@ use mgpbd::Mgpbd;
 use multilayer::Multilayer;
 
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
-use xpbd_core::contact::forces::NONE_UNDER_MGPBD;
 use xpbd_core::contact::ContactForces;
 use xpbd_core::model::Model;
 use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
@@ -177,12 +176,11 @@ impl Backend for CpuBackend {
         }
     }
 
-    /// From the last substep's contact set, or the multi-layer solver's own rows; none under MGPBD.
+    /// From the last substep's contact set, or the multi-layer solver's own rows.
     fn contact_forces(&self, model: &Model, state: &State) -> Result<ContactForces> {
         let h = self.config.h();
         match &self.sweep {
             Sweep::Multilayer(m) => Ok(m.contact_forces(&state.x, h)),
-            Sweep::Mgpbd(_) => Err(xpbd_core::Error::invalid(NONE_UNDER_MGPBD)),
             _ => Ok(self.boundary.contact_forces(model, h)),
         }
     }

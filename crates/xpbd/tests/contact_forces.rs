@@ -74,17 +74,7 @@ fn a_resting_box_carries_its_weight_in_the_frames() {
     carries_its_weight("serial", Solver::xpbd("serial"), 0.5);
     carries_its_weight("jacobi", Solver::xpbd("jacobi"), 0.5);
     carries_its_weight("multilayer", Solver::multilayer(), 0.0);
-}
-
-/// MGPBD's λ_n are not forces (`contact::forces::NONE_UNDER_MGPBD`): the option is refused at load, in one line.
-#[test]
-fn mgpbd_refuses_the_option_at_load() {
-    let load = |contact_forces| {
-        Simulation::from_scene(resting_box(Solver::mgpbd(), 0.5, contact_forces).build(), Path::new("."), Some(Device::Cpu), Path::new("r.toml"))
-    };
-    let err = load(true).err().expect("refused").to_string();
-    assert!(err.starts_with("r.toml: output.contact_forces: solver.kind = \"mgpbd\"") && !err.contains('\n'), "{err}");
-    assert!(load(false).is_ok());
+    carries_its_weight("mgpbd", Solver::mgpbd(), 0.5);
 }
 
 /// The default writes the frames as before: no contact arrays.

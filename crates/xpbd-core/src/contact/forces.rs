@@ -6,12 +6,6 @@
 use super::rows::{ColliderRow, PairRow};
 use crate::mesh::Vec3;
 
-/// Why MGPBD reports none: each outer iteration's step returns the positions to x̃ + M⁻¹Jᵀλ, undoing the contact
-/// rows' pushes, which they then make again, so their λ_n add up over the outer iterations (5 outer iterations:
-/// 5.0 times the weight of a resting box).
-pub const NONE_UNDER_MGPBD: &str =
-    "solver.kind = \"mgpbd\" reports no contact forces: its outer iterations undo and redo the contact pushes, so λ_n counts them several times";
-
 /// Per vertex: the summed normal contact force (N) and whether a row that pushed (λ_n > 0) touches it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ContactForces {

@@ -57,7 +57,8 @@ pub struct Mgpbd {
     dlambda: Vec<f64>,
     dx: Vec<Vec3>,
     x_trial: Vec<Vec3>,
-    /// The prediction x̃ (positions at the first outer iteration of the substep).
+    /// The prediction x̃ (positions at the first outer iteration of the substep), moved along with the
+    /// positions by the soft attachments and contacts between outer iterations.
     x_tilde: Vec<Vec3>,
     /// M⁻¹ g = (x − x̃) − M⁻¹ Jᵀ λ per vertex: how far the positions are from the multipliers' motion.
     q: Vec<Vec3>,
@@ -162,6 +163,11 @@ impl Mgpbd {
         rows.evaluate_all(model, x, &mut self.polars, &mut self.c, Some(&mut self.grads));
         if self.r0.is_none() {
             self.x_tilde.copy_from_slice(x);
+        } else {
+            // What moved the positions since the last outer iteration (soft attachments, contacts) stays: the
+            // step below rebuilds x from x̃ and would undo it, and the rows would push again with their
+            // multipliers counted twice.
+            self.x_tilde.par_iter_mut().zip(x.par_iter().zip(&self.x_trial)).for_each(|(xt, (x, last))| *xt += x - last);
         }
         let grads = &self.grads;
         let (xt, w) = (&self.x_tilde, &model.inv_mass);

@@ -7,7 +7,6 @@
 //! whole loop runs on the host-compiled kernels in the tests against the CPU backend.
 
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
-use xpbd_core::contact::forces::NONE_UNDER_MGPBD;
 use xpbd_core::contact::ContactForces;
 use xpbd_core::mgpbd::settings::MgpbdSettings;
 use xpbd_core::model::Model;
@@ -123,9 +122,9 @@ impl<O: MgpbdOps> Backend for MgpbdDevice<O> {
         self.describe.clone()
     }
 
-    /// None, as on the CPU ([`NONE_UNDER_MGPBD`]).
-    fn contact_forces(&self, _model: &Model, _state: &State) -> xpbd_core::Result<ContactForces> {
-        Err(xpbd_core::Error::invalid(NONE_UNDER_MGPBD))
+    /// From the host's rows, as on the CPU.
+    fn contact_forces(&self, model: &Model, _state: &State) -> xpbd_core::Result<ContactForces> {
+        Ok(self.boundary.contact_forces(model, self.config.h()))
     }
 
     /// One frame (as `CpuBackend::step_frame`); `Err` when the device reports an error.

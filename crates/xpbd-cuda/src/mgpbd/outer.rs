@@ -222,6 +222,11 @@ impl<O: MgpbdOps> DeviceOuter<O> {
         rows.evaluate(ops, x, c, grads)?;
         if self.r0.is_none() {
             ops.copy(x, x_tilde)?;
+        } else {
+            // What moved the positions since the last outer iteration (soft attachments, contacts) stays, as on
+            // the CPU (Mgpbd::iterate_rows): x̃ += x − x_trial.
+            ops.axpy(x_tilde, <O::T as KernelScalar>::from_f64(1.0), x)?;
+            ops.axpy(x_tilde, <O::T as KernelScalar>::from_f64(-1.0), &self.x_trial)?;
         }
         ops.jacobian_transpose(incidence, grads, ones_rows, lambda, inv_mass, corr)?;
         ops.inertia_term(x, x_tilde, corr, inv_mass, q)?;
