@@ -2,16 +2,25 @@
 
 mod common;
 
-use common::incline::{assert_coulomb, block_on_incline, slide, G, SLOPE_DEGREES};
+use common::incline::{assert_coulomb, block_on_incline, on_incline, slide, small_block, G, SLOPE_DEGREES};
 use common::intersections::crossings;
 use common::{sim_header, Sim};
 use xpbd_core::mesh::Vec3;
-use xpbd_core::scene::schema::{Collider, Material};
+use xpbd_core::scene::schema::{Collider, Material, Solver};
 use xpbd_core::scene::{BodyBuilder, Scene, SceneBuilder};
 
 #[test]
 fn a_block_on_a_20_degree_plane_sticks_at_mu_half_and_slides_as_coulomb_at_mu_0_2() {
     assert_coulomb("plane", &[0.5, 0.2, 0.0], |mu| slide(&block_on_incline(mu).build(), 1.0, |_| ()).centre);
+}
+
+/// The same under MGPBD (with an ARAP block: MGPBD has no StVK rows): its contact rows act after each outer iteration, and the pushes stay in the target x̃
+/// of the next, so λ_n (the friction cone's radius) is the push once, not once per outer iteration.
+#[test]
+fn mgpbd_friction_on_the_incline_is_coulomb() {
+    let block = || small_block().material(Material::tet("arap", 1e7, 0.3, 1000.0));
+    let mgpbd = |mu| on_incline(block(), mu).solver(Solver::mgpbd()).build();
+    assert_coulomb("mgpbd plane", &[0.5, 0.2, 0.0], |mu| slide(&mgpbd(mu), 1.0, |_| ()).centre);
 }
 
 /// A soft 0.2 m ARAP box (E = 1e6 Pa, 3 cells a side) with its lowest corner at `at`.

@@ -20,8 +20,13 @@ pub fn small_block() -> BodyBuilder {
 /// (cos θ, sin θ, 0)), with friction `mu` on the plane; 60 frames per second, 10 substeps × 4 serial XPBD
 /// iterations.
 pub fn block_on_incline(mu: f64) -> SceneBuilder {
+    on_incline(small_block(), mu)
+}
+
+/// [`block_on_incline`] with another block (made like [`small_block`]: its lowest corner at the origin).
+pub fn on_incline(block: BodyBuilder, mu: f64) -> SceneBuilder {
     let (s, c) = SLOPE_DEGREES.to_radians().sin_cos();
-    let block = small_block().rotate([0.0, 0.0, SLOPE_DEGREES]);
+    let block = block.rotate([0.0, 0.0, SLOPE_DEGREES]);
     sim_header(1.0 / 60.0, 10, 4, [0.0, -G, 0.0], 0.0, "serial").body(block).collider(Collider::plane([0.0; 3], [-s, c, 0.0]).friction(mu))
 }
 

@@ -224,9 +224,12 @@ impl<O: MgpbdOps> DeviceOuter<O> {
             ops.copy(x, x_tilde)?;
         } else {
             // What moved the positions since the last outer iteration (soft attachments, contacts) stays, as on
-            // the CPU (Mgpbd::iterate_rows): x̃ += x − x_trial.
-            ops.axpy(x_tilde, <O::T as KernelScalar>::from_f64(1.0), x)?;
-            ops.axpy(x_tilde, <O::T as KernelScalar>::from_f64(-1.0), &self.x_trial)?;
+            // the CPU (Mgpbd::iterate_rows): x̃ += (x − x_trial), the difference first as there (`corr` is free
+            // until M⁻¹Jᵀλ below).
+            let unit = |a: f64| <O::T as KernelScalar>::from_f64(a);
+            ops.copy(x, corr)?;
+            ops.axpy(corr, unit(-1.0), &self.x_trial)?;
+            ops.axpy(x_tilde, unit(1.0), corr)?;
         }
         ops.jacobian_transpose(incidence, grads, ones_rows, lambda, inv_mass, corr)?;
         ops.inertia_term(x, x_tilde, corr, inv_mass, q)?;
