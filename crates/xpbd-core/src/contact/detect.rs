@@ -36,7 +36,7 @@ pub struct Detector {
 
 /// The margin δ of the candidate list, as a multiple of the thickness: larger keeps more candidates and runs the
 /// broad phase less often.
-const MARGIN: f64 = 1.0;
+const MARGIN: f64 = 0.5;
 
 /// Where a pair is looked for: the substep's start and its prediction.
 struct Motion<'a> {
@@ -87,7 +87,23 @@ impl Detector {
         let keep = 2.0 * c.thickness + 3.0 * margin;
         let grow = 0.5 * keep;
         let swept = |vs: &[u32]| Aabb::around(vs.iter().flat_map(|&v| [&m.x0[v as usize], &m.x1[v as usize]])).inflate(grow);
-        let near = |a: &[u32], b: &[u32]| distance(m.x1, a, b) < keep || distance(m.x0, a, b) < keep + m.relative(a, b);
+        // Closer than K at x̃, or than K plus their relative motion at x₀ (which differs from x̃'s distance by at
+        // most that motion, so x₀ needs no look when x̃'s is beyond K plus twice the motion).
+        let near = |a: &[u32], b: &[u32]| {
+            let (d1, moved) = (distance(m.x1, a, b), m.relative(a, b));
+            d1 < keep || (d1 < keep + 2.0 * moved && distance(m.x0, a, b) < keep + moved)
+        };
+        // Primitives `a` (of body `ba`) and `b` (of body `bb`), cheapest and most selective tests first: bodies
+        // that collide, no shared vertex, not both immovable; near; within one body, not closer than K at rest
+        // (surface neighbours, which could touch only by crushing the elements between them) and no shared tet.
+        let candidate = |a: &[u32], ba: u32, b: &[u32], bb: u32| {
+            let own = ba == bb;
+            c.pair(ba, bb)
+                && !a.iter().any(|v| b.contains(v))
+                && !a.iter().chain(b).all(|&v| m.inv_mass[v as usize] == 0.0)
+                && near(a, b)
+                && !(own && (distance(m.rest, a, b) < keep || s.share_element(a, b)))
+        };
         let triangle_boxes: Vec<Aabb> = s.triangles.par_iter().map(|t| swept(t)).collect();
         let edge_boxes: Vec<Aabb> = s.edges.par_iter().map(|e| swept(e)).collect();
         let (triangles, edges) = (Bvh::new(&triangle_boxes), Bvh::new(&edge_boxes));
@@ -100,7 +116,7 @@ impl Detector {
                     let (v, body) = (s.vertices[i as usize], s.vertex_body[i as usize]);
                     triangles.query(&swept(&[v]), |t| {
                         let (tri, tb) = (&s.triangles[t as usize], s.triangle_body[t as usize]);
-                        if Self::coarse(c, m, &[v], body, tri, tb) && near(&[v], tri) && Self::fine(c, m, &[v], body, tri, tb) {
+                        if candidate(&[v], body, tri, tb) {
                             out.push((i, t));
                         }
                     });
@@ -115,7 +131,7 @@ impl Detector {
                 let kept = chunk.iter().filter(|&&(i, j)| {
                     let (e, f) = (&s.edges[i as usize], &s.edges[j as usize]);
                     let (eb, fb) = (s.edge_body[i as usize], s.edge_body[j as usize]);
-                    Self::coarse(c, m, e, eb, f, fb) && near(e, f) && Self::fine(c, m, e, eb, f, fb)
+                    candidate(e, eb, f, fb)
                 });
                 kept.copied().collect()
             })
@@ -124,17 +140,6 @@ impl Detector {
         self.edge_edge = ee.into_iter().flatten().collect();
         self.found_at = FoundAt::new(c, m.x1);
         self.broad_phases += 1;
-    }
-
-    /// The cheap half of whether primitives `a` (of body `ba`) and `b` (of body `bb`) may ever touch: bodies
-    /// that collide, no shared vertex, not both immovable.
-    fn coarse(c: &ContactModel, m: &Motion, a: &[u32], ba: u32, b: &[u32], bb: u32) -> bool {
-        c.pair(ba, bb) && !a.iter().any(|v| b.contains(v)) && !a.iter().chain(b).all(|&v| m.inv_mass[v as usize] == 0.0)
-    }
-
-    /// The rest, within one body: no shared tet, not closer than the thickness at rest.
-    fn fine(c: &ContactModel, m: &Motion, a: &[u32], ba: u32, b: &[u32], bb: u32) -> bool {
-        ba != bb || !(c.surface.share_element(a, b) || distance(m.rest, a, b) < c.thickness)
     }
 }
 
