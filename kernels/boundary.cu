@@ -319,7 +319,9 @@ XPBD_EXPORT_F32_F64(restitution,
 // Pair rows (crates/xpbd-core/src/contact/rows.rs: PairRow), detected on the host every substep
 // (xpbd_core::contact::detect::Detector) and uploaded: per row its four vertices, weights w_k (vertex–triangle
 // (1, -b0, -b1, -b2), edge–edge (1 - s, s, -(1 - t), -t)), the normal n fixed for the substep, and the pair's
-// friction (mu_s, mu_k); the gap is C = n . sum_k w_k x_k - thickness.
+// friction (mu_s, mu_k); the gap is C = n . sum_k w_k x_k - thickness. A vertex–edge row (vertices p, a, b, b)
+// finds its closest point s on the edge and its normal again before each projection (PairRow::follow_edge):
+// weights (1, s - 1, -s, 0), n = (p - q) / |p - q|, written back to `normals`.
 //
 // One pass over all rows in order (set.rs: ContactSet::project, the pairs' part), after each iteration's soft
 // attachments and before the collider rows. Rows share vertices, so they run one after the other in ONE thread
@@ -346,13 +348,28 @@ template <typename T>
 __device__ __forceinline__ void project_pair_rows_impl(T* __restrict__ x, const T* __restrict__ x_prev,
                                                        const T* __restrict__ inv_mass,
                                                        const unsigned int* __restrict__ vertices,
-                                                       const T* __restrict__ weights, const T* __restrict__ normals,
+                                                       const T* __restrict__ weights, T* __restrict__ normals,
                                                        const T* __restrict__ friction, T* __restrict__ lambda_n,
                                                        T* __restrict__ lambda_t, T thickness, unsigned int count) {
     if (xpbd::global_thread_index() != 0) return;
     for (size_t r = 0; r < count; ++r) {
         const unsigned int* vertex = vertices + 4 * r;
-        const T* weight = weights + 4 * r;
+        T weight[4] = {weights[4 * r], weights[4 * r + 1], weights[4 * r + 2], weights[4 * r + 3]};
+        if (vertex[2] == vertex[3]) {
+            // PairRow::follow_edge.
+            const xpbd::Vec3<T> p = xpbd::load3(x, vertex[0]), a = xpbd::load3(x, vertex[1]), b = xpbd::load3(x, vertex[2]);
+            const xpbd::Vec3<T> ab{b.x - a.x, b.y - a.y, b.z - a.z}, ap{p.x - a.x, p.y - a.y, p.z - a.z};
+            const T len2 = dot3(ab, ab);
+            T s = len2 > T(0) ? dot3(ap, ab) / len2 : T(0);
+            s = s < T(0) ? T(0) : (s > T(1) ? T(1) : s);
+            const xpbd::Vec3<T> gap{ap.x - ab.x * s, ap.y - ab.y * s, ap.z - ab.z * s};
+            const T d = sqrt(dot3(gap, gap));
+            if (d > T(0)) xpbd::store3(normals, r, xpbd::Vec3<T>{gap.x / d, gap.y / d, gap.z / d});
+            weight[0] = T(1);
+            weight[1] = s - T(1);
+            weight[2] = -s;
+            weight[3] = T(0);
+        }
         const xpbd::Vec3<T> n = xpbd::load3(normals, r);
         const T c = dot3(n, pair_combine<T>(x, nullptr, vertex, weight)) - thickness;
         T ln = lambda_n[r];
@@ -382,6 +399,6 @@ __device__ __forceinline__ void project_pair_rows_impl(T* __restrict__ x, const 
 XPBD_EXPORT_F32_F64(project_pair_rows,
                     (T* __restrict__ x, const T* __restrict__ x_prev, const T* __restrict__ inv_mass,
                      const unsigned int* __restrict__ vertices, const T* __restrict__ weights,
-                     const T* __restrict__ normals, const T* __restrict__ friction, T* __restrict__ lambda_n,
+                     T* __restrict__ normals, const T* __restrict__ friction, T* __restrict__ lambda_n,
                      T* __restrict__ lambda_t, T thickness, unsigned int count),
                     (x, x_prev, inv_mass, vertices, weights, normals, friction, lambda_n, lambda_t, thickness, count))

@@ -30,7 +30,7 @@ type PlacePins<T> = unsafe extern "C" fn(*mut T, U, *const T, *const T, *const T
 type SoftAttachments<T> = unsafe extern "C" fn(*mut T, *const T, U, *const T, *const T, *const T, *mut T, T, *const T, u32);
 type DetectColliderRows<T> = unsafe extern "C" fn(*const T, *const T, *const T, U, u32, *const T, u32, T, *const T, *mut u32, *mut T, *mut T);
 type ProjectColliderRows<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, u32, *const T, u32, U, *mut T, *mut T, *mut T, T, *const T);
-type ProjectPairRows<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, *const T, *const T, *const T, *mut T, *mut T, T, u32);
+type ProjectPairRows<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, *const T, *mut T, *const T, *mut T, *mut T, T, u32);
 type Restitution<T> = unsafe extern "C" fn(*mut T, *const T, U, u32, *const T, u32, U, *const T, *const T, T, T);
 type ProjectItems<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, *const T, *const T, *mut T, U, u32, u32, T, T, T, T);
 type JacobiElements<T> = unsafe extern "C" fn(*const T, *const T, *const T, U, *const T, *const T, *mut T, *const T, *mut T, T, u32, T, T, T, T);
@@ -254,7 +254,7 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
                         inv_mass.as_ptr(),
                         pair_vertices.as_ptr(),
                         pair_weights.as_ptr(),
-                        pair_normal.as_ptr(),
+                        pair_normal.as_mut_ptr(),
                         pair_friction.as_ptr(),
                         pair_lambda_n.as_mut_ptr(),
                         pair_lambda_t.as_mut_ptr(),
@@ -382,6 +382,11 @@ fn host_compiled_pair_rows_match_the_cpu_backend() {
     let mut cloth = with_ordering(cloth(1e-5), CLUSTERED);
     cloth.model.contact.self_contact = true;
     check::<f64>(lib, "cloth with self contact", &cloth, 1e-10);
+    let b = with_ordering(ridge(), CLUSTERED);
+    let mut cpu = CpuBackend::new(&b.model, &b.config);
+    cpu.step_frame(&b.model, &mut State::initial(&b.model)).unwrap();
+    assert!(cpu.contacts().pairs.iter().any(|r| r.follows_edge() && r.pushes()), "a vertex–edge row pushes the cube's corner");
+    check::<f64>(lib, "cube corner on a ridge", &b, 1e-10);
 }
 
 #[test]

@@ -8,6 +8,7 @@
 
 use super::distance::{point_triangle, projected_barycentric, segment_segment};
 use super::verlet::FoundAt;
+use super::wedge::vertex_edge;
 use super::{ContactModel, Friction, PairRow};
 use crate::mesh::bvh::{Aabb, Bvh};
 use crate::mesh::Vec3;
@@ -15,7 +16,7 @@ use rayon::prelude::*;
 
 /// How far outside a triangle (in barycentric weight) a vertex still counts as over it: a vertex exactly above
 /// a shared edge belongs to both triangles.
-const ON_BORDER: f64 = 1e-9;
+pub(super) const ON_BORDER: f64 = 1e-9;
 
 /// Queries per parallel task (keeps the output order fixed: tasks are concatenated in order).
 const CHUNK: usize = 256;
@@ -39,8 +40,8 @@ pub struct Detector {
 const MARGIN: f64 = 0.5;
 
 /// Where a pair is looked for: the substep's start and its prediction.
-struct Motion<'a> {
-    x0: &'a [Vec3],
+pub(super) struct Motion<'a> {
+    pub x0: &'a [Vec3],
     x1: &'a [Vec3],
     rest: &'a [Vec3],
     inv_mass: &'a [f64],
@@ -49,7 +50,7 @@ struct Motion<'a> {
 impl Motion<'_> {
     /// The largest move in the substep of a vertex of `a` relative to a vertex of `b`: the most their distance
     /// (vertex–triangle or edge–edge) changes from x₀ to x̃.
-    fn relative(&self, a: &[u32], b: &[u32]) -> f64 {
+    pub(super) fn relative(&self, a: &[u32], b: &[u32]) -> f64 {
         let step = |v: u32| self.x1[v as usize] - self.x0[v as usize];
         a.iter().flat_map(|&p| b.iter().map(move |&q| (step(p) - step(q)).norm())).fold(0.0, f64::max)
     }
@@ -73,8 +74,12 @@ impl Detector {
             self.vertex_triangle.par_chunks(CHUNK).map(|chunk| chunk.iter().filter_map(|&(i, t)| vertex_triangle(c, &m, i, t)).collect()).collect();
         let edge_rows: Vec<Vec<PairRow>> =
             self.edge_edge.par_chunks(CHUNK).map(|chunk| chunk.iter().filter_map(|&(e, f)| edge_edge(c, &m, e, f)).collect()).collect();
+        // The candidates are in query order, so each vertex's triangles are consecutive.
+        let groups: Vec<&[(u32, u32)]> = self.vertex_triangle.chunk_by(|a, b| a.0 == b.0).collect();
+        let wedge_rows: Vec<Vec<PairRow>> = groups.par_chunks(CHUNK / 4).map(|chunk| chunk.iter().flat_map(|g| vertex_edge(c, &m, g)).collect()).collect();
         rows.extend(vertex_rows.into_iter().flatten());
         rows.extend(edge_rows.into_iter().flatten());
+        rows.extend(wedge_rows.into_iter().flatten());
     }
 
     /// Finds the candidates: pairs that come within K = 2·thickness + 3δ on the straight paths from x₀ to x̃
@@ -183,7 +188,7 @@ fn edge_edge(c: &ContactModel, m: &Motion, i: u32, j: u32) -> Option<PairRow> {
     Some(row([e[0], e[1], f[0], f[1]], [1.0 - u, u, t - 1.0, -t], gap / d, c.friction[eb as usize], c.friction[fb as usize]))
 }
 
-fn row(vertices: [u32; 4], weights: [f64; 4], normal: Vec3, a: Friction, b: Friction) -> PairRow {
+pub(super) fn row(vertices: [u32; 4], weights: [f64; 4], normal: Vec3, a: Friction, b: Friction) -> PairRow {
     PairRow { vertices, weights, normal, friction: Friction::mean(a, b), lambda_n: 0.0, lambda_t: Vec3::zeros() }
 }
 

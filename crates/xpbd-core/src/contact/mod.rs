@@ -12,6 +12,7 @@ pub mod rows;
 pub mod set;
 pub mod surface;
 mod verlet;
+mod wedge;
 
 pub use forces::ContactForces;
 pub use friction::Friction;

@@ -20,10 +20,12 @@ pub struct ColliderRow {
     pub lambda_t: Vec3,
 }
 
-/// Two surface primitives of bodies: a vertex against a triangle, or an edge against an edge. The gap is
-/// linearised at the start of the substep: C(x) = n·Σₖ wₖ xₖ − thickness, with the normal n and the weights
-/// (1, −b₀, −b₁, −b₂) of the closest point (vertex–triangle) or (1 − s, s, −(1 − t), −t) (edge–edge) fixed for
-/// the substep.
+/// Two surface primitives of bodies: a vertex against a triangle, an edge against an edge, or a vertex against
+/// an edge. The gap is C(x) = n·Σₖ wₖ xₖ − thickness. A vertex–triangle or edge–edge row is linearised at the
+/// start of the substep: the normal n and the weights (1, −b₀, −b₁, −b₂) of the closest point (vertex–triangle)
+/// or (1 − s, s, −(1 − t), −t) (edge–edge) are fixed for the substep. A vertex–edge row (vertices [p, a, b, b],
+/// weights (1, s − 1, −s, 0)) finds its closest point and normal again at every projection
+/// ([`PairRow::follows_edge`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PairRow {
     pub vertices: [u32; 4],
@@ -86,6 +88,26 @@ impl PairRow {
         self.lambda_n > 0.0
     }
 
+    /// Whether this is a vertex–edge row (vertices [p, a, b, b]: p against the edge a–b), whose closest point
+    /// and normal follow the positions.
+    pub fn follows_edge(&self) -> bool {
+        self.vertices[2] == self.vertices[3]
+    }
+
+    /// A vertex–edge row's closest point s (clamped to the edge) and normal (p − q)/|p − q| at positions `x`;
+    /// the normal is kept while p lies on the edge's line.
+    fn follow_edge(&mut self, x: &[Vec3]) {
+        let [p, a, b, _] = self.vertices.map(|v| x[v as usize]);
+        let ab = b - a;
+        let s = if ab.norm_squared() > 0.0 { ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0) } else { 0.0 };
+        let gap = p - a - ab * s;
+        let d = gap.norm();
+        if d > 0.0 {
+            self.normal = gap / d;
+        }
+        self.weights = [1.0, s - 1.0, -s, 0.0];
+    }
+
     /// Σₖ wₖ vₖ over the row's vertices.
     fn combine(&self, v: impl Fn(usize) -> Vec3) -> Vec3 {
         (0..4).map(|k| v(self.vertices[k] as usize) * self.weights[k]).sum()
@@ -103,6 +125,9 @@ impl PairRow {
 
     /// One projection (a no-op while the gap is open and the row holds nothing).
     pub fn project(&mut self, thickness: f64, it: &mut Iterate) {
+        if self.follows_edge() {
+            self.follow_edge(it.x);
+        }
         let c = self.gap(it.x, thickness);
         // Open and holding nothing; or a non-finite vertex, whose NaN must not spread to the others.
         if (c >= 0.0 && self.lambda_n == 0.0) || !c.is_finite() {

@@ -21,9 +21,10 @@ pub fn collider_rows(surface: &[u32], colliders: usize, normal: &[f64], lambda_n
     pushed.map(row).collect()
 }
 
-/// The substep's pair rows (detected on the host, uploaded with zero multipliers) with the device's λ_n.
-pub fn pair_rows(rows: &[PairRow], lambda_n: &[f64]) -> Vec<PairRow> {
-    rows.iter().zip(lambda_n).map(|(r, &lambda_n)| PairRow { lambda_n, ..*r }).collect()
+/// The substep's pair rows (detected on the host, uploaded with zero multipliers) with the device's λ_n and
+/// normals (3 per row: a vertex–edge row's follows the positions; its weights stay the substep start's here).
+pub fn pair_rows(rows: &[PairRow], lambda_n: &[f64], normal: &[f64]) -> Vec<PairRow> {
+    rows.iter().zip(lambda_n).zip(vectors(normal)).map(|((r, &lambda_n), normal)| PairRow { lambda_n, normal, ..*r }).collect()
 }
 
 #[cfg(test)]
@@ -42,7 +43,7 @@ mod tests {
     }
 
     #[test]
-    fn pair_rows_take_the_device_multipliers() {
+    fn pair_rows_take_the_device_multipliers_and_normals() {
         let row = PairRow {
             vertices: [0, 1, 2, 3],
             weights: [1.0, -0.5, -0.5, 0.0],
@@ -51,8 +52,8 @@ mod tests {
             lambda_n: 0.0,
             lambda_t: Vec3::zeros(),
         };
-        let rows = pair_rows(&[row, row], &[0.0, 2.0]);
+        let rows = pair_rows(&[row, row], &[0.0, 2.0], &[0.0, 1.0, 0.0, 0.6, 0.8, 0.0]);
         assert_eq!(rows.iter().map(|r| r.lambda_n).collect::<Vec<_>>(), [0.0, 2.0]);
-        assert_eq!(rows[1], PairRow { lambda_n: 2.0, ..row });
+        assert_eq!(rows[1], PairRow { lambda_n: 2.0, normal: Vec3::new(0.6, 0.8, 0.0), ..row });
     }
 }

@@ -120,8 +120,10 @@ impl<T: KernelScalar> Gpu<T> {
         }
         let mut pairs = Vec::new();
         if let Some(p) = self.dev.pairs.as_ref().filter(|p| p.count > 0) {
-            let lambda_n = to_f64(&stream.clone_dtoh(&p.lambda_n.slice(0..p.count as usize)).map_err(&e)?);
-            pairs = pair_rows(&p.rows, &lambda_n);
+            let rows = 0..p.count as usize;
+            let lambda_n = to_f64(&stream.clone_dtoh(&p.lambda_n.slice(rows.clone())).map_err(&e)?);
+            let normal = to_f64(&stream.clone_dtoh(&p.normal.slice(3 * rows.start..3 * rows.end)).map_err(&e)?);
+            pairs = pair_rows(&p.rows, &lambda_n, &normal);
         }
         Ok(ContactForces::of(&pairs, &colliders, model.vertex_count(), self.config.h()))
     }
@@ -234,7 +236,7 @@ impl<T: KernelScalar> Gpu<T> {
             }
             if let Some(p) = d.pairs.as_mut().filter(|p| p.count > 0) {
                 let mut l = stream.launch_builder(&p.project);
-                l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&p.vertices).arg(&p.weights).arg(&p.normal).arg(&p.friction);
+                l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&p.vertices).arg(&p.weights).arg(&mut p.normal).arg(&p.friction);
                 l.arg(&mut p.lambda_n).arg(&mut p.lambda_t).arg(&p.thickness).arg(&p.count);
                 let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
                 // SAFETY: project_pair_rows_<T>(x, x_prev, inv_mass, vertices, weights, normals, friction, lambda_n,
