@@ -8,7 +8,7 @@
 
 use super::distance::{point_triangle, projected_barycentric, segment_segment};
 use super::verlet::FoundAt;
-use super::wedge::vertex_edge;
+use super::wedge::{vertex_edge, wedge_candidates, WedgeCandidate};
 use super::{ContactModel, Friction, PairRow};
 use crate::mesh::bvh::{Aabb, Bvh};
 use crate::mesh::Vec3;
@@ -29,6 +29,8 @@ pub struct Detector {
     /// ([`Detector::admissible`]), in query order.
     vertex_triangle: Vec<(u32, u32)>,
     edge_edge: Vec<(u32, u32)>,
+    /// Vertex–edge candidates, from the vertex–triangle ones ([`wedge_candidates`]).
+    vertex_edge: Vec<WedgeCandidate>,
     found_at: FoundAt,
     /// Broad phases run so far and their wall seconds (for benchmarks).
     pub broad_phases: usize,
@@ -74,9 +76,8 @@ impl Detector {
             self.vertex_triangle.par_chunks(CHUNK).map(|chunk| chunk.iter().filter_map(|&(i, t)| vertex_triangle(c, &m, i, t)).collect()).collect();
         let edge_rows: Vec<Vec<PairRow>> =
             self.edge_edge.par_chunks(CHUNK).map(|chunk| chunk.iter().filter_map(|&(e, f)| edge_edge(c, &m, e, f)).collect()).collect();
-        // The candidates are in query order, so each vertex's triangles are consecutive.
-        let groups: Vec<&[(u32, u32)]> = self.vertex_triangle.chunk_by(|a, b| a.0 == b.0).collect();
-        let wedge_rows: Vec<Vec<PairRow>> = groups.par_chunks(CHUNK / 4).map(|chunk| chunk.iter().flat_map(|g| vertex_edge(c, &m, g)).collect()).collect();
+        let wedge_rows: Vec<Vec<PairRow>> =
+            self.vertex_edge.par_chunks(CHUNK).map(|chunk| chunk.iter().filter_map(|w| vertex_edge(c, &m, w)).collect()).collect();
         rows.extend(vertex_rows.into_iter().flatten());
         rows.extend(edge_rows.into_iter().flatten());
         rows.extend(wedge_rows.into_iter().flatten());
@@ -143,6 +144,8 @@ impl Detector {
             .collect();
         self.vertex_triangle = vt.into_iter().flatten().collect();
         self.edge_edge = ee.into_iter().flatten().collect();
+        // The vertex–triangle candidates are in query order: each vertex's triangles are consecutive.
+        self.vertex_edge = wedge_candidates(c, &self.vertex_triangle);
         self.found_at = FoundAt::new(c, m.x1);
         self.broad_phases += 1;
     }

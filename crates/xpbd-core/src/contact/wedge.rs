@@ -9,41 +9,76 @@ use super::detect::{row, Motion, ON_BORDER};
 use super::distance::projected_barycentric;
 use super::{ContactModel, PairRow};
 
-/// The vertex–edge rows of one surface vertex, from its candidate triangles `group` ((vertex, triangle) pairs
-/// of one vertex, from the broad phase), at the substep's start.
-pub(super) fn vertex_edge(c: &ContactModel, m: &Motion, group: &[(u32, u32)]) -> Vec<PairRow> {
+/// No triangle (a candidate edge bordered by one candidate triangle only).
+const NONE: u32 = u32::MAX;
+
+/// A vertex–edge candidate, found with the broad phase's vertex–triangle candidates: surface vertex `vertex`
+/// (an index of `Surface::vertices`), the edge a–b of one of its candidate triangles, and the candidate
+/// triangles that border the edge (one or two).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WedgeCandidate {
+    pub vertex: u32,
+    pub edge: [u32; 2],
+    pub triangles: [u32; 2],
+}
+
+/// The vertex–edge candidates of the (vertex, triangle) candidates `vertex_triangle`, in which each vertex's
+/// triangles are consecutive: every edge of a vertex's candidate triangles once (by edge within a vertex),
+/// without the edges that share a tet with the vertex.
+pub fn wedge_candidates(c: &ContactModel, vertex_triangle: &[(u32, u32)]) -> Vec<WedgeCandidate> {
     let s = &c.surface;
-    let i = group[0].0 as usize;
-    let (v, body) = (s.vertices[i], s.vertex_body[i]);
-    let p = m.x0[v as usize];
-    // Each candidate triangle's edges (lower index first), with whether the vertex is outside it across the edge.
-    let mut sides: Vec<([u32; 2], u32, bool)> = Vec::with_capacity(3 * group.len());
-    for &(_, t) in group {
-        let tri = s.triangles[t as usize];
-        let [a, b, cc] = tri.map(|k| m.x0[k as usize]);
-        let Some(w) = projected_barycentric(&p, &a, &b, &cc) else { continue };
-        for k in 0..3 {
-            let (e0, e1) = (tri[(k + 1) % 3], tri[(k + 2) % 3]);
-            sides.push(([e0.min(e1), e0.max(e1)], s.triangle_body[t as usize], w[k] < -ON_BORDER));
+    let mut out = Vec::new();
+    let mut edges: Vec<([u32; 2], u32)> = Vec::new();
+    for group in vertex_triangle.chunk_by(|a, b| a.0 == b.0) {
+        let i = group[0].0;
+        let (v, body) = (s.vertices[i as usize], s.vertex_body[i as usize]);
+        edges.clear();
+        for &(_, t) in group {
+            let tri = s.triangles[t as usize];
+            edges.extend((0..3).map(|k| {
+                let (a, b) = (tri[(k + 1) % 3], tri[(k + 2) % 3]);
+                ([a.min(b), a.max(b)], t)
+            }));
+        }
+        edges.sort_unstable();
+        for same in edges.chunk_by(|a, b| a.0 == b.0) {
+            let (edge, t) = same[0];
+            if s.triangle_body[t as usize] == body && s.share_element(&[v], &edge) {
+                continue;
+            }
+            out.push(WedgeCandidate { vertex: i, edge, triangles: [t, same.get(1).map_or(NONE, |e| e.1)] });
         }
     }
-    sides.sort_unstable_by_key(|side| side.0);
-    let wedges = sides.chunk_by(|a, b| a.0 == b.0).filter(|same| same.iter().all(|side| side.2));
-    wedges
-        .filter_map(|same| {
-            let ([a, b], edge_body) = (same[0].0, same[0].1);
-            if edge_body == body && s.share_element(&[v], &[a, b]) {
-                return None;
-            }
-            let (xa, xb) = (m.x0[a as usize], m.x0[b as usize]);
-            let ab = xb - xa;
-            let t = (p - xa).dot(&ab) / ab.norm_squared();
-            let gap = p - xa - ab * t;
-            let d = gap.norm();
-            let reach = 2.0 * c.thickness + m.relative(&[v], &[a, b]);
-            let inside = t > 0.0 && t < 1.0;
-            (inside && d < reach && d > 1e-9 * c.thickness)
-                .then(|| row([v, a, b, b], [1.0, t - 1.0, -t, 0.0], gap / d, c.friction[body as usize], c.friction[edge_body as usize]))
-        })
-        .collect()
+    out
+}
+
+/// The row of candidate `w` at the substep's start, when the vertex is outside every bordering triangle across
+/// the edge (a degenerate triangle does not count), its closest point lies inside the edge, and it is within
+/// reach.
+pub fn vertex_edge(c: &ContactModel, m: &Motion, w: &WedgeCandidate) -> Option<PairRow> {
+    let s = &c.surface;
+    let (v, body) = (s.vertices[w.vertex as usize], s.vertex_body[w.vertex as usize]);
+    let [a, b] = w.edge;
+    let p = m.x0[v as usize];
+    let mut outside = 0;
+    for &t in w.triangles.iter().filter(|&&t| t != NONE) {
+        let tri = s.triangles[t as usize];
+        let [ta, tb, tc] = tri.map(|k| m.x0[k as usize]);
+        let Some(weights) = projected_barycentric(&p, &ta, &tb, &tc) else { continue };
+        // The weight of the corner opposite the edge: negative outside across it.
+        let opposite = tri.iter().position(|k| *k != a && *k != b).expect("a triangle has a corner off each edge");
+        if weights[opposite] >= -ON_BORDER {
+            return None;
+        }
+        outside += 1;
+    }
+    let (xa, xb) = (m.x0[a as usize], m.x0[b as usize]);
+    let ab = xb - xa;
+    let t = (p - xa).dot(&ab) / ab.norm_squared();
+    let gap = p - xa - ab * t;
+    let d = gap.norm();
+    let reach = 2.0 * c.thickness + m.relative(&[v], &[a, b]);
+    let edge_body = s.triangle_body[w.triangles[0] as usize];
+    (outside > 0 && t > 0.0 && t < 1.0 && d < reach && d > 1e-9 * c.thickness)
+        .then(|| row([v, a, b, b], [1.0, t - 1.0, -t, 0.0], gap / d, c.friction[body as usize], c.friction[edge_body as usize]))
 }
