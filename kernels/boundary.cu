@@ -316,8 +316,211 @@ XPBD_EXPORT_F32_F64(restitution,
                      const T* __restrict__ lambda_n, T g, T h),
                     (v, v_before, surface, surface_count, colliders, collider_count, rows, normal, lambda_n, g, h))
 
-// Pair rows (crates/xpbd-core/src/contact/rows.rs: PairRow), detected on the host every substep
-// (xpbd_core::contact::detect::Detector) and uploaded: per row its four vertices, weights w_k (vertex–triangle
+// Narrow phase of the pair rows on the device (crates/xpbd-core/src/contact/detect.rs: vertex_triangle,
+// edge_edge; wedge.rs: vertex_edge), operation for operation. The host keeps the broad phase's candidates
+// (Detector::update, rerun only when its Verlet list no longer holds) and uploads them as slots: first the
+// vertex–triangle candidates (vertices v, t0, t1, t2), then edge–edge (e0, e1, f0, f1), then vertex–edge
+// (v, a, b, b; wedge_triangles holds the corners of the one or two triangles bordering the edge, 0xffffffff for
+// none). One thread per slot decides at the substep's start x_prev, with the prediction x for the relative
+// motion, whether the slot is a row this substep (active), and writes its weights and normal and zeroes its
+// multipliers; the projection below runs the active slots in slot order, which is the CPU's row order.
+template <typename T>
+__device__ __forceinline__ xpbd::Vec3<T> sub3(const xpbd::Vec3<T>& a, const xpbd::Vec3<T>& b) {
+    return xpbd::Vec3<T>{a.x - b.x, a.y - b.y, a.z - b.z};
+}
+
+template <typename T>
+__device__ __forceinline__ xpbd::Vec3<T> scale3(const xpbd::Vec3<T>& a, T s) {
+    return xpbd::Vec3<T>{a.x * s, a.y * s, a.z * s};
+}
+
+template <typename T>
+__device__ __forceinline__ T norm3(const xpbd::Vec3<T>& a) {
+    return sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
+}
+
+template <typename T>
+__device__ __forceinline__ T clamp01(T x) {
+    return x < T(0) ? T(0) : (x > T(1) ? T(1) : x);
+}
+
+// Motion::relative: the largest |(x - x_prev)[p] - (x - x_prev)[q]| over p in a, q in b.
+template <typename T>
+__device__ T relative_motion(const T* __restrict__ x, const T* __restrict__ x_prev, const unsigned int* a, int na,
+                             const unsigned int* b, int nb) {
+    T m = T(0);
+    for (int i = 0; i < na; ++i) {
+        const xpbd::Vec3<T> sp = sub3(xpbd::load3(x, a[i]), xpbd::load3(x_prev, a[i]));
+        for (int j = 0; j < nb; ++j) {
+            const xpbd::Vec3<T> sq = sub3(xpbd::load3(x, b[j]), xpbd::load3(x_prev, b[j]));
+            m = fmax(m, norm3(sub3(sp, sq)));
+        }
+    }
+    return m;
+}
+
+// distance.rs: projected_barycentric; false for a degenerate triangle.
+template <typename T>
+__device__ bool projected_barycentric(const xpbd::Vec3<T>& p, const xpbd::Vec3<T>& a, const xpbd::Vec3<T>& b,
+                                      const xpbd::Vec3<T>& c, T w[3]) {
+    const xpbd::Vec3<T> v0 = sub3(b, a), v1 = sub3(c, a), v2 = sub3(p, a);
+    const T d00 = dot3(v0, v0), d01 = dot3(v0, v1), d11 = dot3(v1, v1), d20 = dot3(v2, v0), d21 = dot3(v2, v1);
+    const T denom = d00 * d11 - d01 * d01;
+    if (denom <= T(1e-14) * d00 * d11) return false;
+    const T v = (d11 * d20 - d01 * d21) / denom;
+    const T u = (d00 * d21 - d01 * d20) / denom;
+    w[0] = T(1) - v - u;
+    w[1] = v;
+    w[2] = u;
+    return true;
+}
+
+// distance.rs: segment_segment.
+template <typename T>
+__device__ void segment_segment(const xpbd::Vec3<T>& p0, const xpbd::Vec3<T>& p1, const xpbd::Vec3<T>& q0,
+                                const xpbd::Vec3<T>& q1, T& s, T& t) {
+    const xpbd::Vec3<T> d1 = sub3(p1, p0), d2 = sub3(q1, q0), r = sub3(p0, q0);
+    const T a = dot3(d1, d1), e = dot3(d2, d2), f = dot3(d2, r);
+    const T tiny = T(1e-300);
+    if (a <= tiny && e <= tiny) {
+        s = T(0);
+        t = T(0);
+        return;
+    }
+    if (a <= tiny) {
+        s = T(0);
+        t = clamp01(f / e);
+        return;
+    }
+    const T c = dot3(d1, r);
+    if (e <= tiny) {
+        s = clamp01(-c / a);
+        t = T(0);
+        return;
+    }
+    const T b = dot3(d1, d2);
+    const T denom = a * e - b * b;
+    s = denom > T(1e-14) * a * e ? clamp01((b * f - c * e) / denom) : T(0);
+    t = (b * s + f) / e;
+    if (t < T(0)) {
+        t = T(0);
+        s = clamp01(-c / a);
+    } else if (t > T(1)) {
+        t = T(1);
+        s = clamp01((b - c) / a);
+    }
+}
+
+// detect.rs: ON_BORDER.
+#define XPBD_ON_BORDER 1e-9
+
+template <typename T>
+__device__ __forceinline__ void narrow_phase_pairs_impl(
+    const T* __restrict__ x, const T* __restrict__ x_prev, const unsigned int* __restrict__ vertices,
+    const unsigned int* __restrict__ wedge_triangles, unsigned int vertex_triangles, unsigned int edge_edges,
+    unsigned int vertex_edges, T thickness, unsigned int* __restrict__ active, T* __restrict__ weights,
+    T* __restrict__ normals, T* __restrict__ lambda_n, T* __restrict__ lambda_t) {
+    const size_t count = size_t(vertex_triangles) + edge_edges + vertex_edges;
+    for (size_t r = xpbd::global_thread_index(); r < count; r += xpbd::grid_stride()) {
+        const unsigned int* vertex = vertices + 4 * r;
+        lambda_n[r] = T(0);
+        xpbd::store3(lambda_t, r, xpbd::Vec3<T>{T(0), T(0), T(0)});
+        T w[4] = {T(0), T(0), T(0), T(0)};
+        xpbd::Vec3<T> n{T(0), T(0), T(0)};
+        bool row = false;
+        if (r < vertex_triangles) {
+            // vertex_triangle: a vertex over the closed triangle within reach; the face's normal.
+            const xpbd::Vec3<T> p = xpbd::load3(x_prev, vertex[0]), a = xpbd::load3(x_prev, vertex[1]),
+                                b = xpbd::load3(x_prev, vertex[2]), c = xpbd::load3(x_prev, vertex[3]);
+            T bary[3];
+            if (projected_barycentric(p, a, b, c, bary) && bary[0] >= T(-XPBD_ON_BORDER) &&
+                bary[1] >= T(-XPBD_ON_BORDER) && bary[2] >= T(-XPBD_ON_BORDER)) {
+                const xpbd::Vec3<T> e1 = sub3(b, a), e2 = sub3(c, a);
+                const xpbd::Vec3<T> cr{e1.y * e2.z - e1.z * e2.y, e1.z * e2.x - e1.x * e2.z, e1.x * e2.y - e1.y * e2.x};
+                const T len = norm3(cr);
+                const xpbd::Vec3<T> face{cr.x / len, cr.y / len, cr.z / len};
+                const T side = dot3(face, sub3(p, a));
+                const T reach = thickness * T(2) + relative_motion(x, x_prev, vertex, 1, vertex + 1, 3);
+                if (fabs(side) < reach) {
+                    row = true;
+                    n = side >= T(0) ? face : xpbd::Vec3<T>{-face.x, -face.y, -face.z};
+                    w[0] = T(1);
+                    for (int k = 0; k < 3; ++k) w[k + 1] = -fmax(bary[k], T(0));
+                }
+            }
+        } else if (r < size_t(vertex_triangles) + edge_edges) {
+            // edge_edge: closest points inside both edges, within reach, the edges apart.
+            const xpbd::Vec3<T> p0 = xpbd::load3(x_prev, vertex[0]), p1 = xpbd::load3(x_prev, vertex[1]),
+                                q0 = xpbd::load3(x_prev, vertex[2]), q1 = xpbd::load3(x_prev, vertex[3]);
+            T u, t;
+            segment_segment(p0, p1, q0, q1, u, t);
+            const xpbd::Vec3<T> gap = sub3(sub3(xpbd::Vec3<T>{p0.x + (p1.x - p0.x) * u, p0.y + (p1.y - p0.y) * u,
+                                                              p0.z + (p1.z - p0.z) * u},
+                                                q0),
+                                           scale3(sub3(q1, q0), t));
+            const T d = norm3(gap);
+            const T reach = thickness * T(2) + relative_motion(x, x_prev, vertex, 2, vertex + 2, 2);
+            if (!(d >= reach || d <= T(1e-9) * thickness || !(u > T(0) && u < T(1)) || !(t > T(0) && t < T(1)))) {
+                row = true;
+                n = xpbd::Vec3<T>{gap.x / d, gap.y / d, gap.z / d};
+                w[0] = T(1) - u;
+                w[1] = u;
+                w[2] = t - T(1);
+                w[3] = -t;
+            }
+        } else {
+            // vertex_edge: outside every bordering triangle across the edge, closest point inside the edge.
+            const unsigned int* tri = wedge_triangles + 6 * (r - vertex_triangles - edge_edges);
+            const unsigned int ea = vertex[1], eb = vertex[2];
+            const xpbd::Vec3<T> p = xpbd::load3(x_prev, vertex[0]);
+            int outside = 0;
+            bool inside = false;
+            for (int k = 0; k < 2 && !inside; ++k) {
+                const unsigned int* corners = tri + 3 * k;
+                if (corners[0] == 0xffffffffu) continue;
+                T bary[3];
+                if (!projected_barycentric(p, xpbd::load3(x_prev, corners[0]), xpbd::load3(x_prev, corners[1]),
+                                           xpbd::load3(x_prev, corners[2]), bary))
+                    continue;
+                int opposite = 0;
+                while (corners[opposite] == ea || corners[opposite] == eb) ++opposite;
+                if (bary[opposite] >= T(-XPBD_ON_BORDER)) inside = true;
+                else ++outside;
+            }
+            if (!inside && outside > 0) {
+                const xpbd::Vec3<T> xa = xpbd::load3(x_prev, ea), xb = xpbd::load3(x_prev, eb);
+                const xpbd::Vec3<T> ab = sub3(xb, xa), ap = sub3(p, xa);
+                const T t = dot3(ap, ab) / dot3(ab, ab);
+                const xpbd::Vec3<T> gap = sub3(ap, scale3(ab, t));
+                const T d = norm3(gap);
+                const T reach = T(2) * thickness + relative_motion(x, x_prev, vertex, 1, vertex + 1, 2);
+                if (t > T(0) && t < T(1) && d < reach && d > T(1e-9) * thickness) {
+                    row = true;
+                    n = xpbd::Vec3<T>{gap.x / d, gap.y / d, gap.z / d};
+                    w[0] = T(1);
+                    w[1] = t - T(1);
+                    w[2] = -t;
+                    w[3] = T(0);
+                }
+            }
+        }
+        active[r] = row ? 1u : 0u;
+        for (int k = 0; k < 4; ++k) weights[4 * r + k] = w[k];
+        xpbd::store3(normals, r, n);
+    }
+}
+
+XPBD_EXPORT_F32_F64(narrow_phase_pairs,
+                    (const T* __restrict__ x, const T* __restrict__ x_prev, const unsigned int* __restrict__ vertices,
+                     const unsigned int* __restrict__ wedge_triangles, unsigned int vertex_triangles,
+                     unsigned int edge_edges, unsigned int vertex_edges, T thickness,
+                     unsigned int* __restrict__ active, T* __restrict__ weights, T* __restrict__ normals,
+                     T* __restrict__ lambda_n, T* __restrict__ lambda_t),
+                    (x, x_prev, vertices, wedge_triangles, vertex_triangles, edge_edges, vertex_edges, thickness,
+                     active, weights, normals, lambda_n, lambda_t))
+
+// Pair rows (crates/xpbd-core/src/contact/rows.rs: PairRow), the active slots of narrow_phase_pairs above: per
+// row its four vertices, weights w_k (vertex–triangle
 // (1, -b0, -b1, -b2), edge–edge (1 - s, s, -(1 - t), -t)), the normal n fixed for the substep, and the pair's
 // friction (mu_s, mu_k); the gap is C = n . sum_k w_k x_k - thickness. A vertex–edge row (vertices p, a, b, b)
 // finds its closest point s on the edge and its normal again before each projection (PairRow::follow_edge):
@@ -348,11 +551,13 @@ template <typename T>
 __device__ __forceinline__ void project_pair_rows_impl(T* __restrict__ x, const T* __restrict__ x_prev,
                                                        const T* __restrict__ inv_mass,
                                                        const unsigned int* __restrict__ vertices,
+                                                       const unsigned int* __restrict__ active,
                                                        const T* __restrict__ weights, T* __restrict__ normals,
                                                        const T* __restrict__ friction, T* __restrict__ lambda_n,
                                                        T* __restrict__ lambda_t, T thickness, unsigned int count) {
     if (xpbd::global_thread_index() != 0) return;
     for (size_t r = 0; r < count; ++r) {
+        if (active[r] == 0u) continue;
         const unsigned int* vertex = vertices + 4 * r;
         T weight[4] = {weights[4 * r], weights[4 * r + 1], weights[4 * r + 2], weights[4 * r + 3]};
         if (vertex[2] == vertex[3]) {
@@ -398,7 +603,8 @@ __device__ __forceinline__ void project_pair_rows_impl(T* __restrict__ x, const 
 
 XPBD_EXPORT_F32_F64(project_pair_rows,
                     (T* __restrict__ x, const T* __restrict__ x_prev, const T* __restrict__ inv_mass,
-                     const unsigned int* __restrict__ vertices, const T* __restrict__ weights,
-                     T* __restrict__ normals, const T* __restrict__ friction, T* __restrict__ lambda_n,
-                     T* __restrict__ lambda_t, T thickness, unsigned int count),
-                    (x, x_prev, inv_mass, vertices, weights, normals, friction, lambda_n, lambda_t, thickness, count))
+                     const unsigned int* __restrict__ vertices, const unsigned int* __restrict__ active,
+                     const T* __restrict__ weights, T* __restrict__ normals, const T* __restrict__ friction,
+                     T* __restrict__ lambda_n, T* __restrict__ lambda_t, T thickness, unsigned int count),
+                    (x, x_prev, inv_mass, vertices, active, weights, normals, friction, lambda_n, lambda_t, thickness,
+                     count))

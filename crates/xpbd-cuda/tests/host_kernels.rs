@@ -15,11 +15,12 @@ use common::*;
 use libloading::Library;
 use xpbd_core::backend::Backend;
 use xpbd_core::contact::detect::Detector;
-use xpbd_core::contact::{ContactSet, Friction, PairRow};
+use xpbd_core::contact::{ContactSet, Friction};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::scene::Built;
 use xpbd_core::state::State;
 use xpbd_cpu::CpuBackend;
+use xpbd_cuda::xpbd::contact_rows::PairSlots;
 use xpbd_cuda::xpbd::layout::{collider_table, Layout};
 use xpbd_cuda::KernelScalar;
 
@@ -30,7 +31,8 @@ type PlacePins<T> = unsafe extern "C" fn(*mut T, U, *const T, *const T, *const T
 type SoftAttachments<T> = unsafe extern "C" fn(*mut T, *const T, U, *const T, *const T, *const T, *mut T, T, *const T, u32);
 type DetectColliderRows<T> = unsafe extern "C" fn(*const T, *const T, *const T, U, u32, *const T, u32, T, *const T, *mut u32, *mut T, *mut T);
 type ProjectColliderRows<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, u32, *const T, u32, U, *mut T, *mut T, *mut T, T, *const T);
-type ProjectPairRows<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, *const T, *mut T, *const T, *mut T, *mut T, T, u32);
+type NarrowPhasePairs<T> = unsafe extern "C" fn(*const T, *const T, U, U, u32, u32, u32, T, *mut u32, *mut T, *mut T, *mut T, *mut T);
+type ProjectPairRows<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, U, *const T, *mut T, *const T, *mut T, *mut T, T, u32);
 type Restitution<T> = unsafe extern "C" fn(*mut T, *const T, U, u32, *const T, u32, U, *const T, *const T, T, T);
 type ProjectItems<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, *const T, *const T, *mut T, U, u32, u32, T, T, T, T);
 type JacobiElements<T> = unsafe extern "C" fn(*const T, *const T, *const T, U, *const T, *const T, *mut T, *const T, *mut T, T, u32, T, T, T, T);
@@ -96,10 +98,11 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
     let mut lambda_n = vec![T::default(); surface.len() * model.colliders.len()];
     let mut lambda_t = vec![T::default(); 3 * surface.len() * model.colliders.len()];
     let mut contacts = 0;
-    // Pair rows: detected on the host from the kernels' x_prev and x̃, as `CudaBackend` does.
+    // Pair rows: candidates kept on the host from the kernels' x_prev and x̃ and the narrow phase in the kernels,
+    // as `CudaBackend` does.
     let mut detector = Detector::default();
-    let mut pairs: Vec<PairRow> = Vec::new();
-    let (mut pair_vertices, mut pair_weights, mut pair_normal, mut pair_friction) = (Vec::<u32>::new(), Vec::<T>::new(), Vec::<T>::new(), Vec::<T>::new());
+    let mut pairs = PairSlots::default();
+    let (mut pair_friction, mut pair_active, mut pair_weights, mut pair_normal) = (Vec::<T>::new(), Vec::<u32>::new(), Vec::<T>::new(), Vec::<T>::new());
     let (mut pair_lambda_n, mut pair_lambda_t) = (Vec::<T>::new(), Vec::<T>::new());
     let vectors = |a: &[T]| -> Vec<Vec3> { a.chunks_exact(3).map(|p| Vec3::new(p[0].to_f64(), p[1].to_f64(), p[2].to_f64())).collect() };
     let mut slots = vec![T::default(); l.jacobi.as_ref().map_or(0, |j| 3 * j.adj.len())];
@@ -163,12 +166,29 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
                 );
             }
             if model.contact.has_pairs() {
-                detector.detect(&model.contact, &model.rest, &model.inv_mass, &vectors(&x_prev), &vectors(&x), &mut pairs);
-                pair_vertices = pairs.iter().flat_map(|r| r.vertices).collect();
-                pair_weights = to_t(pairs.iter().flat_map(|r| r.weights));
-                pair_normal = flat3(&pairs.iter().map(|r| r.normal).collect::<Vec<_>>());
-                pair_friction = to_t(pairs.iter().flat_map(|r| [r.friction.mu_s, r.friction.mu_k]));
-                (pair_lambda_n, pair_lambda_t) = (vec![T::default(); pairs.len()], vec![T::default(); 3 * pairs.len()]);
+                if detector.update(&model.contact, &model.rest, &model.inv_mass, &vectors(&x_prev), &vectors(&x)) {
+                    pairs = PairSlots::of(&model.contact, &detector);
+                    let n = pairs.len();
+                    pair_friction = to_t(pairs.friction.iter().flat_map(|f| [f.mu_s, f.mu_k]));
+                    (pair_active, pair_weights, pair_normal) = (vec![0; n], vec![T::default(); 4 * n], vec![T::default(); 3 * n]);
+                    (pair_lambda_n, pair_lambda_t) = (vec![T::default(); n], vec![T::default(); 3 * n]);
+                }
+                let [vt, ee, ve] = pairs.counts;
+                get::<NarrowPhasePairs<T>>(lib, &k("narrow_phase_pairs"))(
+                    x.as_ptr(),
+                    x_prev.as_ptr(),
+                    pairs.vertices.as_ptr(),
+                    pairs.wedge_triangles.as_ptr(),
+                    vt,
+                    ee,
+                    ve,
+                    thickness,
+                    pair_active.as_mut_ptr(),
+                    pair_weights.as_mut_ptr(),
+                    pair_normal.as_mut_ptr(),
+                    pair_lambda_n.as_mut_ptr(),
+                    pair_lambda_t.as_mut_ptr(),
+                );
             }
             lambda.fill(T::default());
             soft_lambda.fill(T::default());
@@ -252,7 +272,8 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
                         x.as_mut_ptr(),
                         x_prev.as_ptr(),
                         inv_mass.as_ptr(),
-                        pair_vertices.as_ptr(),
+                        pairs.vertices.as_ptr(),
+                        pair_active.as_ptr(),
                         pair_weights.as_ptr(),
                         pair_normal.as_mut_ptr(),
                         pair_friction.as_ptr(),
@@ -365,8 +386,9 @@ fn host_compiled_kernels_match_the_cpu_backend_f64() {
     }
 }
 
-/// Pair rows (contact between and within bodies), detected on the host and projected by `project_pair_rows` in
-/// one thread, against `CpuBackend`: the block dropped onto the slab, and the hanging cloth with its self contact.
+/// Pair rows (contact between and within bodies): candidates kept on the host, rows decided by
+/// `narrow_phase_pairs` and projected by `project_pair_rows` in one thread, against `CpuBackend`: the block
+/// dropped onto the slab, the hanging cloth with its self contact, and a cube's corner on a ridge (vertex–edge).
 #[test]
 fn host_compiled_pair_rows_match_the_cpu_backend() {
     let Some(lib) = library_or_skip() else { return };

@@ -65,13 +65,8 @@ impl Detector {
         if !c.has_pairs() {
             return;
         }
+        self.update(c, rest, inv_mass, x0, x1);
         let m = Motion { x0, x1, rest, inv_mass };
-        let margin = MARGIN * c.thickness;
-        if !self.found_at.holds(c, x0, x1, margin) {
-            let start = std::time::Instant::now();
-            self.broad_phase(c, &m, margin);
-            self.broad_phase_seconds += start.elapsed().as_secs_f64();
-        }
         let vertex_rows: Vec<Vec<PairRow>> =
             self.vertex_triangle.par_chunks(CHUNK).map(|chunk| chunk.iter().filter_map(|&(i, t)| vertex_triangle(c, &m, i, t)).collect()).collect();
         let edge_rows: Vec<Vec<PairRow>> =
@@ -81,6 +76,25 @@ impl Detector {
         rows.extend(vertex_rows.into_iter().flatten());
         rows.extend(edge_rows.into_iter().flatten());
         rows.extend(wedge_rows.into_iter().flatten());
+    }
+
+    /// Keeps the candidates valid for the substep from `x0` to `x1`, running the broad phase when they no longer
+    /// hold ([`FoundAt::holds`]); whether it ran. (The CUDA backend runs the narrow phase on the device.)
+    pub fn update(&mut self, c: &ContactModel, rest: &[Vec3], inv_mass: &[f64], x0: &[Vec3], x1: &[Vec3]) -> bool {
+        let margin = MARGIN * c.thickness;
+        if self.found_at.holds(c, x0, x1, margin) {
+            return false;
+        }
+        let start = std::time::Instant::now();
+        self.broad_phase(c, &Motion { x0, x1, rest, inv_mass }, margin);
+        self.broad_phase_seconds += start.elapsed().as_secs_f64();
+        true
+    }
+
+    /// The candidates, each list in the order its rows are made and projected: (surface vertex index,
+    /// triangle), (edge, edge) and vertex–edge.
+    pub fn candidates(&self) -> (&[(u32, u32)], &[(u32, u32)], &[WedgeCandidate]) {
+        (&self.vertex_triangle, &self.edge_edge, &self.vertex_edge)
     }
 
     /// Finds the candidates: pairs that come within K = 2·thickness + 3δ on the straight paths from x₀ to x̃

@@ -20,3 +20,4 @@ pub use model::ContactModel;
 pub use rows::{ColliderRow, PairRow};
 pub use set::ContactSet;
 pub use surface::Surface;
+pub use wedge::{WedgeCandidate, NO_TRIANGLE};

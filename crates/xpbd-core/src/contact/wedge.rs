@@ -10,7 +10,7 @@ use super::distance::projected_barycentric;
 use super::{ContactModel, PairRow};
 
 /// No triangle (a candidate edge bordered by one candidate triangle only).
-const NONE: u32 = u32::MAX;
+pub const NO_TRIANGLE: u32 = u32::MAX;
 
 /// A vertex–edge candidate, found with the broad phase's vertex–triangle candidates: surface vertex `vertex`
 /// (an index of `Surface::vertices`), the edge a–b of one of its candidate triangles, and the candidate
@@ -46,7 +46,7 @@ pub fn wedge_candidates(c: &ContactModel, vertex_triangle: &[(u32, u32)]) -> Vec
             if s.triangle_body[t as usize] == body && s.share_element(&[v], &edge) {
                 continue;
             }
-            out.push(WedgeCandidate { vertex: i, edge, triangles: [t, same.get(1).map_or(NONE, |e| e.1)] });
+            out.push(WedgeCandidate { vertex: i, edge, triangles: [t, same.get(1).map_or(NO_TRIANGLE, |e| e.1)] });
         }
     }
     out
@@ -61,7 +61,7 @@ pub fn vertex_edge(c: &ContactModel, m: &Motion, w: &WedgeCandidate) -> Option<P
     let [a, b] = w.edge;
     let p = m.x0[v as usize];
     let mut outside = 0;
-    for &t in w.triangles.iter().filter(|&&t| t != NONE) {
+    for &t in w.triangles.iter().filter(|&&t| t != NO_TRIANGLE) {
         let tri = s.triangles[t as usize];
         let [ta, tb, tc] = tri.map(|k| m.x0[k as usize]);
         let Some(weights) = projected_barycentric(&p, &ta, &tb, &tc) else { continue };

@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use cudarc::driver::{CudaFunction, CudaSlice, CudaStream};
 use xpbd_core::contact::detect::Detector;
-use xpbd_core::contact::PairRow;
 use xpbd_core::model::Model;
 
 use crate::convert::{flat3, nonempty, to_t};
 use crate::error::{CudaError, Result};
 use crate::runtime::{GpuContext, KernelScalar};
+use crate::xpbd::contact_rows::PairSlots;
 use crate::xpbd::layout::{collider_table, Family, Layout};
 
 /// Most blocks of one residual launch: its partial sums are read back per frame.
@@ -80,71 +80,87 @@ pub struct DeviceColliders<T> {
     pub restitution: CudaFunction,
 }
 
-/// The pair rows (contact between and within bodies) of the current substep, detected on the host
-/// (`xpbd_core::contact::detect::Detector`) and uploaded flat: per row 4 vertices, 4 weights, the normal (3),
-/// (μ_s, μ_k), λ_n and λ_t (3). The arrays hold `capacity` rows and grow when a substep has more.
+/// The pair rows (contact between and within bodies): the broad phase's candidates, kept on the host
+/// (`xpbd_core::contact::detect::Detector`, rerun only when its Verlet list no longer holds) and uploaded as
+/// slots ([`PairSlots`]); each substep `narrow_phase_pairs` decides on the device which slots are rows and with
+/// what weights and normals, and `project_pair_rows` projects those. Per slot: 4 vertices, (μ_s, μ_k), the
+/// active flag, 4 weights, the normal (3), λ_n and λ_t (3); per vertex–edge slot 6 triangle corners. The
+/// arrays hold `capacity` slots and grow when the candidates are more.
 pub struct DevicePairs<T> {
     pub detector: Detector,
-    /// The substep's rows on the host (their multipliers stay 0: the device's are in `lambda_n`, `lambda_t`).
-    pub rows: Vec<PairRow>,
+    /// The slots on the device, as uploaded.
+    pub slots: PairSlots,
+    /// `detector.broad_phases` when the slots were uploaded.
+    uploaded_at: Option<usize>,
     pub count: u32,
-    pub capacity: usize,
+    capacity: usize,
+    wedge_capacity: usize,
     pub vertices: CudaSlice<u32>,
+    pub wedge_triangles: CudaSlice<u32>,
+    pub friction: CudaSlice<T>,
+    pub active: CudaSlice<u32>,
     pub weights: CudaSlice<T>,
     pub normal: CudaSlice<T>,
-    pub friction: CudaSlice<T>,
     pub lambda_n: CudaSlice<T>,
     pub lambda_t: CudaSlice<T>,
     pub thickness: T,
+    pub narrow: CudaFunction,
     pub project: CudaFunction,
 }
 
 impl<T: KernelScalar> DevicePairs<T> {
-    fn new(gpu: &GpuContext, model: &Model, capacity: usize) -> Result<Self> {
+    fn new(gpu: &GpuContext, model: &Model, capacity: usize, wedge_capacity: usize) -> Result<Self> {
         let (s, e) = (gpu.stream(), CudaError::on_gpu("allocating pair rows"));
         Ok(DevicePairs {
             detector: Detector::default(),
-            rows: Vec::new(),
+            slots: PairSlots::default(),
+            uploaded_at: None,
             count: 0,
             capacity,
+            wedge_capacity,
             vertices: s.alloc_zeros(4 * capacity).map_err(&e)?,
+            wedge_triangles: s.alloc_zeros(6 * wedge_capacity).map_err(&e)?,
+            friction: s.alloc_zeros(2 * capacity).map_err(&e)?,
+            active: s.alloc_zeros(capacity).map_err(&e)?,
             weights: s.alloc_zeros(4 * capacity).map_err(&e)?,
             normal: s.alloc_zeros(3 * capacity).map_err(&e)?,
-            friction: s.alloc_zeros(2 * capacity).map_err(&e)?,
             lambda_n: s.alloc_zeros(capacity).map_err(&e)?,
             lambda_t: s.alloc_zeros(3 * capacity).map_err(&e)?,
             thickness: T::from_f64(model.contact.thickness),
+            narrow: gpu.function::<T>("boundary", "narrow_phase_pairs")?,
             project: gpu.function::<T>("boundary", "project_pair_rows")?,
         })
     }
 
-    /// Uploads `self.rows` with zero multipliers, growing the arrays when needed.
+    /// Uploads the detector's candidates as slots when its broad phase has run since the last upload, growing
+    /// the arrays when needed.
     pub fn upload(&mut self, gpu: &GpuContext, model: &Model) -> Result<()> {
-        let n = self.rows.len();
-        if n > self.capacity {
-            *self = DevicePairs {
-                detector: std::mem::take(&mut self.detector),
-                rows: std::mem::take(&mut self.rows),
-                ..Self::new(gpu, model, n.max(2 * self.capacity))?
-            };
-        }
-        self.count = u32::try_from(n).map_err(|_| CudaError::Unsupported(format!("{n} pair rows: the kernels index with 32-bit counts")))?;
-        if n == 0 {
+        if self.uploaded_at == Some(self.detector.broad_phases) {
             return Ok(());
         }
-        let (s, e) = (gpu.stream(), CudaError::on_gpu("uploading pair rows"));
-        let vertices: Vec<u32> = self.rows.iter().flat_map(|r| r.vertices).collect();
-        let weights: Vec<T> = self.rows.iter().flat_map(|r| r.weights).map(T::from_f64).collect();
-        let normal: Vec<T> = flat3(self.rows.iter().map(|r| r.normal));
-        let friction: Vec<T> = self.rows.iter().flat_map(|r| [r.friction.mu_s, r.friction.mu_k]).map(T::from_f64).collect();
-        s.memcpy_htod(&vertices, &mut self.vertices.slice_mut(0..4 * n)).map_err(&e)?;
-        s.memcpy_htod(&weights, &mut self.weights.slice_mut(0..4 * n)).map_err(&e)?;
-        s.memcpy_htod(&normal, &mut self.normal.slice_mut(0..3 * n)).map_err(&e)?;
-        s.memcpy_htod(&friction, &mut self.friction.slice_mut(0..2 * n)).map_err(&e)?;
-        s.memset_zeros(&mut self.lambda_n.slice_mut(0..n)).map_err(&e)?;
-        s.memset_zeros(&mut self.lambda_t.slice_mut(0..3 * n)).map_err(&e)?;
-        // The host vectors above are dropped on return: wait for the copies.
-        s.synchronize().map_err(&e)
+        let slots = PairSlots::of(&model.contact, &self.detector);
+        let (n, wedges) = (slots.len(), slots.counts[2] as usize);
+        if n > self.capacity || wedges > self.wedge_capacity {
+            *self = DevicePairs {
+                detector: std::mem::take(&mut self.detector),
+                ..Self::new(gpu, model, n.max(2 * self.capacity), wedges.max(2 * self.wedge_capacity))?
+            };
+        }
+        self.count = u32::try_from(n).map_err(|_| CudaError::Unsupported(format!("{n} pair candidates: the kernels index with 32-bit counts")))?;
+        self.uploaded_at = Some(self.detector.broad_phases);
+        if n > 0 {
+            let (s, e) = (gpu.stream(), CudaError::on_gpu("uploading pair candidates"));
+            let friction: Vec<T> = slots.friction.iter().flat_map(|f| [f.mu_s, f.mu_k]).map(T::from_f64).collect();
+            s.memcpy_htod(&slots.vertices, &mut self.vertices.slice_mut(0..4 * n)).map_err(&e)?;
+            s.memcpy_htod(&friction, &mut self.friction.slice_mut(0..2 * n)).map_err(&e)?;
+            if wedges > 0 {
+                s.memcpy_htod(&slots.wedge_triangles, &mut self.wedge_triangles.slice_mut(0..6 * wedges)).map_err(&e)?;
+            }
+            // The host vectors are dropped on return: wait for the copies.
+            s.synchronize().map_err(&e)?;
+        }
+        self.slots = slots;
+        Ok(())
     }
 }
 
@@ -258,7 +274,7 @@ impl<T: KernelScalar> DeviceModel<T> {
             pins: attachments(false, "place_pins")?,
             soft: attachments(true, "soft_attachments")?,
             colliders,
-            pairs: if model.contact.has_pairs() { Some(DevicePairs::new(gpu, model, 1024)?) } else { None },
+            pairs: if model.contact.has_pairs() { Some(DevicePairs::new(gpu, model, 1024, 256)?) } else { None },
             jacobi,
             times: s.alloc_zeros(substeps.max(1)).map_err(&e)?,
             partials: s.alloc_zeros(2 * RESIDUAL_BLOCKS as usize * families.len().max(1)).map_err(&e)?,

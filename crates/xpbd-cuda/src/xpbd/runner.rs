@@ -22,7 +22,7 @@ use crate::convert::{flat3, to_f64, vectors};
 use crate::error::{CudaError, Result};
 use crate::runtime::launch::{blocks, grid, BLOCK};
 use crate::runtime::{GpuContext, KernelScalar};
-use crate::xpbd::contact_rows::{collider_rows, pair_rows};
+use crate::xpbd::contact_rows::collider_rows;
 use crate::xpbd::device_model::{DeviceModel, RESIDUAL_BLOCKS};
 use crate::xpbd::layout::{Layout, NO_GRAPH_WITH_PAIRS};
 
@@ -120,10 +120,12 @@ impl<T: KernelScalar> Gpu<T> {
         }
         let mut pairs = Vec::new();
         if let Some(p) = self.dev.pairs.as_ref().filter(|p| p.count > 0) {
-            let rows = 0..p.count as usize;
-            let lambda_n = to_f64(&stream.clone_dtoh(&p.lambda_n.slice(rows.clone())).map_err(&e)?);
-            let normal = to_f64(&stream.clone_dtoh(&p.normal.slice(3 * rows.start..3 * rows.end)).map_err(&e)?);
-            pairs = pair_rows(&p.rows, &lambda_n, &normal);
+            let n = p.count as usize;
+            let active = stream.clone_dtoh(&p.active.slice(0..n)).map_err(&e)?;
+            let weights = to_f64(&stream.clone_dtoh(&p.weights.slice(0..4 * n)).map_err(&e)?);
+            let normal = to_f64(&stream.clone_dtoh(&p.normal.slice(0..3 * n)).map_err(&e)?);
+            let lambda_n = to_f64(&stream.clone_dtoh(&p.lambda_n.slice(0..n)).map_err(&e)?);
+            pairs = p.slots.rows(&active, &weights, &normal, &lambda_n);
         }
         Ok(ContactForces::of(&pairs, &colliders, model.vertex_count(), self.config.h()))
     }
@@ -202,11 +204,22 @@ impl<T: KernelScalar> Gpu<T> {
             unsafe { l.launch(grid(c.surface_count)) }.map_err(&e)?;
         }
         if let Some(p) = &mut d.pairs {
-            // Pair rows: detected on the host from x_prev and x̃ (ContactSet::detect), uploaded with zero multipliers.
+            // Pair rows: the candidates kept on the host from x_prev and x̃ (Detector::update, the broad phase when its
+            // Verlet list no longer holds) and uploaded when they change; the narrow phase on the device.
             let x0 = vectors(&to_f64(&stream.clone_dtoh(&d.x_prev).map_err(&e)?)[..3 * model.vertex_count()]);
             let x1 = vectors(&to_f64(&stream.clone_dtoh(&d.x).map_err(&e)?)[..3 * model.vertex_count()]);
-            p.detector.detect(&model.contact, &model.rest, &model.inv_mass, &x0, &x1, &mut p.rows);
+            p.detector.update(&model.contact, &model.rest, &model.inv_mass, &x0, &x1);
             p.upload(&self.gpu, model)?;
+            if p.count > 0 {
+                let [vt, ee, ve] = p.slots.counts;
+                let mut l = stream.launch_builder(&p.narrow);
+                l.arg(&d.x).arg(&d.x_prev).arg(&p.vertices).arg(&p.wedge_triangles).arg(&vt).arg(&ee).arg(&ve).arg(&p.thickness);
+                l.arg(&mut p.active).arg(&mut p.weights).arg(&mut p.normal).arg(&mut p.lambda_n).arg(&mut p.lambda_t);
+                // SAFETY: narrow_phase_pairs_<T>(x, x_prev, vertices, wedge_triangles, vertex_triangles, edge_edges,
+                // vertex_edges, thickness, active, weights, normals, lambda_n, lambda_t) of kernels/boundary.cu over
+                // the count = vt + ee + ve uploaded slots; one thread per slot writes only its own outputs.
+                unsafe { l.launch(grid(p.count)) }.map_err(&e)?;
+            }
         }
         stream.memset_zeros(&mut d.lambda).map_err(&e)?;
         if let Some(s) = &mut d.soft {
@@ -236,12 +249,12 @@ impl<T: KernelScalar> Gpu<T> {
             }
             if let Some(p) = d.pairs.as_mut().filter(|p| p.count > 0) {
                 let mut l = stream.launch_builder(&p.project);
-                l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&p.vertices).arg(&p.weights).arg(&mut p.normal).arg(&p.friction);
+                l.arg(&mut d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&p.vertices).arg(&p.active).arg(&p.weights).arg(&mut p.normal).arg(&p.friction);
                 l.arg(&mut p.lambda_n).arg(&mut p.lambda_t).arg(&p.thickness).arg(&p.count);
                 let one = LaunchConfig { grid_dim: (1, 1, 1), block_dim: (1, 1, 1), shared_mem_bytes: 0 };
-                // SAFETY: project_pair_rows_<T>(x, x_prev, inv_mass, vertices, weights, normals, friction, lambda_n,
-                // lambda_t, thickness, count) of kernels/boundary.cu with count rows uploaded this substep; one
-                // thread, since rows share vertices.
+                // SAFETY: project_pair_rows_<T>(x, x_prev, inv_mass, vertices, active, weights, normals, friction,
+                // lambda_n, lambda_t, thickness, count) of kernels/boundary.cu over the count slots of this
+                // substep's narrow phase; one thread, since rows share vertices.
                 unsafe { l.launch(one) }.map_err(&e)?;
             }
             if let Some(c) = &mut d.colliders {
