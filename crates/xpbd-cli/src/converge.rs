@@ -35,7 +35,10 @@ pub fn converge(a: ConvergeArgs) -> Result<()> {
     for w in &sim.warnings {
         eprintln!("warning: {w}");
     }
-    let out = a.out.unwrap_or_else(|| default_out_dir(&sim.scene.name));
+    let out = match a.out {
+        Some(dir) => dir,
+        None => default_out_dir(&a.scene, &sim.scene.name)?,
+    };
     let counts = if solvers.iter().any(|s| s.iterations.is_some()) {
         solvers.iter().map(|s| format!("{} {}", s.label, s.iterations.unwrap_or(a.iterations))).collect::<Vec<_>>().join(", ")
     } else {

@@ -60,7 +60,10 @@ pub fn run(a: RunArgs) -> Result<()> {
     if let Some(dir) = &a.resume {
         sim.resume(dir)?;
     }
-    let out = a.resume.or(a.out).unwrap_or_else(|| default_out_dir(&sim.scene.name));
+    let out = match a.resume.or(a.out) {
+        Some(dir) => dir,
+        None => default_out_dir(&a.scene, &sim.scene.name)?,
+    };
     let total = a.frames.unwrap_or(sim.scene.simulation.frames);
     let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
         let b = ProgressBar::new(total as u64);

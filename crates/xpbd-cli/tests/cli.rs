@@ -98,6 +98,10 @@ fn bad_scenes_give_one_line_errors() {
         &["nope.msh"],
     );
     case("pin.toml", SMALL.replace("min = [-0.01", "min = [5.0").replace("max = [0.01", "max = [6.0"), &["pin[0]", "selects no vertex"]);
+    case("every.toml", format!("{SMALL}[output]\nevery = 0\n"), &["output.every", "at least 1"]);
+    case("no_format.toml", format!("{SMALL}[output]\nformats = []\n"), &["output.formats", "no format"]);
+    case("none_and_vtu.toml", format!("{SMALL}[output]\nformats = [\"none\", \"vtu\"]\n"), &["output.formats", "'none' cannot be combined"]);
+    case("twice.toml", format!("{SMALL}[output]\nformats = [\"vtu\", \"obj\", \"vtu\"]\n"), &["output.formats", "'vtu' is listed twice"]);
     expect_error(Path::new("."), &["run", d.join("absent.toml").to_str().unwrap()], &["absent.toml"]);
     expect_error(Path::new("."), &["run", write(d, "dev.toml", SMALL).to_str().unwrap(), "--device", "gpu"], &["'gpu'"]);
 }
@@ -160,4 +164,136 @@ fn clustered_run_records_its_colors() {
     let info: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(summary["colors"].as_u64().is_some(), "summary.json lacks colors: {summary}");
     assert_eq!(summary["colors"], info["colors_clustered"], "the run's colors are the clustered coloring's");
+}
+
+/// The frame files in `out/frames`, sorted.
+fn frame_files(out: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(out.join("frames")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn scene_names_that_would_leave_out_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Run from d/a/b, so that a name climbing two folders would land in d.
+    let cwd = d.join("a/b");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let absolute = d.join("abs");
+    for name in ["../../escape", absolute.to_str().unwrap(), "", ".", "..", "x/y", "x\\y", "out/.."] {
+        let scene = write(&cwd, "s.toml", &SMALL.replace("name = \"small\"", &format!("name = {name:?}")));
+        expect_error(&cwd, &["run", scene.to_str().unwrap(), "--quiet"], &["s.toml: name: ", "one plain path component", "--out"]);
+    }
+    assert!(!d.join("escape").exists() && !absolute.exists(), "nothing written outside out/");
+    assert!(!cwd.join("out").join("summary.json").exists() && !cwd.join("summary.json").exists(), "nothing written into out/ itself");
+    // An explicit --out is the user's choice, whatever the name.
+    let scene = write(&cwd, "s.toml", &SMALL.replace("name = \"small\"", "name = \"../../escape\""));
+    let (code, _, stderr) = xpbd_in(&cwd, &["run", scene.to_str().unwrap(), "--out", "mine", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(cwd.join("mine/summary.json").is_file());
+    // A plain name goes to out/<name>.
+    let scene = write(&cwd, "s.toml", &SMALL.replace("name = \"small\"", "name = \"beam-1.v2\""));
+    let (code, _, stderr) = xpbd_in(&cwd, &["run", scene.to_str().unwrap(), "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(cwd.join("out/beam-1.v2/summary.json").is_file());
+}
+
+#[test]
+fn a_fresh_run_replaces_the_earlier_runs_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "s.toml", SMALL);
+    let run = |frames: &str, more: &[&str]| {
+        let (code, _, stderr) = xpbd_in(d, &[&["run", "s.toml", "--out", "r", "--frames", frames, "--quiet"][..], more].concat());
+        assert_eq!(code, 0, "{stderr}");
+    };
+    run("5", &["--checkpoint-every", "5"]);
+    assert_eq!(xpbd_in(d, &["render", "r", "--frames", "5", "--size", "32x24"]).0, 0);
+    assert_eq!(xpbd_in(d, &["report", "r"]).0, 0);
+    write(&d.join("r"), "scene.toml", SMALL);
+    write(&d.join("r"), "converge.csv", "kept\n");
+    for name in ["render/frame_00005.png", "report.md", "checkpoint.bin", "frames/frame_00005.vtu"] {
+        assert!(d.join("r").join(name).is_file(), "{name}");
+    }
+    // A shorter run into the same folder: nothing of the longer one is left to be taken for this one's.
+    run("2", &[]);
+    let out = d.join("r");
+    assert_eq!(frame_files(&out), ["frame_00000.vtu", "frame_00001.vtu", "frame_00002.vtu"]);
+    assert_eq!(std::fs::read_to_string(out.join("animation.pvd")).unwrap().matches("<DataSet").count(), 3);
+    assert_eq!(std::fs::read_to_string(out.join("metrics.csv")).unwrap().lines().count(), 3, "header and frames 1, 2");
+    assert_eq!(std::fs::read_to_string(out.join("probes.csv")).unwrap().lines().count(), 4, "header and frames 0..=2");
+    for gone in ["render", "report.md", "report.png", "report.svg", "checkpoint.bin"] {
+        assert!(!out.join(gone).exists(), "{gone} of the earlier run is left");
+    }
+    assert!(out.join("scene.toml").is_file() && out.join("converge.csv").is_file(), "files beside a run are kept");
+    let (code, stdout, _) = xpbd_in(d, &["render", "r", "--size", "32x24"]);
+    assert!(code == 0 && stdout.contains("frame_00002.png"), "render's last frame is this run's: {stdout}");
+}
+
+#[test]
+fn a_fresh_run_refuses_a_folder_with_other_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "s.toml", SMALL);
+    let args = ["run", "s.toml", "--out", "r", "--quiet"];
+    assert_eq!(xpbd_in(d, &args).0, 0);
+    write(&d.join("r"), "notes.txt", "mine");
+    expect_error(d, &args, &["r: holds 'notes.txt'", "not an output of a run", "--out"]);
+    assert!(d.join("r/notes.txt").is_file() && d.join("r/summary.json").is_file() && d.join("r/frames/frame_00003.vtu").is_file(), "nothing removed");
+    std::fs::remove_file(d.join("r/notes.txt")).unwrap();
+    write(&d.join("r/frames"), "keep.vtu", "mine");
+    expect_error(d, &args, &["'frames/keep.vtu'", "not a frame file"]);
+    assert!(d.join("r/frames/frame_00003.vtu").is_file(), "nothing removed");
+    // Frame files without a run's summary.json or metrics.csv: maybe not a run folder.
+    std::fs::create_dir_all(d.join("other/frames")).unwrap();
+    write(&d.join("other/frames"), "frame_00000.vtu", "not ours");
+    expect_error(d, &["run", "s.toml", "--out", "other", "--quiet"], &["other: holds 'frames'", "no summary.json or metrics.csv"]);
+    assert!(d.join("other/frames/frame_00000.vtu").is_file());
+    // An empty folder is fine.
+    std::fs::create_dir(d.join("empty")).unwrap();
+    assert_eq!(xpbd_in(d, &["run", "s.toml", "--out", "empty", "--quiet"]).0, 0);
+}
+
+#[test]
+fn the_final_frame_is_written_whatever_every_says() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "s.toml", &format!("{SMALL}[output]\nevery = 2\nformats = [\"vtu\", \"obj\"]\n"));
+    let (code, _, stderr) = xpbd_in(d, &["run", "s.toml", "--out", "r", "--frames", "5", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let expect: Vec<String> = [0, 2, 4, 5].iter().flat_map(|f| [format!("frame_{f:05}.obj"), format!("frame_{f:05}.vtu")]).collect();
+    assert_eq!(frame_files(&d.join("r")), expect);
+    let pvd = std::fs::read_to_string(d.join("r/animation.pvd")).unwrap();
+    assert!(pvd.matches("<DataSet").count() == 4 && pvd.contains("frame_00005.vtu"), "{pvd}");
+    // A free fall past max_speed stops at frame 6 (g·t = 0.589 m/s): that frame ends the run and is written.
+    let fall = SMALL.replace("pin = [", "# pin = [").replace("frames = 3", "frames = 20\nmax_speed = 0.5");
+    write(d, "fall.toml", &format!("{fall}[output]\nevery = 4\n"));
+    expect_error(d, &["run", "fall.toml", "--out", "f", "--quiet"], &["simulation failed at frame 6"]);
+    assert_eq!(frame_files(&d.join("f")), ["frame_00000.vtu", "frame_00004.vtu", "frame_00006.vtu"]);
+}
+
+#[test]
+fn solver_settings_the_solver_ignores_are_warned() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let stderr_of = |solver: &str| {
+        write(d, "s.toml", &format!("{SMALL}[solver]\n{solver}\n"));
+        let (code, _, stderr) = xpbd_in(d, &["run", "s.toml", "--out", "r", "--frames", "1", "--quiet"]);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+    };
+    let e = stderr_of("kind = \"mgpbd\"\nordering = \"jacobi\"\nrelaxation = 0.5");
+    assert!(e.contains("warning: solver.ordering = \"jacobi\" is ignored: solver.kind = \"mgpbd\" does not use it"), "{e}");
+    assert!(e.contains("warning: solver.relaxation = 0.5 is ignored"), "{e}");
+    // MGPBD without line search steps by `relaxation`.
+    let e = stderr_of("kind = \"mgpbd\"\nline_search = false\nrelaxation = 0.5");
+    assert!(!e.contains("warning"), "{e}");
+    let e = stderr_of("ordering = \"colored\"\ncluster_size = 8\nrelaxation = 0.5");
+    assert!(e.contains("warning: solver.cluster_size = 8 is ignored: solver.ordering = \"colored\""), "{e}");
+    assert!(e.contains("warning: solver.relaxation = 0.5 is ignored: solver.ordering = \"colored\""), "{e}");
+    let e = stderr_of("ordering = \"jacobi\"\nrelaxation = 0.5");
+    assert!(!e.contains("warning"), "{e}");
+    let e = stderr_of("ordering = \"clustered\"\ncluster_size = 8");
+    assert!(!e.contains("warning"), "{e}");
 }

@@ -4,6 +4,7 @@
 //! same way and then grow by whole lines, each one a single `write` of the complete line, so a run
 //! killed at any moment keeps complete files (docs/robustness.md).
 
+use crate::checkpoint;
 use crate::surface_frames::Surface;
 use serde::Serialize;
 use std::fs::{File, OpenOptions};
@@ -57,19 +58,33 @@ pub struct Frames {
 }
 
 impl Frames {
-    /// Reads `[output]`; its `formats` are any of `vtu`, `obj`, `ply`, or `none`.
+    /// Reads `[output]`: `every` at least 1; `formats` one or more of `vtu`, `obj`, `ply`, each once, or
+    /// `none` alone.
     pub fn of(output: &Output) -> Result<Self> {
+        if output.every == 0 {
+            return Err(Error::invalid("output.every: must be at least 1 (a frame file every this many frames)"));
+        }
+        if output.formats.is_empty() {
+            return Err(Error::invalid("output.formats: names no format (write [\"none\"] for no frame files)"));
+        }
+        if output.formats.len() > 1 && output.formats.iter().any(|n| n == "none") {
+            return Err(Error::invalid(format!("output.formats: 'none' cannot be combined with other formats, got {:?}", output.formats)));
+        }
         let mut formats = Vec::new();
         for n in &output.formats {
-            match n.as_str() {
-                "vtu" => formats.push(FrameFormat::Vtu),
-                "obj" => formats.push(FrameFormat::Obj),
-                "ply" => formats.push(FrameFormat::Ply),
-                "none" => {}
+            let format = match n.as_str() {
+                "vtu" => FrameFormat::Vtu,
+                "obj" => FrameFormat::Obj,
+                "ply" => FrameFormat::Ply,
+                "none" => continue,
                 other => return Err(Error::invalid(format!("output.formats: unknown format '{other}' (expected vtu, obj, ply, none)"))),
+            };
+            if formats.contains(&format) {
+                return Err(Error::invalid(format!("output.formats: '{n}' is listed twice")));
             }
+            formats.push(format);
         }
-        Ok(Frames { formats, every: output.every.max(1), contact_forces: output.contact_forces })
+        Ok(Frames { formats, every: output.every, contact_forces: output.contact_forces })
     }
 }
 
@@ -137,10 +152,78 @@ impl CsvFile {
     }
 }
 
+/// The files of a run folder that a fresh run replaces: the run's own (`checkpoint.bin` included) and
+/// `xpbd report`'s, which describe the run; each may also be left as `NAME.tmp` by a killed write.
+const RUN_FILES: [&str; 8] = ["summary.json", "metrics.csv", "probes.csv", "animation.pvd", checkpoint::FILE, "report.md", "report.svg", "report.png"];
+/// The run folder's folders of numbered frame files `frame_NNNNN.EXT` that a fresh run replaces: the
+/// frames, and `xpbd render`'s pictures of them.
+const RUN_FOLDERS: [(&str, &[&str]); 2] = [("frames", &FRAME_EXTENSIONS), ("render", &["png"])];
+/// The extensions of frame files (`FrameFormat`).
+const FRAME_EXTENSIONS: [&str; 3] = ["vtu", "obj", "ply"];
+/// Files that may share a run folder and are kept: a batch run's copy of its scene and `xpbd converge`'s
+/// outputs (the same default folder).
+const KEPT_FILES: [&str; 3] = ["scene.toml", "converge.csv", "converge.svg"];
+
+/// Removes an earlier run's outputs from `dir` before a fresh run writes there, so that no frame, row or
+/// picture of that run is taken for this one's. Only a run folder is cleared: a folder with anything
+/// else in it, or with run outputs but neither `summary.json` nor `metrics.csv`, is refused in one line
+/// and left as it is. A folder that does not exist yet is left to `create_dir_all`.
+fn clear_earlier_run(dir: &Path) -> Result<()> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(()) };
+    let refuse = |what: &str, why: &str| {
+        Error::invalid(format!(
+            "{}: holds '{what}', {why}; a fresh run clears only an earlier run's outputs: choose a new or empty folder (--out), or move '{what}' away",
+            dir.display()
+        ))
+    };
+    let (mut old, mut is_run) = (Vec::new(), false);
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let kind = entry.file_type().map_err(|e| Error::io(&entry.path(), e))?;
+        let base = name.strip_suffix(".tmp").unwrap_or(&name);
+        if kind.is_file() && KEPT_FILES.contains(&name.as_str()) {
+            continue;
+        }
+        if kind.is_file() && RUN_FILES.contains(&base) {
+            is_run |= base == "summary.json" || base == "metrics.csv";
+            old.push((entry.path(), false));
+        } else if let Some((_, exts)) = RUN_FOLDERS.iter().find(|(folder, _)| kind.is_dir() && *folder == name) {
+            for inner in std::fs::read_dir(entry.path()).map_err(|e| Error::io(&entry.path(), e))? {
+                let inner = inner.map_err(|e| Error::io(&entry.path(), e))?;
+                let file = inner.file_name().to_string_lossy().into_owned();
+                if !(inner.file_type().is_ok_and(|t| t.is_file()) && is_frame_file(&file, exts)) {
+                    return Err(refuse(&format!("{name}/{file}"), "which is not a frame file of a run"));
+                }
+            }
+            old.push((entry.path(), true));
+        } else {
+            return Err(refuse(&name, "which is not an output of a run"));
+        }
+    }
+    if let (Some((path, _)), false) = (old.first(), is_run) {
+        let what = path.file_name().unwrap_or_default().to_string_lossy();
+        return Err(refuse(&what, "but no summary.json or metrics.csv, so it may not be a run folder"));
+    }
+    for (path, folder) in old {
+        let removed = if folder { std::fs::remove_dir_all(&path) } else { std::fs::remove_file(&path) };
+        removed.map_err(|e| Error::io(&path, e))?;
+    }
+    Ok(())
+}
+
+/// `frame_NNNNN.EXT` or `frame_NNNNN.EXT.tmp` with EXT one of `exts`.
+fn is_frame_file(name: &str, exts: &[&str]) -> bool {
+    let name = name.strip_suffix(".tmp").unwrap_or(name);
+    let Some((number, ext)) = name.strip_prefix("frame_").and_then(|n| n.split_once('.')) else { return false };
+    !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) && exts.contains(&ext)
+}
+
 impl Writer {
-    /// Creates `dir` (and `dir/frames` when frames are written) and the CSV headers (MGPBD's counters when
-    /// `config` is MGPBD).
+    /// Clears an earlier run's outputs from `dir` ([`clear_earlier_run`]), creates `dir` (and `dir/frames`
+    /// when frames are written) and the CSV headers (MGPBD's counters when `config` is MGPBD).
     pub fn create(dir: &Path, model: &Model, config: &SolverConfig, frames: Frames) -> Result<Self> {
+        clear_earlier_run(dir)?;
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
         if !frames.formats.is_empty() {
             let frames = dir.join("frames");
@@ -158,10 +241,18 @@ impl Writer {
         Ok(Self::with_files(dir, model, frames, metrics, probes))
     }
 
-    /// Reopens the outputs of a run in `dir` to continue after `frame` (a checkpoint's): rows of later
-    /// frames are dropped and `animation.pvd` lists the frame files up to `frame` that exist.
+    /// Reopens the outputs of a run in `dir` to continue after `frame` (a checkpoint's): rows and frame files
+    /// of later frames are dropped and `animation.pvd` lists the frame files up to `frame` that exist.
     pub fn resume(dir: &Path, model: &Model, frames: Frames, frame: usize) -> Result<Self> {
         let (metrics, rows) = CsvFile::resume(dir.join("metrics.csv"), METRICS_HEADER, frame)?;
+        let frame_dir = dir.join("frames");
+        for entry in std::fs::read_dir(&frame_dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let number = name.strip_prefix("frame_").and_then(|n| n.split('.').next()).and_then(|n| n.parse::<usize>().ok());
+            if number.is_some_and(|n| n > frame) && is_frame_file(&name, &FRAME_EXTENSIONS) {
+                std::fs::remove_file(entry.path()).map_err(|e| Error::io(&entry.path(), e))?;
+            }
+        }
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::resume(dir.join("probes.csv"), PROBES_HEADER, frame)?.0) };
         let mut w = Self::with_files(dir, model, frames, metrics, probes);
         if w.frames.formats.contains(&FrameFormat::Vtu) {
@@ -183,16 +274,16 @@ impl Writer {
         Writer { dir: dir.to_path_buf(), metrics, probes, frames, pvd: vec![], body_id, tets, tris, surface }
     }
 
-    /// Writes the frame file (when due) and the probe rows of `state`; `backend` stepped it there (asked for the
-    /// contact forces when a VTU frame carries them).
-    pub fn frame(&mut self, model: &Model, state: &State, backend: &dyn Backend) -> Result<()> {
+    /// Writes the frame file (when due, every `every` frames, or when `last`: the run's final frame) and the
+    /// probe rows of `state`; `backend` stepped it there (asked for the contact forces when a VTU frame carries them).
+    pub fn frame(&mut self, model: &Model, state: &State, backend: &dyn Backend, last: bool) -> Result<()> {
         if let Some(p) = &mut self.probes {
             for probe in &model.probes {
                 let x = state.x[probe.vertex as usize];
                 p.line(&format!("{},{},{},{},{},{}", state.frame, state.time, probe.name, x.x, x.y, x.z))?;
             }
         }
-        if state.frame % self.frames.every != 0 {
+        if state.frame % self.frames.every != 0 && !last {
             return Ok(());
         }
         for f in &self.frames.formats {

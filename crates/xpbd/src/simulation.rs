@@ -137,16 +137,19 @@ impl Simulation {
         };
         let start = Instant::now();
         let fingerprint = checkpoint::fingerprint(&self.scene);
-        if resumed_at.is_none() {
-            writer.frame(&self.model, &self.state, &*self.selection.backend)?;
-        }
         let first = self.state.frame;
+        let count = total.saturating_sub(resumed_at.unwrap_or(0));
+        // The final frame is written whatever `output.every` says.
+        let end = first + count;
+        if resumed_at.is_none() {
+            writer.frame(&self.model, &self.state, &*self.selection.backend, count == 0)?;
+        }
         // The last frame written (a frame whose step failed or left a non-finite state is not).
         let mut done = first;
         let mut solve_s = 0.0;
         let mut last = self.final_state(0.0, 0.0);
         let (mut failure, mut failed_checks, mut failed_check_count) = (None, Vec::new(), 0);
-        for _ in 0..total.saturating_sub(resumed_at.unwrap_or(0)) {
+        for _ in 0..count {
             let stats = match self.selection.backend.step_frame(&self.model, &mut self.state) {
                 Ok(stats) => stats,
                 Err(e) => {
@@ -176,7 +179,9 @@ impl Simulation {
                 max_edge_strain: last.max_edge_strain,
                 mgpbd: stats.mgpbd,
             })?;
-            writer.frame(&self.model, &self.state, &*self.selection.backend)?;
+            // A frame that fails a check under `on_failure = "stop"` ends the run: it is the last one.
+            let stops = check.is_some() && matches!(self.health.on_failure, OnFailure::Stop);
+            writer.frame(&self.model, &self.state, &*self.selection.backend, self.state.frame == end || stops)?;
             done = self.state.frame;
             if self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0 {
                 checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state, &self.selection.backend.carried())?;
@@ -246,9 +251,19 @@ impl Simulation {
     }
 }
 
-/// Default output folder: `out/<scene name>`.
-pub fn default_out_dir(scene_name: &str) -> PathBuf {
-    PathBuf::from("out").join(scene_name)
+/// Default output folder: `out/<scene name>`, for the scene file `scene`. The name must be one plain path
+/// component (not empty, `.` or `..`, no separator), so that the folder stays inside `out/`; any other
+/// name is refused in one line naming the scene's `name`.
+pub fn default_out_dir(scene: &Path, scene_name: &str) -> Result<PathBuf> {
+    let mut parts = Path::new(scene_name).components();
+    let plain = matches!((parts.next(), parts.next()), (Some(std::path::Component::Normal(c)), None) if c == scene_name) && !scene_name.contains(['/', '\\']);
+    if !plain {
+        return Err(Error::invalid(format!(
+            "{}: name: {scene_name:?} cannot name the output folder out/<name>: it must be one plain path component (not empty, '.' or '..', without '/' or '\\'); rename the scene or choose the folder with --out",
+            scene.display()
+        )));
+    }
+    Ok(PathBuf::from("out").join(scene_name))
 }
 
 fn prefix(path: &Path, e: Error) -> Error {

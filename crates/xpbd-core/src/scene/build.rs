@@ -30,8 +30,8 @@ pub struct Built {
 
 /// Builds the model and its solver configuration. `base_dir` resolves relative mesh paths.
 pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
-    let mut warnings = Vec::new();
     let mut config = solver_config(scene)?;
+    let mut warnings = ignored_solver_settings(&scene.solver, &config.method);
     if scene.bodies.is_empty() {
         return Err(Error::invalid("scene has no [[body]]"));
     }
@@ -128,6 +128,35 @@ fn solver_config(scene: &Scene) -> Result<SolverConfig> {
     }
     let method = method.unwrap_or(Method::Xpbd { ordering });
     Ok(SolverConfig { dt: s.dt, substeps: s.substeps, iterations: s.iterations, velocity_damping: s.velocity_damping, method })
+}
+
+/// A warning for each `[solver]` setting of the XPBD orderings (`ordering`, `relaxation`,
+/// `cluster_size`) that is set to other than its default and that `method` does not read. They are
+/// checked for every kind (a batch may vary them over several kinds) but are an error nowhere.
+fn ignored_solver_settings(k: &schema::Solver, method: &Method) -> Vec<String> {
+    let default = schema::Solver::default();
+    let ordering = method.ordering();
+    let step_length = matches!(method, Method::Mgpbd(s) if !s.line_search);
+    let (who, jacobi, clustered) = match ordering {
+        Some(o) => (format!("solver.ordering = \"{}\"", o.name()), matches!(o, Ordering::Jacobi { .. }), matches!(o, Ordering::Clustered { .. })),
+        None => (format!("solver.kind = \"{}\"", method.kind()), false, false),
+    };
+    let fields = [
+        ("ordering", format!("{:?}", k.ordering), k.ordering != default.ordering, ordering.is_some(), "kind = \"xpbd\""),
+        (
+            "relaxation",
+            k.relaxation.to_string(),
+            k.relaxation != default.relaxation,
+            jacobi || step_length,
+            "ordering = \"jacobi\" and by kind = \"mgpbd\" with line_search = false",
+        ),
+        ("cluster_size", k.cluster_size.to_string(), k.cluster_size != default.cluster_size, clustered, "ordering = \"clustered\""),
+    ];
+    fields
+        .into_iter()
+        .filter(|&(_, _, set, used, _)| set && !used)
+        .map(|(field, value, _, _, users)| format!("solver.{field} = {value} is ignored: {who} does not use it (used only by {users})"))
+        .collect()
 }
 
 fn finite3(v: [f64; 3], what: &str) -> Result<Vec3> {
