@@ -118,8 +118,7 @@ velocity = [0.8, -2.0, 0.3]
 material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.4, density = 1000.0 }
 friction = 0.2
 "#;
-    let scene = xpbd_core::scene::parse(text, Path::new("stack.toml")).unwrap_or_else(|e| panic!("{e}"));
-    xpbd_core::scene::build(&scene, &scenes()).unwrap_or_else(|e| panic!("{e}"))
+    from_text(text, "stack.toml")
 }
 
 /// A cube falling corner first at 2 m/s onto the middle of a pinned ridge (a box turned 45° about its long
@@ -149,7 +148,12 @@ translate = [0.2591751709536137, 0.44547005383792516, -0.07071067811865477]
 velocity = [0.0, -2.0, 0.0]
 material = { model = "arap", youngs = 1.0e6, poisson = 0.3, density = 1000.0 }
 "#;
-    let scene = xpbd_core::scene::parse(text, Path::new("ridge.toml")).unwrap_or_else(|e| panic!("{e}"));
+    from_text(text, "ridge.toml")
+}
+
+/// The scene in `text`, built as if read from `file`.
+fn from_text(text: &str, file: &str) -> Built {
+    let scene = xpbd_core::scene::parse(text, Path::new(file)).unwrap_or_else(|e| panic!("{e}"));
     xpbd_core::scene::build(&scene, &scenes()).unwrap_or_else(|e| panic!("{e}"))
 }
 
