@@ -74,22 +74,19 @@ fn line(name: &str, done: usize, total: usize, ran: usize, elapsed: Duration) ->
 }
 
 /// The callback of `xpbd::converge::run_up` for `converge` and `export-system`: prints the scene's
-/// warnings once it is loaded, then the run-up's progress.
+/// warnings once it is loaded, then the run-up's progress (no bar for a run-up of no frames).
 pub fn run_up(quiet: bool) -> impl FnMut(RunUp) {
+    let mut name = String::new();
     let mut progress: Option<Progress> = None;
     move |event| match event {
         RunUp::Loaded { scene, warnings } => {
             for w in warnings {
                 eprintln!("warning: {w}");
             }
-            progress = Some(Progress::new(scene, 0, 0, quiet));
+            name = scene.into();
         }
         RunUp::Frame { done, total } => {
-            let Some(p) = &mut progress else { return };
-            p.total = total;
-            if let Sink::Bar(b) = &p.sink {
-                b.set_length(total as u64);
-            }
+            let p = progress.get_or_insert_with(|| Progress::new(&name, 0, total, quiet));
             p.frame(done);
             if done == total {
                 if let Some(p) = progress.take() {
