@@ -76,17 +76,16 @@ fn line(name: &str, done: usize, total: usize, ran: usize, elapsed: Duration) ->
 /// The callback of `xpbd::converge::run_up` for `converge` and `export-system`: prints the scene's
 /// warnings once it is loaded, then the run-up's progress (no bar for a run-up of no frames).
 pub fn run_up(quiet: bool) -> impl FnMut(RunUp) {
-    let mut name = String::new();
     let mut progress: Option<Progress> = None;
     move |event| match event {
-        RunUp::Loaded { scene, warnings } => {
+        RunUp::Loaded { scene, warnings, frame } => {
             for w in warnings {
                 eprintln!("warning: {w}");
             }
-            name = scene.into();
+            progress = (frame > 0).then(|| Progress::new(scene, 0, frame, quiet));
         }
         RunUp::Frame { done, total } => {
-            let p = progress.get_or_insert_with(|| Progress::new(&name, 0, total, quiet));
+            let Some(p) = &mut progress else { return };
             p.frame(done);
             if done == total {
                 if let Some(p) = progress.take() {

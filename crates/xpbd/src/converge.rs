@@ -160,9 +160,9 @@ pub struct Curve {
 /// What [`run_up`] (through [`converge`] and `dual_system`) reports while the scene runs up to the
 /// requested frame, so that a caller can show it before and during a long run-up.
 pub enum RunUp<'a> {
-    /// The scene is loaded: its name and warnings (including one when the requested frame is beyond
-    /// the scene's `simulation.frames`).
-    Loaded { scene: &'a str, warnings: &'a [String] },
+    /// The scene is loaded and about to run up to frame `frame`: its name and warnings (including one
+    /// when `frame` is beyond the scene's `simulation.frames`).
+    Loaded { scene: &'a str, warnings: &'a [String], frame: usize },
     /// Frame `done` of `total` is finished.
     Frame { done: usize, total: usize },
 }
@@ -175,7 +175,7 @@ pub fn loaded(sim: &mut Simulation, frame: usize, progress: &mut dyn FnMut(RunUp
         sim.warnings
             .push(format!("--frame {frame} is beyond the scene's {frames} frames (simulation.frames); the scene runs on past its end to frame {frame}"));
     }
-    progress(RunUp::Loaded { scene: &sim.scene.name, warnings: &sim.warnings });
+    progress(RunUp::Loaded { scene: &sim.scene.name, warnings: &sim.warnings, frame });
 }
 
 /// Advances `sim` (whose backend is the scene's own) to frame `frame`, failing on a non-finite state;
