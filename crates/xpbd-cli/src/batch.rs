@@ -18,7 +18,7 @@ pub struct BatchArgs {
     /// Run only the runs with index % N == I (default: from SLURM_ARRAY_TASK_ID/COUNT when set).
     #[arg(long, value_name = "I/N")]
     shard: Option<Shard>,
-    /// No line per finished run.
+    /// No `[i/N]` line per started and finished run.
     #[arg(long)]
     quiet: bool,
 }

@@ -31,10 +31,7 @@ pub struct ConvergeArgs {
 
 pub fn converge(a: ConvergeArgs) -> Result<()> {
     let solvers = parse_solvers(&a.solvers)?;
-    let (sim, curves) = run_converge(&a.scene, a.frame, a.iterations, &solvers)?;
-    for w in &sim.warnings {
-        eprintln!("warning: {w}");
-    }
+    let (sim, curves) = run_converge(&a.scene, a.frame, a.iterations, &solvers, &mut crate::progress::run_up(false))?;
     let out = match a.out {
         Some(dir) => dir,
         None => default_out_dir(&a.scene, &sim.scene.name)?,

@@ -28,7 +28,7 @@ pub struct ExportSystemArgs {
 }
 
 pub fn export_system(a: ExportSystemArgs) -> Result<()> {
-    let (sys, info) = dual_system(&a.scene, a.frame, !a.no_matrix)?;
+    let (sys, info) = dual_system(&a.scene, a.frame, !a.no_matrix, &mut crate::progress::run_up(false))?;
     sys.write(&a.out, &info)?;
     let (nonzeros, a_file) = match info.nonzeros {
         Some(nnz) => (format!("{nnz} nonzeros"), "A.mtx, "),

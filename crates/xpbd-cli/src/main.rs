@@ -5,6 +5,7 @@ mod batch;
 mod converge;
 mod export_system;
 mod info;
+mod progress;
 mod render;
 mod report;
 mod run;

@@ -1,9 +1,8 @@
 //! `xpbd run SCENE.toml [--out DIR] [--device auto|cpu|cuda[:N]] [--frames N] [--threads N] [--quiet]
 //! [--checkpoint-every N] [--resume DIR]`.
 
+use crate::progress::Progress;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use xpbd::simulation::default_out_dir;
 use xpbd::{Device, Simulation};
@@ -36,7 +35,7 @@ pub struct RunArgs {
     /// its outputs; --frames is then the final frame count.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     resume: Option<PathBuf>,
-    /// No progress bar and no final report.
+    /// No progress (bar or lines) and no final report.
     #[arg(long)]
     quiet: bool,
 }
@@ -65,21 +64,9 @@ pub fn run(a: RunArgs) -> Result<()> {
         None => default_out_dir(&a.scene, &sim.scene.name)?,
     };
     let total = a.frames.unwrap_or(sim.scene.simulation.frames);
-    let bar = (!a.quiet && std::io::stderr().is_terminal()).then(|| {
-        let b = ProgressBar::new(total as u64);
-        b.set_position(sim.state.frame as u64);
-        b.set_style(ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} frames, {elapsed} elapsed, eta {eta}").unwrap().progress_chars("=> "));
-        b.set_message(sim.scene.name.clone());
-        b
-    });
-    let result = sim.run(&out, Some(total), &mut |done, _| {
-        if let Some(b) = &bar {
-            b.set_position(done as u64);
-        }
-    });
-    if let Some(b) = bar {
-        b.finish_and_clear();
-    }
+    let mut progress = Progress::new(&sim.scene.name, sim.state.frame, total, a.quiet);
+    let result = sim.run(&out, Some(total), &mut |done, _| progress.frame(done));
+    progress.finish();
     let s = result?;
     if let Some(first) = s.failed_checks.first() {
         eprintln!(

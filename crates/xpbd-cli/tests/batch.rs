@@ -76,6 +76,8 @@ fn killed_batch_restarts_without_lost_or_duplicated_results() {
     let (code, stdout, stderr) = xpbd_in(dir.path(), &["batch", "sweep.toml", "--out", "out", "--jobs", "2"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains(&format!("6 runs: {} already done", before.len())), "{stdout}");
+    let left = 6 - before.len();
+    assert!(stderr.contains(&format!("[1/{left}] ")) && stderr.contains(&format!("[{left}/{left}] ")) && stderr.contains(": completed"), "{stderr}");
     let after = listed(&out);
     assert_eq!(after.len(), 6, "{after:?}");
     assert!(after.values().all(|&n| n == 1), "each run exactly once: {after:?}");

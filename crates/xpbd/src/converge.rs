@@ -157,10 +157,33 @@ pub struct Curve {
     pub samples: Vec<Sample>,
 }
 
-/// Advances `sim` (whose backend is the scene's own) to frame `frame`, failing on a non-finite state.
-pub fn run_up(sim: &mut Simulation, frame: usize) -> Result<()> {
+/// What [`run_up`] (through [`converge`] and `dual_system`) reports while the scene runs up to the
+/// requested frame, so that a caller can show it before and during a long run-up.
+pub enum RunUp<'a> {
+    /// The scene is loaded and about to run up to frame `frame`: its name and warnings (including one
+    /// when `frame` is beyond the scene's `simulation.frames`).
+    Loaded { scene: &'a str, warnings: &'a [String], frame: usize },
+    /// Frame `done` of `total` is finished.
+    Frame { done: usize, total: usize },
+}
+
+/// Adds a warning to `sim.warnings` when `frame` is beyond the scene's `simulation.frames`, then reports
+/// [`RunUp::Loaded`].
+pub fn loaded(sim: &mut Simulation, frame: usize, progress: &mut dyn FnMut(RunUp)) {
+    let frames = sim.scene.simulation.frames;
+    if frame > frames {
+        sim.warnings
+            .push(format!("--frame {frame} is beyond the scene's {frames} frames (simulation.frames); the scene runs on past its end to frame {frame}"));
+    }
+    progress(RunUp::Loaded { scene: &sim.scene.name, warnings: &sim.warnings, frame });
+}
+
+/// Advances `sim` (whose backend is the scene's own) to frame `frame`, failing on a non-finite state;
+/// reports [`RunUp::Frame`] after each frame.
+pub fn run_up(sim: &mut Simulation, frame: usize, progress: &mut dyn FnMut(RunUp)) -> Result<()> {
     while sim.state.frame < frame {
         let stats = sim.selection.backend.step_frame(&sim.model, &mut sim.state)?;
+        progress(RunUp::Frame { done: sim.state.frame, total: frame });
         if let Some(v) = sim.state.first_non_finite() {
             let body = &sim.model.bodies[sim.model.body_of_vertex(v)];
             return Err(Error::invalid(format!(
@@ -211,8 +234,9 @@ pub fn substep_history(model: &Model, config: &SolverConfig, start: &State, iter
     Curve { solver: label.into(), backend: backend.describe(), samples }
 }
 
-/// Loads `scene` for the CPU, runs it to frame `frame` and records every solver's history from there.
-pub fn converge(scene: &Path, frame: usize, iterations: usize, solvers: &[SolverSpec]) -> Result<(Simulation, Vec<Curve>)> {
+/// Loads `scene` for the CPU, runs it to frame `frame` and records every solver's history from there;
+/// `progress` as in [`run_up`] (the scene's warnings come with [`RunUp::Loaded`]).
+pub fn converge(scene: &Path, frame: usize, iterations: usize, solvers: &[SolverSpec], progress: &mut dyn FnMut(RunUp)) -> Result<(Simulation, Vec<Curve>)> {
     if iterations == 0 {
         return Err(Error::invalid("--iterations: must be at least 1"));
     }
@@ -226,7 +250,8 @@ pub fn converge(scene: &Path, frame: usize, iterations: usize, solvers: &[Solver
             Ok((model, config))
         })
         .collect::<Result<Vec<_>>>()?;
-    run_up(&mut sim, frame)?;
+    loaded(&mut sim, frame, progress);
+    run_up(&mut sim, frame, progress)?;
     let curves = solvers
         .iter()
         .zip(&setups)

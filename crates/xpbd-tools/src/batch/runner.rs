@@ -69,8 +69,9 @@ pub struct Outcome {
     pub errors: usize,
 }
 
-/// Runs the manifest's runs of this shard that are not finished yet. `log` receives one line per
-/// finished run.
+/// Runs the manifest's runs of this shard that are not finished yet. `log` receives one line when a
+/// run starts and one when it ends, each starting with `[i/N] RUN` (the run's place among the N this
+/// invocation runs).
 pub fn run(manifest_path: &Path, opts: &Options, log: &(dyn Fn(&str) + Sync)) -> Result<Outcome> {
     let m = manifest::load(manifest_path)?;
     std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
@@ -86,20 +87,22 @@ pub fn run(manifest_path: &Path, opts: &Options, log: &(dyn Fn(&str) + Sync)) ->
     let first_error = std::sync::Mutex::new(None);
     std::thread::scope(|scope| {
         for _ in 0..opts.jobs.max(1).min(todo.len().max(1)) {
-            scope.spawn(|| {
-                while let Some(r) = todo.get(next.fetch_add(1, Ordering::SeqCst)) {
-                    let record = record(r, &opts.out, m.checkpoint_every);
-                    let status = record["status"].as_str().unwrap_or("error");
-                    counts[match status {
-                        "completed" => 0,
-                        "failed" => 1,
-                        _ => 2,
-                    }]
-                    .fetch_add(1, Ordering::SeqCst);
-                    log(&format!("{}: {status}{}", r.name, record["error"].as_str().map(|e| format!(" ({e})")).unwrap_or_default()));
-                    if let Err(e) = results.append(&record) {
-                        first_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
-                    }
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(r) = todo.get(i) else { break };
+                let counter = format!("[{}/{}] {}", i + 1, todo.len(), r.name);
+                log(&format!("{counter}: started"));
+                let record = record(r, &opts.out, m.checkpoint_every);
+                let status = record["status"].as_str().unwrap_or("error");
+                counts[match status {
+                    "completed" => 0,
+                    "failed" => 1,
+                    _ => 2,
+                }]
+                .fetch_add(1, Ordering::SeqCst);
+                log(&format!("{counter}: {status}{}", record["error"].as_str().map(|e| format!(" ({e})")).unwrap_or_default()));
+                if let Err(e) = results.append(&record) {
+                    first_error.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
                 }
             });
         }

@@ -8,7 +8,7 @@ mod files;
 
 pub use files::Parts;
 
-use crate::converge::run_up;
+use crate::converge::{loaded, run_up, RunUp};
 use crate::device::Device;
 use crate::simulation::Simulation;
 use serde::Serialize;
@@ -77,14 +77,16 @@ pub struct DualSystem {
 }
 
 /// Runs `scene` to `frame` and assembles the next substep's first dual system; A only when `matrix`.
-pub fn dual_system(scene: &Path, frame: usize, matrix: bool) -> Result<(DualSystem, SystemInfo)> {
+/// `progress` as in [`run_up`] (the scene's warnings come with [`RunUp::Loaded`]).
+pub fn dual_system(scene: &Path, frame: usize, matrix: bool, progress: &mut dyn FnMut(RunUp)) -> Result<(DualSystem, SystemInfo)> {
     let mut sim = Simulation::load(scene, Some(Device::Cpu))?;
     let rows = match sim.config.method.mgpbd() {
         Some(settings) => settings.rows(&sim.model),
         None => Rows::new(&sim.model, ArapShape::CONE),
     }
     .map_err(|e| xpbd_core::Error::invalid(format!("{}: {e}", scene.display())))?;
-    run_up(&mut sim, frame)?;
+    loaded(&mut sim, frame, progress);
+    run_up(&mut sim, frame, progress)?;
     let model = &sim.model;
     let (mut s, h) = (sim.state.clone(), sim.config.h());
     let t_end = s.time + h;
