@@ -158,7 +158,7 @@ impl Backend for CudaBackend {
         self.colors
     }
 
-    /// The device's rows read back and summed as on the CPU (XPBD); none under MGPBD, as on the CPU.
+    /// The device's rows read back and summed as on the CPU (XPBD), or the host's rows (MGPBD).
     fn contact_forces(&self, model: &Model, state: &State) -> xpbd_core::Result<ContactForces> {
         match &self.runner {
             Runner::F32(g) => Ok(g.contact_forces(model)?),

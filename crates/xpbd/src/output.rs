@@ -192,7 +192,7 @@ fn clear_earlier_run(dir: &Path) -> Result<()> {
             for inner in std::fs::read_dir(entry.path()).map_err(|e| Error::io(&entry.path(), e))? {
                 let inner = inner.map_err(|e| Error::io(&entry.path(), e))?;
                 let file = inner.file_name().to_string_lossy().into_owned();
-                if !(inner.file_type().is_ok_and(|t| t.is_file()) && is_frame_file(&file, exts)) {
+                if !(inner.file_type().is_ok_and(|t| t.is_file()) && frame_digits(&file, exts).is_some()) {
                     return Err(refuse(&format!("{name}/{file}"), "which is not a frame file of a run"));
                 }
             }
@@ -212,11 +212,12 @@ fn clear_earlier_run(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `frame_NNNNN.EXT` or `frame_NNNNN.EXT.tmp` with EXT one of `exts`.
-fn is_frame_file(name: &str, exts: &[&str]) -> bool {
+/// The digits NNNNN of a frame file `frame_NNNNN.EXT` or `frame_NNNNN.EXT.tmp` with EXT one of `exts`; `None`
+/// for any other name.
+fn frame_digits<'a>(name: &'a str, exts: &[&str]) -> Option<&'a str> {
     let name = name.strip_suffix(".tmp").unwrap_or(name);
-    let Some((number, ext)) = name.strip_prefix("frame_").and_then(|n| n.split_once('.')) else { return false };
-    !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) && exts.contains(&ext)
+    let (number, ext) = name.strip_prefix("frame_")?.split_once('.')?;
+    (!number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) && exts.contains(&ext)).then_some(number)
 }
 
 impl Writer {
@@ -248,8 +249,7 @@ impl Writer {
         let frame_dir = dir.join("frames");
         for entry in std::fs::read_dir(&frame_dir).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            let number = name.strip_prefix("frame_").and_then(|n| n.split('.').next()).and_then(|n| n.parse::<usize>().ok());
-            if number.is_some_and(|n| n > frame) && is_frame_file(&name, &FRAME_EXTENSIONS) {
+            if frame_digits(&name, &FRAME_EXTENSIONS).and_then(|d| d.parse::<usize>().ok()).is_some_and(|n| n > frame) {
                 std::fs::remove_file(entry.path()).map_err(|e| Error::io(&entry.path(), e))?;
             }
         }

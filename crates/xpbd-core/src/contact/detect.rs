@@ -25,8 +25,8 @@ const CHUNK: usize = 256;
 /// found (a Verlet list: [`FoundAt::holds`]); found again otherwise.
 #[derive(Default)]
 pub struct Detector {
-    /// (surface vertex index, triangle) and (edge, later edge) pairs that passed the static filter
-    /// ([`Detector::admissible`]), in query order.
+    /// (surface vertex index, triangle) and (edge, later edge) pairs that passed the broad phase's tests, in
+    /// query order.
     vertex_triangle: Vec<(u32, u32)>,
     edge_edge: Vec<(u32, u32)>,
     /// Vertex–edge candidates, from the vertex–triangle ones ([`wedge_candidates`]).

@@ -55,6 +55,13 @@ pub fn projected_barycentric(p: &Vec3, a: &Vec3, b: &Vec3, c: &Vec3) -> Option<[
     Some([1.0 - v - w, v, w])
 }
 
+/// The parameter t of the point a + t (b − a) of the line through a and b closest to `p` (not clamped to the
+/// segment; NaN when a = b).
+pub fn line_parameter(p: &Vec3, a: &Vec3, b: &Vec3) -> f64 {
+    let ab = b - a;
+    (p - a).dot(&ab) / ab.norm_squared()
+}
+
 /// The closest points of segments p(s) = p0 + s (p1 − p0) and q(t) = q0 + t (q1 − q0), s, t ∈ [0, 1], as
 /// (s, t). Parallel segments get one of their closest pairs.
 pub fn segment_segment(p0: &Vec3, p1: &Vec3, q0: &Vec3, q1: &Vec3) -> (f64, f64) {

@@ -4,6 +4,7 @@
 //! friction cone ([`Friction::limit`]): Müller et al. 2020, "Detailed rigid body simulation with extended
 //! position based dynamics", Eqs. 2–5 and §3.5.
 
+use super::distance::line_parameter;
 use super::Friction;
 use crate::collider::Collider;
 use crate::mesh::Vec3;
@@ -98,9 +99,9 @@ impl PairRow {
     /// the normal is kept while p lies on the edge's line.
     fn follow_edge(&mut self, x: &[Vec3]) {
         let [p, a, b, _] = self.vertices.map(|v| x[v as usize]);
-        let ab = b - a;
-        let s = if ab.norm_squared() > 0.0 { ((p - a).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0) } else { 0.0 };
-        let gap = p - a - ab * s;
+        let t = line_parameter(&p, &a, &b);
+        let s = if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) };
+        let gap = p - a - (b - a) * s;
         let d = gap.norm();
         if d > 0.0 {
             self.normal = gap / d;

@@ -6,7 +6,7 @@
 //! ([`PairRow::follows_edge`]), as a vertex sliding over the edge sees a rounded rim rather than a wall.
 
 use super::detect::{row, Motion, ON_BORDER};
-use super::distance::projected_barycentric;
+use super::distance::{line_parameter, projected_barycentric};
 use super::{ContactModel, PairRow};
 
 /// No triangle (a candidate edge bordered by one candidate triangle only).
@@ -73,9 +73,8 @@ pub fn vertex_edge(c: &ContactModel, m: &Motion, w: &WedgeCandidate) -> Option<P
         outside += 1;
     }
     let (xa, xb) = (m.x0[a as usize], m.x0[b as usize]);
-    let ab = xb - xa;
-    let t = (p - xa).dot(&ab) / ab.norm_squared();
-    let gap = p - xa - ab * t;
+    let t = line_parameter(&p, &xa, &xb);
+    let gap = p - xa - (xb - xa) * t;
     let d = gap.norm();
     let reach = 2.0 * c.thickness + m.relative(&[v], &[a, b]);
     let edge_body = s.triangle_body[w.triangles[0] as usize];
