@@ -3,6 +3,7 @@
 
 use super::{LinearSolver, Setup, SetupInfo, SolveStats};
 use crate::amg::{AmgOptions, Hierarchy};
+use crate::sparse::incomplete_cholesky::IncompleteCholesky;
 use crate::sparse::{diagonal, dot, norm, spmv, Csr};
 
 /// `z ≈ A⁻¹ r`, symmetric positive definite as an operator.
@@ -91,6 +92,42 @@ impl Preconditioner for JacobiPreconditioner {
     fn apply(&mut self, _a: &Csr, r: &[f64], z: &mut [f64]) {
         for ((zi, ri), di) in z.iter_mut().zip(r).zip(&self.inv_diag) {
             *zi = ri * di;
+        }
+    }
+}
+
+/// `z = (P L Lᵀ Pᵀ)⁻¹ r` with the threshold incomplete Cholesky factor of A
+/// (`sparse::incomplete_cholesky`), refactorised on every setup; Jacobi while the factorisation fails.
+pub struct IctPreconditioner {
+    drop_tolerance: f64,
+    factor: crate::Result<IncompleteCholesky>,
+    jacobi: JacobiPreconditioner,
+}
+
+impl IctPreconditioner {
+    pub fn new(drop_tolerance: f64) -> Self {
+        let factor = Err(crate::Error::invalid("incomplete Cholesky preconditioner used before setup"));
+        IctPreconditioner { drop_tolerance, factor, jacobi: JacobiPreconditioner::default() }
+    }
+
+    /// The factor of the last setup, or why there is none.
+    pub fn factor(&self) -> &crate::Result<IncompleteCholesky> {
+        &self.factor
+    }
+}
+
+impl Preconditioner for IctPreconditioner {
+    fn setup(&mut self, a: &Csr, setup: Setup) {
+        self.factor = IncompleteCholesky::new(a, self.drop_tolerance);
+        if self.factor.is_err() {
+            self.jacobi.setup(a, setup);
+        }
+    }
+
+    fn apply(&mut self, a: &Csr, r: &[f64], z: &mut [f64]) {
+        match &self.factor {
+            Ok(f) => f.apply(r, z),
+            Err(_) => self.jacobi.apply(a, r, z),
         }
     }
 }
