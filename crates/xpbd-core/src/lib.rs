@@ -15,6 +15,7 @@ pub mod backend;
 pub mod collider;
 pub mod constraint;
 pub mod contact;
+pub mod fem;
 pub mod graph;
 pub mod layers;
 pub mod linear;
