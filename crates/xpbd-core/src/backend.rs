@@ -22,6 +22,15 @@ pub struct FrameStats {
     pub mgpbd: Option<crate::mgpbd::OuterStats>,
     /// Contact rows that pushed (λ_n > 0) in the frame's last substep.
     pub contacts: usize,
+    /// Adaptive rigidification's rigid bodies and rigid elements at the frame's end (`None` for other solvers).
+    pub rigid: Option<RigidStats>,
+}
+
+/// Rigid bodies and the elements they hold (thesis "Adaptive methods for elastic deformation", §3.3.4).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct RigidStats {
+    pub bodies: usize,
+    pub elements: usize,
 }
 
 pub trait Backend {
@@ -51,6 +60,11 @@ pub trait Backend {
     /// report them. Asked at load and for frames that write them only, so a run without the option pays nothing.
     fn contact_forces(&self, _model: &Model, _state: &State) -> Result<ContactForces> {
         Err(Error::invalid(format!("the backend '{}' does not report contact forces", self.describe())))
+    }
+    /// The rigid body of each element in the model's element order (−1: elastic), for `rigid_body` cell data;
+    /// `None` for solvers without rigid bodies.
+    fn element_bodies(&self) -> Option<Vec<i32>> {
+        None
     }
     /// Takes back what [`Backend::carried`] gave at a checkpoint, after `state` has been restored.
     fn restore_carried(&mut self, _state: &State, carried: &[f64]) -> Result<()> {

@@ -31,6 +31,8 @@ pub struct TetGroup {
     pub lame: Lame,
     /// XPBD damping β (s).
     pub damping: f64,
+    /// Rayleigh damping of the implicit solvers.
+    pub rayleigh: Rayleigh,
     pub tets: Vec<[u32; 4]>,
     pub rest: Vec<TetRest>,
     /// Index of this group's first multiplier in the state's multiplier array.
@@ -44,6 +46,16 @@ impl TetGroup {
     pub fn rows(&self) -> usize {
         self.tets.len() * self.model.rows()
     }
+}
+
+/// Rayleigh damping D = α₀M + α₁K of the implicit solvers (thesis Eq. 3.5, heterogeneous per body: the mass
+/// part lumped like the mass, the stiffness part per element).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Rayleigh {
+    /// α₀ (1/s).
+    pub mass: f64,
+    /// α₁ (s).
+    pub stiffness: f64,
 }
 
 /// Cloth of one body: edge distance constraints and dihedral hinges.

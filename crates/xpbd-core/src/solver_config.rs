@@ -4,6 +4,7 @@
 //! builds several configurations and clones no model.
 
 use crate::error::Unsupported;
+use crate::implicit::settings::ImplicitSettings;
 use crate::layers::settings::MultilayerSettings;
 use crate::mgpbd::settings::MgpbdSettings;
 use crate::model::Model;
@@ -32,6 +33,9 @@ pub enum Method {
     Mgpbd(MgpbdSettings),
     /// Coarse-to-fine layers with rigidified elements (multi-layer XPBD paper).
     Multilayer(MultilayerSettings),
+    /// Semi-implicit backward Euler FEM, with adaptive rigidification when its settings ask for it (thesis
+    /// "Adaptive methods for elastic deformation", ch. 3).
+    Implicit(ImplicitSettings),
 }
 
 /// The order of an XPBD sweep (block neo-Hookean paper §3–4).
@@ -83,6 +87,8 @@ impl Method {
             Method::Xpbd { .. } => "xpbd",
             Method::Mgpbd(_) => "mgpbd",
             Method::Multilayer(_) => "multilayer",
+            Method::Implicit(s) if s.rigidification.is_some() => "adaptive",
+            Method::Implicit(_) => "implicit",
         }
     }
 
@@ -118,8 +124,23 @@ impl SolverConfig {
     /// compliance positive for the primal solve: [`MgpbdSettings::rows`]); the multi-layer solver tet bodies without
     /// cloth, soft or moving pins and constraint damping (docs/multilayer.md).
     pub fn requirements(&self, model: &Model) -> Result<(), Unsupported> {
+        let corotational = model.tet_groups.iter().find(|g| g.model == crate::constraint::tet_model::TetModel::Corotational);
+        if let (false, Some(g)) = (matches!(self.method, Method::Implicit(_)), corotational) {
+            return Err(Unsupported(format!(
+                "body '{}': material.model = \"corotational\" is for the implicit solvers (solver.kind = \"implicit\" or \"adaptive\")",
+                model.bodies[g.body].name
+            )));
+        }
         match &self.method {
             Method::Xpbd { .. } => Ok(()),
+            Method::Implicit(_) => match model.cloth_groups.first() {
+                Some(g) => Err(Unsupported(format!(
+                    "solver.kind: \"{}\" runs tetrahedral bodies only; body '{}' is cloth (docs/adaptive.md)",
+                    self.method.kind(),
+                    model.bodies[g.body].name
+                ))),
+                None => Ok(()),
+            },
             Method::Mgpbd(settings) => settings.rows(model).map(|_| ()).map_err(|e| Unsupported(e.to_string())),
             Method::Multilayer(_) => {
                 let missing = if !model.cloth_groups.is_empty() {
@@ -168,6 +189,7 @@ impl Serialize for SolverConfig {
             Method::Xpbd { .. } => {}
             Method::Mgpbd(s) => map.serialize_entry("mgpbd", s)?,
             Method::Multilayer(s) => map.serialize_entry("multilayer", s)?,
+            Method::Implicit(s) => map.serialize_entry("implicit", s)?,
         }
         map.end()
     }

@@ -5,6 +5,7 @@
 
 mod elements;
 pub mod gauss_seidel;
+pub mod implicit;
 pub mod jacobi;
 pub mod mgpbd;
 pub mod multilayer;
@@ -22,6 +23,15 @@ use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
 use xpbd_core::state::State;
 use xpbd_core::substep::{step_frame, ConstraintSolver, SubstepBoundary, SubstepReport};
 use xpbd_core::Result;
+
+/// The CPU backend of `config`'s method: [`ImplicitBackend`](implicit::ImplicitBackend) for the implicit
+/// solvers, [`CpuBackend`] for the XPBD family.
+pub fn backend(model: &Model, config: &SolverConfig) -> Box<dyn Backend> {
+    match config.method {
+        Method::Implicit(_) => Box::new(implicit::ImplicitBackend::new(model, config)),
+        _ => Box::new(CpuBackend::new(model, config)),
+    }
+}
 
 pub struct CpuBackend {
     config: SolverConfig,
@@ -51,6 +61,7 @@ impl CpuBackend {
                 Sweep::GaussSeidel(GaussSeidel::new(model, h, ScheduleKind::Clustered { cluster_size: *cluster_size }))
             }
             Method::Xpbd { ordering: Ordering::Jacobi { relaxation } } => Sweep::Jacobi(Jacobi::new(model, h, *relaxation)),
+            Method::Implicit(_) => panic!("the implicit solvers are xpbd_cpu::implicit::ImplicitBackend (xpbd_cpu::backend picks it)"),
         };
         CpuBackend { config: config.clone(), boundary: SubstepBoundary::new(model, config), sweep }
     }

@@ -144,7 +144,9 @@ impl Backend for CudaBackend {
         match &config.method {
             Method::Xpbd { .. } => crate::xpbd::layout::check_supported(model, config),
             Method::Mgpbd(settings) => crate::mgpbd::device::check_supported(model, settings),
-            Method::Multilayer(_) => Err(CudaError::Unsupported("solver.kind = \"multilayer\" has no GPU path (only \"xpbd\" and \"mgpbd\")".into())),
+            Method::Multilayer(_) | Method::Implicit(_) => {
+                Err(CudaError::Unsupported(format!("solver.kind = \"{}\" has no GPU path (only \"xpbd\" and \"mgpbd\")", config.method.kind())))
+            }
         }
         .map_err(|e| Unsupported(e.to_string()))
     }

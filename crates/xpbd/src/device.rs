@@ -120,7 +120,7 @@ fn facts(ordinal: usize, model: &Model, config: &SolverConfig, min_elements: usi
 /// back to the CPU with the reason; an explicit CUDA request that cannot be honoured is an error carrying the
 /// reason.
 pub fn select(requested: Device, model: &Model, config: &SolverConfig, min_elements: usize) -> Result<Selection> {
-    let cpu = |reason: String| Selection { backend: Box::new(xpbd_cpu::CpuBackend::new(model, config)), device: "cpu".into(), reason };
+    let cpu = |reason: String| Selection { backend: xpbd_cpu::backend(model, config), device: "cpu".into(), reason };
     let ordinal = match requested {
         Device::Cpu => return Ok(cpu("cpu: requested".into())),
         Device::Auto => 0,

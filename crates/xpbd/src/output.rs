@@ -10,8 +10,8 @@ use serde::Serialize;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use xpbd_core::backend::Backend;
-use xpbd_core::mesh::io::{write_atomic, write_pvd, write_vtu, PointData};
+use xpbd_core::backend::{Backend, RigidStats};
+use xpbd_core::mesh::io::{write_atomic, write_pvd, write_vtu_with_cells, PointData};
 use xpbd_core::mgpbd::OuterStats;
 use xpbd_core::model::Model;
 use xpbd_core::scene::schema::Output;
@@ -37,6 +37,8 @@ pub struct FrameMetrics {
     pub max_edge_strain: Option<f64>,
     /// MGPBD runs only: more columns after the fixed ones (docs/output-format.md).
     pub mgpbd: Option<OuterStats>,
+    /// Adaptive runs only: `rigid_bodies,rigid_elements` after the fixed ones.
+    pub rigid: Option<RigidStats>,
 }
 
 /// Frame file formats.
@@ -237,6 +239,9 @@ impl Writer {
         if config.method.mgpbd().is_some() {
             header = format!("{header},{}", OuterStats::CSV_HEADER);
         }
+        if config.method.kind() == "adaptive" {
+            header.push_str(",rigid_bodies,rigid_elements");
+        }
         let metrics = CsvFile::create(dir.join("metrics.csv"), &header)?;
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::create(dir.join("probes.csv"), PROBES_HEADER)?) };
         Ok(Self::with_files(dir, model, frames, metrics, probes))
@@ -296,7 +301,9 @@ impl Writer {
                     if let Some(c) = &contact {
                         data.extend([("contact_force", PointData::Vector(&c.force)), ("contact_active", PointData::Int(&active))]);
                     }
-                    write_vtu(&self.dir.join(&name), &state.x, &self.tets, &self.tris, &data)?;
+                    let rigid = backend.element_bodies();
+                    let cells: Vec<(&str, PointData)> = rigid.iter().map(|r| ("rigid_body", PointData::Int(r))).collect();
+                    write_vtu_with_cells(&self.dir.join(&name), &state.x, &self.tets, &self.tris, &data, &cells)?;
                     self.pvd.push((state.time, name));
                     write_pvd(&self.dir.join("animation.pvd"), &self.pvd)?;
                 }
@@ -317,6 +324,9 @@ impl Writer {
         }
         if let Some(o) = &m.mgpbd {
             line = format!("{line},{}", o.csv());
+        }
+        if let Some(r) = &m.rigid {
+            line = format!("{line},{},{}", r.bodies, r.elements);
         }
         self.metrics.line(&line)
     }

@@ -178,6 +178,7 @@ impl Simulation {
                 contacts: stats.contacts,
                 max_edge_strain: last.max_edge_strain,
                 mgpbd: stats.mgpbd,
+                rigid: stats.rigid,
             })?;
             // A frame that fails a check under `on_failure = "stop"` ends the run: it is the last one.
             let stops = check.is_some() && matches!(self.health.on_failure, OnFailure::Stop);

@@ -19,6 +19,8 @@ pub enum TetModel {
     StVK,
     /// ARAP, one row.
     Arap,
+    /// Corotational linear elasticity: the implicit solvers only (no XPBD rows).
+    Corotational,
 }
 
 impl TetModel {
@@ -28,12 +30,13 @@ impl TetModel {
             TetModel::NeoHookean | TetModel::NeoHookeanBlock => 2,
             TetModel::StVK => 6,
             TetModel::Arap => 1,
+            TetModel::Corotational => 0,
         }
     }
 
     /// The scene's material model names, tetrahedral ones only (`cloth` is not a tet model).
     pub fn from_name(name: &str) -> Option<Self> {
-        [TetModel::NeoHookean, TetModel::NeoHookeanBlock, TetModel::StVK, TetModel::Arap].into_iter().find(|m| m.name() == name)
+        [TetModel::NeoHookean, TetModel::NeoHookeanBlock, TetModel::StVK, TetModel::Arap, TetModel::Corotational].into_iter().find(|m| m.name() == name)
     }
 
     pub fn name(self) -> &'static str {
@@ -42,6 +45,7 @@ impl TetModel {
             TetModel::NeoHookeanBlock => "neohookean_block",
             TetModel::StVK => "stvk",
             TetModel::Arap => "arap",
+            TetModel::Corotational => "corotational",
         }
     }
 
@@ -125,6 +129,7 @@ pub fn project_tet(p: &TetParams, rest: &TetRest, w: &[f64; 4], x: &mut [Vec3; 4
             let bp = BlockParams::diagonal([1.0 / (p.lame.mu * rest.volume)], p.damping, p.h);
             apply(&[c], &[node_gradients(&g, &rest.dm_inv)], w, &bp, x, x_prev, &mut lambda[0..1]);
         }
+        TetModel::Corotational => {}
     }
 }
 
@@ -155,6 +160,7 @@ pub fn tet_constraints(p: &TetParams, rest: &TetRest, x: &[Vec3; 4], out: &mut [
             }
         }
         TetModel::Arap => out[0] = arap::arap(&f).0,
+        TetModel::Corotational => {}
     }
 }
 
@@ -181,6 +187,7 @@ pub fn tet_residual(p: &TetParams, rest: &TetRest, x: &[Vec3; 4], lambda: &[f64]
             }
         }
         TetModel::Arap => out[0] += inv_h2 / (p.lame.mu * rest.volume) * lambda[0],
+        TetModel::Corotational => {}
     }
 }
 
@@ -192,6 +199,7 @@ pub fn tet_energy(p: &TetParams, rest: &TetRest, x: &[Vec3; 4]) -> f64 {
             TetModel::NeoHookean | TetModel::NeoHookeanBlock => neohookean::energy_density(&f, &p.lame),
             TetModel::StVK => stvk::energy_density(&f, &p.lame),
             TetModel::Arap => arap::energy_density(&f, p.lame.mu),
+            TetModel::Corotational => crate::fem::energy::Energy::Corotational.density(&f, p.lame),
         }
 }
 

@@ -363,21 +363,3 @@ fn rotation_derivative_stays_finite_where_r_is_not_differentiable() {
         assert!(project_psd(&h).iter().all(|v| v.is_finite()));
     }
 }
-
-#[test]
-#[ignore]
-fn time_element_state() {
-    let rest = TetRest::new(&rest_positions()).unwrap();
-    let mut rng = fastrand::Rng::with_seed(19);
-    let xs: Vec<[Vec3; 4]> = (0..1000).map(|_| deformed(&large(&mut rng), &mut rng)).collect();
-    for energy in ALL {
-        let t = std::time::Instant::now();
-        let mut acc = 0.0;
-        for _ in 0..100 {
-            for x in &xs {
-                acc += element_state(energy, lame(energy), &rest, x).stiffness[(0, 0)];
-            }
-        }
-        println!("{energy:?}: {:.2} µs/element ({acc:.1})", t.elapsed().as_secs_f64() * 1e6 / 1e5);
-    }
-}

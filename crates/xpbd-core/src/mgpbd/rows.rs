@@ -133,9 +133,10 @@ impl Rows {
                         set(g.lambda_offset + 2 * e, RowKind::Hydrostatic, gi, e, *t, a[0]);
                         set(g.lambda_offset + 2 * e + 1, RowKind::Deviatoric, gi, e, *t, a[1]);
                     }
-                    TetModel::StVK => {
+                    TetModel::StVK | TetModel::Corotational => {
                         return Err(Error::invalid(format!(
-                            "body '{body}': material 'stvk' has no scalar rows for solver.kind = \"mgpbd\" (use arap, neohookean, neohookean_block or cloth)"
+                            "body '{body}': material '{}' has no scalar rows for solver.kind = \"mgpbd\" (use arap, neohookean, neohookean_block or cloth)",
+                            g.model.name()
                         )))
                     }
                 }

@@ -8,11 +8,12 @@ use crate::constraint::bending::dihedral_angle;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{gather, TetModel};
 use crate::contact::Friction;
+use crate::implicit::settings::ImplicitSettings;
 use crate::layers::settings::MultilayerSettings;
 use crate::material::Lame;
 use crate::mesh::{generators, io, orientation, surface, Mesh, Vec3};
 use crate::mgpbd::settings::MgpbdSettings;
-use crate::model::{Attachment, Body, ClothGroup, Model, Probe, TetGroup};
+use crate::model::{Attachment, Body, ClothGroup, Model, Probe, Rayleigh, TetGroup};
 use crate::solver_config::{Method, Ordering, SolverConfig};
 use crate::{resources, Error, Result};
 use nalgebra::Rotation3;
@@ -83,6 +84,10 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
         Method::Xpbd { .. } => {}
         Method::Mgpbd(settings) => settings.resolve(&m)?,
         Method::Multilayer(_) => warnings.extend(MultilayerSettings::warnings(&m)),
+        Method::Implicit(_) => {}
+    }
+    if let (false, Some(bi)) = (matches!(config.method, Method::Implicit(_)), scene.bodies.iter().position(|b| b.rayleigh.is_some())) {
+        return Err(Error::invalid(format!("body[{bi}].rayleigh: only for solver.kind = \"implicit\" or \"adaptive\" (XPBD bodies take `damping`)")));
     }
     config.requirements(&m).map_err(|u| Error::invalid(u.0))?;
     warnings.extend(crate::stability::warnings(&m, &config));
@@ -108,14 +113,17 @@ fn solver_config(scene: &Scene) -> Result<SolverConfig> {
         "xpbd" => None,
         "mgpbd" => Some(Method::Mgpbd(MgpbdSettings::from_scene(k)?)),
         "multilayer" => Some(Method::Multilayer(MultilayerSettings::from_scene(k, s.iterations)?)),
-        "adaptive" => return Err(Error::invalid("solver.kind: 'adaptive' is not implemented yet (available: xpbd, mgpbd, multilayer)")),
-        other => return Err(Error::invalid(format!("solver.kind: unknown solver '{other}' (expected xpbd, mgpbd, multilayer)"))),
+        "implicit" | "adaptive" => Some(Method::Implicit(ImplicitSettings::from_scene(k, k.kind == "adaptive")?)),
+        other => return Err(Error::invalid(format!("solver.kind: unknown solver '{other}' (expected xpbd, mgpbd, multilayer, implicit, adaptive)"))),
     };
     if let (false, Some(field)) = (matches!(method, Some(Method::Mgpbd(_))), MgpbdSettings::foreign_field(k)) {
         return Err(Error::invalid(format!("solver.{field}: only for kind = \"mgpbd\"")));
     }
     if let (false, Some(field)) = (matches!(method, Some(Method::Multilayer(_))), MultilayerSettings::foreign_field(k)) {
         return Err(Error::invalid(format!("solver.{field}: only for kind = \"multilayer\"")));
+    }
+    if let (false, Some(field)) = (matches!(method, Some(Method::Implicit(_))), ImplicitSettings::foreign_field(k)) {
+        return Err(Error::invalid(format!("solver.{field}: only for kind = \"implicit\" or \"adaptive\"")));
     }
     // Checked for every kind (a batch may vary the ordering over several kinds), used by XPBD only.
     let ordering = Ordering::named(&k.ordering, k.relaxation, k.cluster_size)
@@ -295,6 +303,11 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
     if !(spec.damping.is_finite() && spec.damping >= 0.0) {
         return Err(Error::invalid(format!("body[{bi}].damping: must be ≥ 0, got {}", spec.damping)));
     }
+    let rayleigh = match spec.rayleigh {
+        None => Rayleigh::default(),
+        Some(r) if r.iter().all(|a| a.is_finite() && *a >= 0.0) => Rayleigh { mass: r[0], stiffness: r[1] },
+        Some(r) => return Err(Error::invalid(format!("body[{bi}].rayleigh: both coefficients must be ≥ 0, got {r:?}"))),
+    };
     let base = m.rest.len();
     let mut mass;
     let body_surface: Vec<[u32; 3]>;
@@ -309,7 +322,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
                 }
                 None => {
                     return Err(Error::invalid(format!(
-                        "{mwhat}.model: unknown model '{}' (expected neohookean, neohookean_block, stvk, arap, cloth)",
+                        "{mwhat}.model: unknown model '{}' (expected neohookean, neohookean_block, stvk, arap, corotational, cloth)",
                         mat.model
                     )))
                 }
@@ -345,7 +358,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
             }
             body_tets = tm.tets.iter().map(|t| offset(t).try_into().unwrap()).collect();
             body_surface = surf.iter().map(|t| offset(t).try_into().unwrap()).collect();
-            let group = TetGroup { body: bi, model, lame, damping: spec.damping, tets: body_tets.clone(), rest, lambda_offset: m.rows };
+            let group = TetGroup { body: bi, model, lame, damping: spec.damping, rayleigh, tets: body_tets.clone(), rest, lambda_offset: m.rows };
             m.rows += group.rows();
             m.tet_groups.push(group);
             m.rest.extend(tm.vertices);

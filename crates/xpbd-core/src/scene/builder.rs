@@ -126,6 +126,7 @@ impl BodyBuilder {
             material: Material::default(),
             pin: Vec::new(),
             damping: 0.0,
+            rayleigh: None,
             friction: None,
             static_friction: None,
         };
@@ -161,6 +162,12 @@ impl BodyBuilder {
         "`angular_velocity` (rad/s)." angular_velocity: [f64; 3] => body.angular_velocity;
         "`material`." material: Material => body.material;
         "`damping`: XPBD constraint damping β (s)." damping: f64 => body.damping;
+    }
+
+    /// `rayleigh = [alpha0, alpha1]` (implicit solvers).
+    pub fn rayleigh(mut self, alpha0: f64, alpha1: f64) -> Self {
+        self.body.rayleigh = Some([alpha0, alpha1]);
+        self
     }
 
     /// `friction`: the Coulomb coefficient of this body's contacts with bodies.
@@ -305,10 +312,21 @@ impl Solver {
         Solver { kind: "multilayer".into(), ..Default::default() }
     }
 
+    /// `kind = "implicit"`.
+    pub fn implicit() -> Self {
+        Solver { kind: "implicit".into(), ..Default::default() }
+    }
+
+    /// `kind = "adaptive"`, its thresholds at their defaults until set.
+    pub fn adaptive() -> Self {
+        Solver { kind: "adaptive".into(), ..Default::default() }
+    }
+
     solver_options!(
         text: linear_solver, arap_rows, arap_rotation, layer_order;
         numbers: pcg_tol: f64, pcg_max_iter: usize, setup_interval: usize, tolerance: f64, theta: f64, max_coarse: usize,
-        smoothed_levels: usize, layers: usize, layer_stop: f64,
+        smoothed_levels: usize, layers: usize, layer_stop: f64, rigidify_threshold: f64, elastify_threshold: f64,
+        rigidify_steps: usize, pgs_iterations: usize, contact_compliance: f64,
     );
 }
 

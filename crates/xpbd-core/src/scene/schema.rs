@@ -100,7 +100,7 @@ impl Default for Simulation {
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Solver {
-    /// xpbd | mgpbd | multilayer
+    /// xpbd | mgpbd | multilayer | implicit | adaptive
     pub kind: String,
     /// serial | jacobi | colored | clustered
     pub ordering: String,
@@ -132,6 +132,14 @@ pub struct Solver {
     pub stripe_axis: Option<String>,
     pub stripe_count: Option<usize>,
     pub layer_stop: Option<f64>,
+    /// Implicit and adaptive only (`implicit::settings`, defaults there and in docs/scene-format.md).
+    pub pgs_iterations: Option<usize>,
+    pub contact_compliance: Option<f64>,
+    pub baumgarte: Option<f64>,
+    /// Adaptive only.
+    pub rigidify_threshold: Option<f64>,
+    pub elastify_threshold: Option<f64>,
+    pub rigidify_steps: Option<usize>,
 }
 
 impl Default for Solver {
@@ -163,6 +171,12 @@ impl Default for Solver {
             stripe_axis: None,
             stripe_count: None,
             layer_stop: None,
+            pgs_iterations: None,
+            contact_compliance: None,
+            baumgarte: None,
+            rigidify_threshold: None,
+            elastify_threshold: None,
+            rigidify_steps: None,
         }
     }
 }
@@ -191,6 +205,9 @@ pub struct Body {
     /// XPBD constraint damping β (s).
     #[serde(default)]
     pub damping: f64,
+    /// Rayleigh damping `[alpha0, alpha1]` of the implicit solvers: D = α₀M + α₁K (1/s and s).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rayleigh: Option<[f64; 2]>,
     /// Coulomb coefficient of this body's contacts with other bodies and itself (default `contact.friction`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub friction: Option<f64>,

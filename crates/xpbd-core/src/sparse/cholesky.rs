@@ -23,11 +23,31 @@ impl Cholesky {
     /// Factorises `a`, with the symbolic factorisation of the last call when `same_pattern` (and there is
     /// one); a matrix that is not numerically positive definite leaves no factor.
     pub fn factor(&mut self, a: &Csr, same_pattern: bool) {
+        let _ = self.try_factor(a, same_pattern);
+    }
+
+    /// [`Cholesky::factor`], saying why when there is no factor: the symbolic analysis failed, or a pivot was
+    /// not positive (faer's report, which names the pivot).
+    pub fn try_factor(&mut self, a: &Csr, same_pattern: bool) -> Result<(), String> {
         let m = lower(a);
         if !same_pattern || self.symbolic.is_none() {
             self.symbolic = SymbolicLlt::try_new(m.symbolic(), Side::Lower).ok();
         }
-        self.factor = self.symbolic.clone().and_then(|s| Llt::try_new_with_symbolic(s, m.as_ref(), Side::Lower).ok());
+        self.factor = None;
+        let symbolic = self.symbolic.clone().ok_or("the symbolic factorisation failed")?;
+        self.factor = Some(Llt::try_new_with_symbolic(symbolic, m.as_ref(), Side::Lower).map_err(|e| format!("the matrix is not positive definite ({e:?})"))?);
+        Ok(())
+    }
+
+    /// `B ← A⁻¹ B` for the columns of `b` with the last factor; `false`, with `b` unchanged, when there is none.
+    pub fn solve_columns(&self, b: faer::MatMut<'_, f64>) -> bool {
+        match &self.factor {
+            Some(factor) => {
+                factor.solve_in_place(b);
+                true
+            }
+            None => false,
+        }
     }
 
     /// `x = A⁻¹ b` with the last factor; `false`, with x unchanged, when there is none.

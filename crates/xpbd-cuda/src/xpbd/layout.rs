@@ -37,6 +37,7 @@ impl ElementKind {
             ElementKind::Tet(TetModel::NeoHookean) => "neohookean",
             ElementKind::Tet(TetModel::StVK) => "stvk",
             ElementKind::Tet(TetModel::Arap) => "arap",
+            ElementKind::Tet(TetModel::Corotational) => unreachable!("SolverConfig::requirements refuses corotational outside the implicit solvers"),
             ElementKind::Distance => "distance",
             ElementKind::Bending => "bending",
         }

@@ -90,7 +90,14 @@ pub fn dual_system(scene: &Path, frame: usize, matrix: bool, progress: &mut dyn 
     let model = &sim.model;
     let (mut s, h) = (sim.state.clone(), sim.config.h());
     let t_end = s.time + h;
-    CpuBackend::new(model, &sim.config).begin_substep(model, &mut s, h, t_end);
+    // The prediction of the XPBD family; an implicit scene's state is predicted the same way.
+    let predicting = match sim.config.method {
+        xpbd_core::solver_config::Method::Implicit(_) => {
+            sim.config.with_method(xpbd_core::solver_config::Method::Xpbd { ordering: xpbd_core::solver_config::Ordering::Serial })
+        }
+        _ => sim.config.clone(),
+    };
+    CpuBackend::new(model, &predicting).begin_substep(model, &mut s, h, t_end);
     // Multipliers at zero, one per row (ARAP component rows have more rows than the state has multipliers).
     // Without A, an empty pattern: `assemble` then computes b only.
     let pattern = if matrix { Pattern::new(&rows, &model.inv_mass) } else { Pattern::incidence_only(&rows, &model.inv_mass) };

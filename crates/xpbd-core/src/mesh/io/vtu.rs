@@ -19,7 +19,7 @@ const VTK_TRIANGLE: i64 = 5;
 const B64_LENIENT: GeneralPurpose =
     GeneralPurpose::new(&base64::alphabet::STANDARD, GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent));
 
-/// One point-data array of [`write_vtu`], one value per point.
+/// One data array of [`write_vtu`]: one value per point (point data) or per cell (cell data).
 #[derive(Clone, Copy, Debug)]
 pub enum PointData<'a> {
     Scalar(&'a [f64]),
@@ -40,11 +40,28 @@ impl PointData<'_> {
 /// Writes one `.vtu` file (through a temporary file and a rename) holding `points`, the tetrahedra and
 /// triangles as cells, and the named point-data arrays.
 pub fn write_vtu(path: &Path, points: &[Vec3], tets: &[[u32; 4]], tris: &[[u32; 3]], point_data: &[(&str, PointData)]) -> Result<()> {
+    write_vtu_with_cells(path, points, tets, tris, point_data, &[])
+}
+
+/// [`write_vtu`] with cell-data arrays too, one value per cell (tetrahedra first, then triangles).
+pub fn write_vtu_with_cells(
+    path: &Path,
+    points: &[Vec3],
+    tets: &[[u32; 4]],
+    tris: &[[u32; 3]],
+    point_data: &[(&str, PointData)],
+    cell_data: &[(&str, PointData)],
+) -> Result<()> {
     let n = points.len();
     let bad = |msg: String| Error::invalid(format!("{}: {msg}", path.display()));
     for (name, d) in point_data {
         if d.len() != n {
             return Err(bad(format!("point data `{name}` has {} values for {n} points", d.len())));
+        }
+    }
+    for (name, d) in cell_data {
+        if d.len() != tets.len() + tris.len() {
+            return Err(bad(format!("cell data `{name}` has {} values for {} cells", d.len(), tets.len() + tris.len())));
         }
     }
     let flat = tets.iter().flat_map(|t| t.iter()).chain(tris.iter().flat_map(|t| t.iter()));
@@ -58,25 +75,14 @@ pub fn write_vtu(path: &Path, points: &[Vec3], tets: &[[u32; 4]], tris: &[[u32; 
     let _ = writeln!(s, "  <UnstructuredGrid>\n    <Piece NumberOfPoints=\"{n}\" NumberOfCells=\"{cells}\">");
     let mut buf: Vec<u8> = Vec::with_capacity(24 * n.max(cells) + 8);
     s.push_str("      <PointData>\n");
-    for (name, d) in point_data {
-        start(&mut buf);
-        let (ty, comps) = match d {
-            PointData::Scalar(v) => {
-                v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
-                ("Float64", 1)
-            }
-            PointData::Int(v) => {
-                v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
-                ("Int32", 1)
-            }
-            PointData::Vector(v) => {
-                push_vec3(&mut buf, v);
-                ("Float64", 3)
-            }
-        };
-        data_array(&mut s, ty, Some(name), comps, &mut buf);
+    named_arrays(&mut s, &mut buf, point_data);
+    s.push_str("      </PointData>\n");
+    if !cell_data.is_empty() {
+        s.push_str("      <CellData>\n");
+        named_arrays(&mut s, &mut buf, cell_data);
+        s.push_str("      </CellData>\n");
     }
-    s.push_str("      </PointData>\n      <Points>\n");
+    s.push_str("      <Points>\n");
     start(&mut buf);
     push_vec3(&mut buf, points);
     data_array(&mut s, "Float64", None, 3, &mut buf);
@@ -101,6 +107,28 @@ pub fn write_vtu(path: &Path, points: &[Vec3], tets: &[[u32; 4]], tris: &[[u32; 
     data_array(&mut s, "UInt8", Some("types"), 1, &mut buf);
     s.push_str("      </Cells>\n    </Piece>\n  </UnstructuredGrid>\n</VTKFile>\n");
     write_atomic(path, s.as_bytes())
+}
+
+/// The named arrays of a `PointData` or `CellData` section.
+fn named_arrays(s: &mut String, buf: &mut Vec<u8>, arrays: &[(&str, PointData)]) {
+    for (name, d) in arrays {
+        start(buf);
+        let (ty, comps) = match d {
+            PointData::Scalar(v) => {
+                v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
+                ("Float64", 1)
+            }
+            PointData::Int(v) => {
+                v.iter().for_each(|x| buf.extend(x.to_le_bytes()));
+                ("Int32", 1)
+            }
+            PointData::Vector(v) => {
+                push_vec3(buf, v);
+                ("Float64", 3)
+            }
+        };
+        data_array(s, ty, Some(name), comps, buf);
+    }
 }
 
 fn push_vec3(buf: &mut Vec<u8>, v: &[Vec3]) {

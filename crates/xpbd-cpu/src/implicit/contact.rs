@@ -1,0 +1,234 @@
+//! Frictional contact of the implicit solvers (thesis "Adaptive methods for elastic deformation", §3.3.3):
+//! the contact issue's detection gives vertex–collider and surface-pair contacts; each has three rows
+//! (normal and two tangents) in the reduced coordinates, J_A = J G; the Delassus operator H = J_A A_A⁻¹ J_Aᵀ
+//! comes from the step's factorisation; compliant projected Gauss-Seidel ([`pgs::solve`]) finds the
+//! impulses, warm-started from the contacts of the previous step; Δẋ_A = A_A⁻¹ J_Aᵀ λ.
+//! Stabilisation: b_n = J_A ẋ_A + k_b Φ with k_b = `baumgarte`/h while penetrating (Φ < 0), and + Φ/h while
+//! apart, so a contact closes its gap within the step but never pulls.
+
+use super::rigid::Bodies;
+use super::system::System;
+use std::collections::HashMap;
+use xpbd_core::contact::ContactSet;
+use xpbd_core::implicit::pgs;
+use xpbd_core::implicit::settings::ImplicitSettings;
+use xpbd_core::mesh::Vec3;
+use xpbd_core::model::Model;
+
+/// What identifies a contact from one step to the next, for the warm start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Collider(u32, u32),
+    Pair([u32; 4]),
+}
+
+/// One contact: Φ = n·Σ wₖ xₖ (− thickness for pairs), moving against a surface of velocity `surface`.
+#[derive(Clone, Copy, Debug)]
+pub struct Contact {
+    pub vertices: [u32; 4],
+    pub weights: [f64; 4],
+    pub normal: Vec3,
+    tangents: [Vec3; 2],
+    pub gap: f64,
+    mu: f64,
+    surface: Vec3,
+    key: Key,
+    /// Not present at the previous step (the oracle approximates its force).
+    pub new: bool,
+}
+
+#[derive(Default)]
+pub struct Contacts {
+    set: ContactSet,
+    pub list: Vec<Contact>,
+    /// Three impulses per contact (N·s): normal, then the two tangents.
+    pub lambda: Vec<f64>,
+    warm: HashMap<Key, (f64, Vec3)>,
+    /// Seconds spent in detection and in the contact solve.
+    pub detect_seconds: f64,
+    pub solve_seconds: f64,
+}
+
+fn tangents(n: &Vec3) -> [Vec3; 2] {
+    let a = if n.x.abs() < 0.6 { Vec3::x() } else { Vec3::y() };
+    let t1 = n.cross(&a).normalize();
+    [t1, n.cross(&t1)]
+}
+
+impl Contacts {
+    /// The contacts that may act in the step from `x` to the prediction `x_pred` ending at `t_end`, with
+    /// their impulses warm-started.
+    pub fn detect(&mut self, model: &Model, x: &[Vec3], x_pred: &[Vec3], t_end: f64, h: f64) {
+        let start = std::time::Instant::now();
+        self.set.detect(model, x, x_pred, t_end);
+        self.list.clear();
+        let t0 = t_end - h;
+        for r in &self.set.colliders {
+            let c = &model.colliders[r.collider as usize];
+            let i = r.vertex as usize;
+            let (gap, normal) = c.signed_distance(&x[i], t0);
+            let key = Key::Collider(r.vertex, r.collider);
+            let vertices = [r.vertex; 4];
+            let weights = [1.0, 0.0, 0.0, 0.0];
+            self.list.push(Contact {
+                vertices,
+                weights,
+                normal,
+                tangents: tangents(&normal),
+                gap,
+                mu: c.friction.mu_k,
+                surface: c.velocity_at(&x[i], t0),
+                key,
+                new: true,
+            });
+        }
+        let thickness = model.contact.thickness;
+        for r in &self.set.pairs {
+            let gap = r.normal.dot(&r.vertices.iter().zip(&r.weights).map(|(&v, &w)| x[v as usize] * w).sum::<Vec3>()) - thickness;
+            let key = Key::Pair(r.vertices);
+            let c = Contact {
+                vertices: r.vertices,
+                weights: r.weights,
+                normal: r.normal,
+                tangents: tangents(&r.normal),
+                gap,
+                mu: r.friction.mu_k,
+                surface: Vec3::zeros(),
+                key,
+                new: true,
+            };
+            self.list.push(c);
+        }
+        self.lambda = vec![0.0; 3 * self.list.len()];
+        for (c, l) in self.list.iter_mut().zip(self.lambda.chunks_mut(3)) {
+            if let Some((n, t)) = self.warm.get(&c.key) {
+                c.new = false;
+                l[0] = *n;
+                l[1] = t.dot(&c.tangents[0]);
+                l[2] = t.dot(&c.tangents[1]);
+            }
+        }
+        self.detect_seconds += start.elapsed().as_secs_f64();
+    }
+
+    /// Row `k` (0 normal, 1–2 tangents) of contact `c`: its direction.
+    fn direction(c: &Contact, k: usize) -> Vec3 {
+        if k == 0 {
+            c.normal
+        } else {
+            c.tangents[k - 1]
+        }
+    }
+
+    /// The stabilisation of a normal row: k_b Φ while penetrating, Φ/h while apart.
+    fn stabilisation(gap: f64, h: f64, baumgarte: f64) -> f64 {
+        if gap < 0.0 {
+            baumgarte / h * gap
+        } else {
+            gap / h
+        }
+    }
+
+    /// The rows of J_A, sparse: (reduced DOF, coefficient).
+    fn rows(&self, sys: &System, x: &[Vec3], bodies: &Bodies) -> Vec<Vec<(usize, f64)>> {
+        let mut rows = Vec::with_capacity(3 * self.list.len());
+        for c in &self.list {
+            for k in 0..3 {
+                let dir = Self::direction(c, k);
+                let mut row = Vec::new();
+                for (&v, &w) in c.vertices.iter().zip(&c.weights) {
+                    if w == 0.0 {
+                        continue;
+                    }
+                    let mut coeffs = [0.0; 6];
+                    let Some(map) = sys.map_of(v as usize, x, bodies) else { continue };
+                    let node = sys.dofs.node(v as usize).unwrap();
+                    let s = sys.dofs.node_start[node as usize];
+                    let lifted = map.transpose() * dir * w;
+                    coeffs.copy_from_slice(lifted.as_slice());
+                    for (j, &cf) in coeffs.iter().enumerate().take(sys.dofs.node_size(node)) {
+                        row.push((s + j, cf));
+                    }
+                }
+                rows.push(row);
+            }
+        }
+        rows
+    }
+
+    /// Solves the contacts after the unconstrained step, adding their velocity change to `va` (the reduced
+    /// velocities ẋ_A + Δẋ_A). Keeps the impulses for the next step's warm start.
+    pub fn solve(&mut self, sys: &System, x: &[Vec3], bodies: &Bodies, va: &mut [f64], settings: &ImplicitSettings, h: f64) {
+        self.warm.clear();
+        if self.list.is_empty() {
+            return;
+        }
+        let start = std::time::Instant::now();
+        let rows = self.rows(sys, x, bodies);
+        let (m, n) = (rows.len(), sys.dofs.len());
+        // H = J_A A⁻¹ J_Aᵀ, in column blocks.
+        let mut hmat = vec![0.0; m * m];
+        const BLOCK: usize = 64;
+        for first in (0..m).step_by(BLOCK) {
+            let cols = BLOCK.min(m - first);
+            let mut y = faer::Mat::<f64>::zeros(n, cols);
+            for (j, row) in rows[first..first + cols].iter().enumerate() {
+                for &(d, c) in row {
+                    y[(d, j)] += c;
+                }
+            }
+            sys.solve_columns(y.as_mut());
+            for (i, row) in rows.iter().enumerate() {
+                for j in 0..cols {
+                    hmat[i * m + first + j] = row.iter().map(|&(d, c)| c * y[(d, j)]).sum();
+                }
+            }
+        }
+        let mut b = vec![0.0; m];
+        for (ci, c) in self.list.iter().enumerate() {
+            for k in 0..3 {
+                let i = 3 * ci + k;
+                b[i] = rows[i].iter().map(|&(d, cf)| cf * va[d]).sum::<f64>() - Self::direction(c, k).dot(&c.surface);
+            }
+            b[3 * ci] += Self::stabilisation(c.gap, h, settings.baumgarte);
+        }
+        let mu: Vec<f64> = self.list.iter().map(|c| c.mu).collect();
+        pgs::solve(&hmat, &b, &mu, settings.contact_compliance, settings.pgs_iterations, &mut self.lambda);
+        let mut jt_lambda = vec![0.0; n];
+        for (row, &l) in rows.iter().zip(&self.lambda) {
+            for &(d, c) in row {
+                jt_lambda[d] += c * l;
+            }
+        }
+        let dv = sys.solve(&jt_lambda);
+        va.iter_mut().zip(&dv).for_each(|(a, d)| *a += d);
+        for (c, l) in self.list.iter().zip(self.lambda.chunks(3)) {
+            if l[0] > 0.0 {
+                self.warm.insert(c.key, (l[0], c.tangents[0] * l[1] + c.tangents[1] * l[2]));
+            }
+        }
+        self.solve_seconds += start.elapsed().as_secs_f64();
+    }
+
+    /// Contacts whose normal impulse is positive.
+    pub fn active(&self) -> usize {
+        self.lambda.chunks(3).filter(|l| l[0] > 0.0).count()
+    }
+
+    /// Jᵀλ in full (vertex) space: the impulse of the last solve on each vertex.
+    pub fn vertex_impulses(&self, vertex_count: usize) -> Vec<Vec3> {
+        let mut out = vec![Vec3::zeros(); vertex_count];
+        for (c, l) in self.list.iter().zip(self.lambda.chunks(3)) {
+            let p = c.normal * l[0] + c.tangents[0] * l[1] + c.tangents[1] * l[2];
+            for (&v, &w) in c.vertices.iter().zip(&c.weights) {
+                out[v as usize] += p * w;
+            }
+        }
+        out
+    }
+
+    /// The stabilised normal velocity target of contact `c` (b_n without J ẋ), for the oracle.
+    pub fn normal_bias(c: &Contact, h: f64, settings: &ImplicitSettings) -> f64 {
+        Self::stabilisation(c.gap, h, settings.baumgarte) - c.normal.dot(&c.surface)
+    }
+}

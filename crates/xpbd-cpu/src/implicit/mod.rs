@@ -1,0 +1,294 @@
+//! The implicit FEM solvers of `kind = "implicit"` and `kind = "adaptive"` (thesis "Adaptive methods for
+//! elastic deformation", ch. 3; docs/adaptive.md). One step of length h = dt / substeps (Algorithm 1):
+//! find contacts and warm-start them; under `adaptive`, ask the oracle which rigid elements must become
+//! elastic, flag the elements whose strain rate stayed below τ_R and rebuild the rigid bodies when the flags
+//! changed; assemble and factorise the reduced system (Eq. 3.11) and solve it; solve the contacts (Eq.
+//! 3.13–3.15); update velocities and positions (Rodrigues for the bodies); record the strain rates (Eq. 3.17).
+
+mod contact;
+mod elements;
+mod oracle;
+mod rigid;
+mod system;
+
+use contact::Contacts;
+pub use elements::energy_of;
+use elements::Elements;
+use nalgebra::Matrix3;
+use oracle::Oracle;
+use rigid::Bodies;
+use std::time::Instant;
+use system::{Inputs, Spring, System};
+use xpbd_core::backend::{Backend, FrameStats, Unsupported};
+use xpbd_core::constraint::tet::deformation_gradient;
+use xpbd_core::constraint::tet_model::gather;
+use xpbd_core::fem::energy::green_strain;
+use xpbd_core::implicit::bodies::{FaceAdjacency, RigidPattern};
+use xpbd_core::implicit::dofs::{Dofs, VertexDof};
+use xpbd_core::implicit::settings::{ImplicitSettings, Rigidification};
+use xpbd_core::mesh::Vec3;
+use xpbd_core::model::Model;
+use xpbd_core::solver_config::{Method, SolverConfig};
+use xpbd_core::state::State;
+use xpbd_core::{Error, Result};
+
+/// Wall seconds of each phase of the steps so far (the issue's performance breakdown).
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
+pub struct Phases {
+    pub assembly: f64,
+    pub factorisation: f64,
+    pub solve: f64,
+    pub contact: f64,
+    pub oracle: f64,
+    pub bodies: f64,
+}
+
+/// Adaptive rigidification's per-element state.
+struct Adaptive {
+    settings: Rigidification,
+    adjacency: FaceAdjacency,
+    /// Green strain of each element at the last step.
+    strain: Vec<Matrix3<f64>>,
+    /// Consecutive steps with ‖Ė‖² < τ_R.
+    calm: Vec<u32>,
+    /// The flags of the last rebuild.
+    flags: Vec<bool>,
+    /// Elements with a pinned or attached vertex: never rigid.
+    anchored: Vec<bool>,
+    oracle: Option<Oracle>,
+}
+
+pub struct ImplicitBackend {
+    config: SolverConfig,
+    settings: ImplicitSettings,
+    elements: Elements,
+    pinned: Vec<bool>,
+    /// Prescribed velocity and path of each moving hard pin: x(t) = origin + velocity·t.
+    paths: Vec<(u32, Vec3, Vec3)>,
+    springs: Vec<Spring>,
+    contacts: Contacts,
+    pattern: RigidPattern,
+    bodies: Bodies,
+    system: System,
+    adaptive: Option<Adaptive>,
+    pub phases: Phases,
+}
+
+impl ImplicitBackend {
+    pub fn new(model: &Model, config: &SolverConfig) -> Self {
+        let Method::Implicit(settings) = &config.method else { panic!("ImplicitBackend needs solver.kind implicit or adaptive") };
+        let elements = Elements::new(model);
+        let pinned: Vec<bool> = model.inv_mass.iter().map(|&w| w == 0.0).collect();
+        let mut paths = Vec::new();
+        let mut springs = Vec::new();
+        for a in &model.attachments {
+            if a.compliance == 0.0 {
+                paths.push((a.vertex, a.origin, a.velocity));
+            } else {
+                springs.push(Spring { vertex: a.vertex, stiffness: 1.0 / a.compliance, origin: a.origin, velocity: a.velocity });
+            }
+        }
+        let pattern = RigidPattern::elastic(elements.len(), model.vertex_count());
+        let system = System::new(&elements, Dofs::new(&pattern.vertex_body, |i| pinned[i], 0), &pattern.element_body);
+        let adaptive = settings.rigidification.map(|r| {
+            let attached: Vec<bool> = (0..model.vertex_count()).map(|i| pinned[i] || springs.iter().any(|s| s.vertex as usize == i)).collect();
+            Adaptive {
+                settings: r,
+                adjacency: FaceAdjacency::new(&elements.tets),
+                strain: elements
+                    .tets
+                    .iter()
+                    .zip(&elements.rest)
+                    .map(|(t, r)| green_strain(&deformation_gradient(&gather(&model.initial_position, t), &r.dm_inv)))
+                    .collect(),
+                calm: vec![0; elements.len()],
+                flags: vec![false; elements.len()],
+                anchored: elements.tets.iter().map(|t| t.iter().any(|&v| attached[v as usize])).collect(),
+                oracle: None,
+            }
+        });
+        ImplicitBackend {
+            config: config.clone(),
+            settings: settings.clone(),
+            elements,
+            pinned,
+            paths,
+            springs,
+            contacts: Contacts::default(),
+            pattern,
+            bodies: Bodies::default(),
+            system,
+            adaptive,
+            phases: Phases::default(),
+        }
+    }
+
+    /// Rigid bodies and rigid elements now.
+    pub fn rigid_counts(&self) -> (usize, usize) {
+        (self.pattern.bodies, self.pattern.element_body.iter().filter(|b| b.is_some()).count())
+    }
+
+    /// The normal impulse (N·s) of each contact of the last step that pushed, by its first vertex.
+    pub fn normal_impulses(&self) -> Vec<(u32, f64)> {
+        self.contacts.list.iter().zip(self.contacts.lambda.chunks(3)).filter(|(_, l)| l[0] > 0.0).map(|(c, l)| (c.vertices[0], l[0])).collect()
+    }
+
+    /// The rigid body of each element (`None`: elastic), in the model's element order.
+    pub fn element_bodies(&self) -> &[Option<u32>] {
+        &self.pattern.element_body
+    }
+
+    /// The oracle's elastification and the rigidification flags; rebuilds the bodies when the flags changed.
+    fn rigidify(&mut self, model: &Model, s: &mut State, h: f64) -> Result<()> {
+        let Some(a) = &mut self.adaptive else { return Ok(()) };
+        let start = Instant::now();
+        let rigid: Vec<u32> = (0..self.elements.len() as u32).filter(|&e| self.pattern.element_body[e as usize].is_some()).collect();
+        let mut elastify = vec![false; self.elements.len()];
+        if !rigid.is_empty() {
+            if a.oracle.is_none() {
+                a.oracle = Some(Oracle::new(&self.elements, &model.mass, &self.pinned, h)?);
+            }
+            let old = self.contacts.vertex_impulses(model.vertex_count());
+            let rates = a.oracle.as_ref().unwrap().strain_rates(
+                &self.elements,
+                &s.x,
+                &s.v,
+                &model.mass,
+                model.gravity,
+                &old,
+                &self.contacts,
+                &self.settings,
+                h,
+                &rigid,
+            );
+            for (&e, r) in rigid.iter().zip(rates) {
+                if r > a.settings.elastify_threshold {
+                    elastify[e as usize] = true;
+                    a.calm[e as usize] = 0;
+                }
+            }
+        }
+        self.phases.oracle += start.elapsed().as_secs_f64();
+        let start = Instant::now();
+        let steps = a.settings.rigidify_steps as u32;
+        let flags: Vec<bool> =
+            (0..self.elements.len()).map(|e| !a.anchored[e] && !elastify[e] && (self.pattern.element_body[e].is_some() || a.calm[e] >= steps)).collect();
+        if flags != a.flags {
+            self.pattern = RigidPattern::find(&self.elements.tets, &a.adjacency, &flags, model.vertex_count());
+            self.bodies = Bodies::build(&self.pattern, &s.x, &s.v, &model.mass, &self.elements.mass_damping);
+            self.bodies.place_members(&mut s.x, &mut s.v);
+            let pinned = &self.pinned;
+            self.system = System::new(&self.elements, Dofs::new(&self.pattern.vertex_body, |i| pinned[i], self.pattern.bodies), &self.pattern.element_body);
+            a.flags = flags;
+        }
+        self.phases.bodies += start.elapsed().as_secs_f64();
+        Ok(())
+    }
+
+    /// One implicit step ending at `t_end`.
+    fn step(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) -> Result<()> {
+        let start = Instant::now();
+        let x_pred: Vec<Vec3> = (0..s.x.len()).map(|i| s.x[i] + (s.v[i] + if self.pinned[i] { Vec3::zeros() } else { model.gravity * h }) * h).collect();
+        self.contacts.detect(model, &s.x, &x_pred, t_end, h);
+        self.phases.contact += start.elapsed().as_secs_f64();
+        self.rigidify(model, s, h)?;
+
+        let start = Instant::now();
+        let states = self.elements.states(&self.system.elastic, &s.x);
+        let inputs = Inputs { x: &s.x, v: &s.v, mass: &model.mass, gravity: model.gravity, springs: &self.springs, t_end, h };
+        let assembled = Instant::now();
+        self.phases.assembly += assembled.duration_since(start).as_secs_f64();
+        let rhs = self
+            .system
+            .assemble(&self.elements, &states, &self.bodies, &inputs)
+            .map_err(|why| Error::invalid(format!("implicit step ending at t = {t_end:.6} s: the system could not be factorised: {why}")))?;
+        let factored = Instant::now();
+        self.phases.factorisation += factored.duration_since(assembled).as_secs_f64();
+        let mut va = self.system.reduced(&s.v, &self.bodies);
+        let dv = self.system.solve(&rhs);
+        va.iter_mut().zip(&dv).for_each(|(a, d)| *a += d);
+        self.phases.solve += factored.elapsed().as_secs_f64();
+
+        let start = Instant::now();
+        self.contacts.solve(&self.system, &s.x, &self.bodies, &mut va, &self.settings, h);
+        self.phases.contact += start.elapsed().as_secs_f64();
+
+        self.update(s, &va, h, t_end);
+        self.record_strain(s, h);
+        Ok(())
+    }
+
+    /// Velocities from ẋ_A, then positions: x += h ẋ for elastic vertices, the prescribed path for pins,
+    /// p += h v and R ← exp(hω)R for bodies.
+    fn update(&mut self, s: &mut State, va: &[f64], h: f64, t_end: f64) {
+        let dofs = &self.system.dofs;
+        for (i, d) in dofs.vertex.iter().enumerate() {
+            match *d {
+                VertexDof::Elastic(k) => {
+                    let st = dofs.node_start[k as usize];
+                    s.v[i] = Vec3::new(va[st], va[st + 1], va[st + 2]);
+                    s.x[i] += s.v[i] * h;
+                }
+                VertexDof::Fixed => s.v[i] = Vec3::zeros(),
+                VertexDof::Rigid(_) => {}
+            }
+        }
+        for &(v, origin, velocity) in &self.paths {
+            s.v[v as usize] = velocity;
+            s.x[v as usize] = origin + velocity * t_end;
+        }
+        for (b, body) in self.bodies.bodies.iter_mut().enumerate() {
+            let st = dofs.node_start[dofs.body_node(b) as usize];
+            body.velocity = Vec3::new(va[st], va[st + 1], va[st + 2]);
+            body.omega = Vec3::new(va[st + 3], va[st + 4], va[st + 5]);
+        }
+        self.bodies.advance(h);
+        self.bodies.place_members(&mut s.x, &mut s.v);
+    }
+
+    /// Eq. 3.17 for the elastic elements: Ė = (E_k − E_{k−1})/h, and their calm-step counts.
+    fn record_strain(&mut self, s: &State, h: f64) {
+        let Some(a) = &mut self.adaptive else { return };
+        let tau = a.settings.rigidify_threshold;
+        for &e in &self.system.elastic {
+            let e = e as usize;
+            let strain = green_strain(&deformation_gradient(&gather(&s.x, &self.elements.tets[e]), &self.elements.rest[e].dm_inv));
+            let rate = ((strain - a.strain[e]) / h).norm_squared();
+            a.calm[e] = if rate < tau { a.calm[e] + 1 } else { 0 };
+            a.strain[e] = strain;
+        }
+    }
+}
+
+impl Backend for ImplicitBackend {
+    fn element_bodies(&self) -> Option<Vec<i32>> {
+        self.adaptive.is_some().then(|| self.pattern.element_body.iter().map(|b| b.map_or(-1, |b| b as i32)).collect())
+    }
+
+    fn supports(model: &Model, config: &SolverConfig) -> std::result::Result<(), Unsupported> {
+        config.requirements(model)
+    }
+
+    fn describe(&self) -> String {
+        let what = if self.adaptive.is_some() { "adaptive rigidification" } else { "implicit FEM" };
+        format!("cpu: {what}, sparse Cholesky, {} rayon threads", rayon::current_num_threads())
+    }
+
+    fn step_frame(&mut self, model: &Model, s: &mut State) -> Result<FrameStats> {
+        let start = Instant::now();
+        let (h, t0) = (self.config.h(), s.time);
+        for k in 1..=self.config.substeps {
+            let t_end = self.config.substep_end(t0, k);
+            self.step(model, s, h, t_end)?;
+            s.time = t_end;
+        }
+        s.frame += 1;
+        let (bodies, elements) = self.rigid_counts();
+        Ok(FrameStats {
+            solve_seconds: start.elapsed().as_secs_f64(),
+            contacts: self.contacts.active(),
+            rigid: self.adaptive.is_some().then_some(xpbd_core::backend::RigidStats { bodies, elements }),
+            ..FrameStats::default()
+        })
+    }
+}

@@ -1,0 +1,231 @@
+//! The elastification oracle (thesis "Adaptive methods for elastic deformation", §3.3.5): one iteration of
+//! preconditioned conjugate gradients on the full elastic system of Eq. 3.5, matrix-free, from Δẋ = 0, after
+//! gravity has been applied to the velocities. The preconditioner is an incomplete Cholesky factorisation
+//! (drop tolerance 1e-6) of the constant A_p = (1 + hα₀)M + h(h + α₁)BᵀWB, W = (2μ + λ)V per element: the
+//! same scalar Laplacian for x, y and z, so one n × n factor serves all three. Contacts of the previous step
+//! enter the right-hand side with their impulses; new contacts with the impulse that stops their vertices
+//! alone, from the rest-state diagonal of A_p (Eq. 3.18–3.19 with A⁻¹ approximated by diagonal blocks).
+//! Stiffness products K·p are directional derivatives of the stress by central differences.
+
+use super::contact::{Contact, Contacts};
+use super::elements::Elements;
+use nalgebra::Matrix3;
+use rayon::prelude::*;
+use xpbd_core::constraint::tet::{deformation_gradient, node_gradients, shape_matrix};
+use xpbd_core::constraint::tet_model::gather;
+use xpbd_core::fem::energy::green_strain;
+use xpbd_core::implicit::settings::ImplicitSettings;
+use xpbd_core::mesh::Vec3;
+use xpbd_core::sparse::incomplete_cholesky::IncompleteCholesky;
+use xpbd_core::sparse::Csr;
+
+/// The ICT drop tolerance of the thesis's examples.
+const DROP_TOLERANCE: f64 = 1e-6;
+
+pub struct Oracle {
+    /// Each vertex's row in the scalar system; `None` when pinned.
+    row: Vec<Option<u32>>,
+    preconditioner: IncompleteCholesky,
+    /// Diagonal of A_p per row.
+    diagonal: Vec<f64>,
+}
+
+/// The elastic force −V ∂ψ/∂x of element `e` at `x` (4 nodes).
+fn forces(elements: &Elements, e: usize, x: &[Vec3; 4]) -> [Vec3; 4] {
+    let m = elements.material(e);
+    let rest = &elements.rest[e];
+    let p = m.energy.stress(&deformation_gradient(x, &rest.dm_inv), m.lame);
+    node_gradients(&p, &rest.dm_inv).map(|g| -g * rest.volume)
+}
+
+/// K·d of element `e` at `x` for nodal directions `d`: −∂f/∂x · d by a central difference of the stress.
+fn stiffness_times(elements: &Elements, e: usize, x: &[Vec3; 4], d: &[Vec3; 4]) -> [Vec3; 4] {
+    let m = elements.material(e);
+    let rest = &elements.rest[e];
+    let f = deformation_gradient(x, &rest.dm_inv);
+    let df: Matrix3<f64> = shape_matrix(d) * rest.dm_inv;
+    let size = df.norm();
+    if size == 0.0 {
+        return [Vec3::zeros(); 4];
+    }
+    let eps = 1e-6 * f.norm().max(1.0) / size;
+    let dp = (m.energy.stress(&(f + df * eps), m.lame) - m.energy.stress(&(f - df * eps), m.lame)) / (2.0 * eps);
+    node_gradients(&dp, &rest.dm_inv).map(|g| g * rest.volume)
+}
+
+impl Oracle {
+    /// Factorises A_p once for the run.
+    pub fn new(elements: &Elements, mass: &[f64], pinned: &[bool], h: f64) -> xpbd_core::Result<Self> {
+        let mut row = vec![None; mass.len()];
+        let mut n = 0u32;
+        for (i, r) in row.iter_mut().enumerate() {
+            if !pinned[i] {
+                *r = Some(n);
+                n += 1;
+            }
+        }
+        let mut tri = sprs::TriMat::new((n as usize, n as usize));
+        let mut diagonal = vec![0.0; n as usize];
+        for (i, r) in row.iter().enumerate() {
+            if let Some(r) = r {
+                let d = mass[i] * (1.0 + h * elements.mass_damping[i]);
+                tri.add_triplet(*r as usize, *r as usize, d);
+                diagonal[*r as usize] += d;
+            }
+        }
+        for (e, t) in elements.tets.iter().enumerate() {
+            let m = elements.material(e);
+            let rest = &elements.rest[e];
+            let w = (2.0 * m.lame.mu + m.lame.lambda.max(0.0)) * rest.volume * h * (h + m.stiffness_damping);
+            // Shape-function gradients: rows of D_m⁻¹ for nodes 1–3, minus their sum for node 0.
+            let g = node_gradients(&Matrix3::identity(), &rest.dm_inv);
+            for a in 0..4 {
+                let Some(ra) = row[t[a] as usize] else { continue };
+                for b in 0..4 {
+                    let Some(rb) = row[t[b] as usize] else { continue };
+                    let v = w * g[a].dot(&g[b]);
+                    tri.add_triplet(ra as usize, rb as usize, v);
+                    if ra == rb {
+                        diagonal[ra as usize] += v;
+                    }
+                }
+            }
+        }
+        let a: Csr = tri.to_csr();
+        Ok(Oracle { row, preconditioner: IncompleteCholesky::new(&a, DROP_TOLERANCE)?, diagonal })
+    }
+
+    /// ‖Ė_approx‖²_F of each element in `check` (Eq. 3.17 with the quick solve's velocities), given the state,
+    /// the previous step's contact impulses on each vertex (`old`) and this step's contacts (the new ones get
+    /// their approximate impulse here).
+    #[allow(clippy::too_many_arguments)]
+    pub fn strain_rates(
+        &self,
+        elements: &Elements,
+        x: &[Vec3],
+        v: &[Vec3],
+        mass: &[f64],
+        gravity: Vec3,
+        old: &[Vec3],
+        contacts: &Contacts,
+        settings: &ImplicitSettings,
+        h: f64,
+        check: &[u32],
+    ) -> Vec<f64> {
+        let n = x.len();
+        // Gravity first (splitting), pinned vertices at their prescribed velocity.
+        let vg: Vec<Vec3> = (0..n).map(|i| if self.row[i].is_some() { v[i] + gravity * h } else { v[i] }).collect();
+        // z = h(f − α₀M ẋ − (α₁ + h)K ẋ) + Jᵀλ_old.
+        let per_element: Vec<[Vec3; 4]> = (0..elements.len())
+            .into_par_iter()
+            .map(|e| {
+                let t = &elements.tets[e];
+                let xe = gather(x, t);
+                let f = forces(elements, e, &xe);
+                let kv = stiffness_times(elements, e, &xe, &gather(&vg, t));
+                let c = elements.material(e).stiffness_damping + h;
+                std::array::from_fn(|a| (f[a] - kv[a] * c) * h)
+            })
+            .collect();
+        let mut z = vec![Vec3::zeros(); n];
+        for (t, f) in elements.tets.iter().zip(&per_element) {
+            for a in 0..4 {
+                z[t[a] as usize] += f[a];
+            }
+        }
+        for i in 0..n {
+            z[i] += old[i] - vg[i] * (h * elements.mass_damping[i] * mass[i]);
+        }
+        for c in contacts.list.iter().filter(|c| c.new) {
+            self.add_new_contact(c, &vg, &mut z, contacts, settings, h);
+        }
+        // One PCG iteration: p = P⁻¹ z, Δẋ = (zᵀp / pᵀAp) p.
+        let p = self.precondition(&z);
+        let ap = self.apply(elements, x, mass, &p, h);
+        let (zp, pap) = (0..n).filter(|&i| self.row[i].is_some()).fold((0.0, 0.0), |(a, b), i| (a + z[i].dot(&p[i]), b + p[i].dot(&ap[i])));
+        let alpha = if pap > 0.0 { zp / pap } else { 0.0 };
+        check
+            .par_iter()
+            .map(|&e| {
+                let e = e as usize;
+                let t = &elements.tets[e];
+                let dm_inv = &elements.rest[e].dm_inv;
+                let xe = gather(x, t);
+                let moved: [Vec3; 4] = std::array::from_fn(|a| xe[a] + (vg[t[a] as usize] + p[t[a] as usize] * alpha) * h);
+                let rate = (green_strain(&deformation_gradient(&moved, dm_inv)) - green_strain(&deformation_gradient(&xe, dm_inv))) / h;
+                rate.norm_squared()
+            })
+            .collect()
+    }
+
+    /// The impulse that stops a new contact's vertices alone (diagonal A_p), added to `z`.
+    fn add_new_contact(&self, c: &Contact, vg: &[Vec3], z: &mut [Vec3], _contacts: &Contacts, settings: &ImplicitSettings, h: f64) {
+        let (mut jv, mut jdz, mut jdj) = (Contacts::normal_bias(c, h, settings), 0.0, 0.0);
+        for (&v, &w) in c.vertices.iter().zip(&c.weights) {
+            let Some(r) = self.row[v as usize] else { continue };
+            if w == 0.0 {
+                continue;
+            }
+            let d = self.diagonal[r as usize];
+            jv += w * c.normal.dot(&vg[v as usize]);
+            jdz += w * c.normal.dot(&z[v as usize]) / d;
+            jdj += w * w / d;
+        }
+        if jdj == 0.0 {
+            return;
+        }
+        let lambda = (-(jv + jdz) / jdj).max(0.0);
+        for (&v, &w) in c.vertices.iter().zip(&c.weights) {
+            if self.row[v as usize].is_some() {
+                z[v as usize] += c.normal * (w * lambda);
+            }
+        }
+    }
+
+    /// P⁻¹ z, coordinate by coordinate.
+    fn precondition(&self, z: &[Vec3]) -> Vec<Vec3> {
+        let rows = self.diagonal.len();
+        let mut out = vec![Vec3::zeros(); z.len()];
+        for c in 0..3 {
+            let mut r = vec![0.0; rows];
+            for (i, zi) in z.iter().enumerate() {
+                if let Some(k) = self.row[i] {
+                    r[k as usize] = zi[c];
+                }
+            }
+            let mut s = vec![0.0; rows];
+            self.preconditioner.apply(&r, &mut s);
+            for (i, o) in out.iter_mut().enumerate() {
+                if let Some(k) = self.row[i] {
+                    o[c] = s[k as usize];
+                }
+            }
+        }
+        out
+    }
+
+    /// A p = (1 + hα₀)M p + h(h + α₁)K p, matrix-free; zero on pinned vertices.
+    fn apply(&self, elements: &Elements, x: &[Vec3], mass: &[f64], p: &[Vec3], h: f64) -> Vec<Vec3> {
+        let per_element: Vec<[Vec3; 4]> = (0..elements.len())
+            .into_par_iter()
+            .map(|e| {
+                let t = &elements.tets[e];
+                let kp = stiffness_times(elements, e, &gather(x, t), &gather(p, t));
+                let c = h * (h + elements.material(e).stiffness_damping);
+                kp.map(|k| k * c)
+            })
+            .collect();
+        let mut out: Vec<Vec3> = (0..x.len()).map(|i| p[i] * (mass[i] * (1.0 + h * elements.mass_damping[i]))).collect();
+        for (t, k) in elements.tets.iter().zip(&per_element) {
+            for a in 0..4 {
+                out[t[a] as usize] += k[a];
+            }
+        }
+        for (i, o) in out.iter_mut().enumerate() {
+            if self.row[i].is_none() {
+                *o = Vec3::zeros();
+            }
+        }
+        out
+    }
+}

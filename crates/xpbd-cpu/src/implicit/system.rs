@@ -1,0 +1,210 @@
+//! The reduced system of one implicit step (thesis "Adaptive methods for elastic deformation", Eq. 3.5 and
+//! 3.11): A_A = Gᵀ[(1 + hα₀)M + h(h + α₁)K]G and the right-hand side h(Gᵀ f + c(φ)) with
+//! f = f_elastic + f_ext − α₀Mẋ − (α₁ + h)Kẋ over the elastic elements only, factorised by sparse
+//! Cholesky (A_A is symmetric positive definite: K is projected to PSD per element) with the symbolic
+//! factorisation kept while the rigid pattern, and so the block pattern, holds.
+
+use super::elements::Elements;
+use super::rigid::Bodies;
+use nalgebra::{Matrix3, SMatrix};
+use xpbd_core::fem::element::ElementState;
+use xpbd_core::implicit::dofs::{gamma, Dofs, VertexDof};
+use xpbd_core::implicit::pattern::BlockPattern;
+use xpbd_core::mesh::Vec3;
+use xpbd_core::sparse::cholesky::Cholesky;
+
+/// A soft attachment as a spring of stiffness k toward x(t) = origin + velocity·t.
+#[derive(Clone, Copy, Debug)]
+pub struct Spring {
+    pub vertex: u32,
+    pub stiffness: f64,
+    pub origin: Vec3,
+    pub velocity: Vec3,
+}
+
+pub struct System {
+    pub dofs: Dofs,
+    pub pattern: BlockPattern,
+    /// Elastic elements (not in a rigid body).
+    pub elastic: Vec<u32>,
+    cholesky: Cholesky,
+    /// The pattern changed since the last factorisation.
+    new_pattern: bool,
+    /// Elastic energy of the last assembly (J).
+    pub energy: f64,
+}
+
+/// What the step reads besides the system.
+pub struct Inputs<'a> {
+    pub x: &'a [Vec3],
+    pub v: &'a [Vec3],
+    pub mass: &'a [f64],
+    pub gravity: Vec3,
+    pub springs: &'a [Spring],
+    /// Time at the step's end.
+    pub t_end: f64,
+    pub h: f64,
+}
+
+impl System {
+    pub fn new(elements: &Elements, dofs: Dofs, element_body: &[Option<u32>]) -> Self {
+        let elastic: Vec<u32> = (0..elements.len() as u32).filter(|&e| element_body[e as usize].is_none()).collect();
+        let groups = elastic.iter().map(|&e| {
+            let mut n: Vec<u32> = elements.tets[e as usize].iter().filter_map(|&v| dofs.node(v as usize)).collect();
+            n.sort_unstable();
+            n.dedup();
+            n
+        });
+        let pattern = BlockPattern::new(&dofs, groups);
+        System { dofs, pattern, elastic, cholesky: Cholesky::default(), new_pattern: true, energy: 0.0 }
+    }
+
+    /// The reduced velocities ẋ_A of `v` and the bodies.
+    pub fn reduced(&self, v: &[Vec3], bodies: &Bodies) -> Vec<f64> {
+        let mut va = vec![0.0; self.dofs.len()];
+        for (i, d) in self.dofs.vertex.iter().enumerate() {
+            if let VertexDof::Elastic(k) = d {
+                let s = self.dofs.node_start[*k as usize];
+                va[s..s + 3].copy_from_slice(v[i].as_slice());
+            }
+        }
+        for (b, body) in bodies.bodies.iter().enumerate() {
+            let s = self.dofs.node_start[self.dofs.body_node(b) as usize];
+            va[s..s + 3].copy_from_slice(body.velocity.as_slice());
+            va[s + 3..s + 6].copy_from_slice(body.omega.as_slice());
+        }
+        va
+    }
+
+    /// Γ̃ of vertex `v`: [I 0] for an elastic vertex, Γ for a rigid member; `None` when pinned.
+    pub fn map_of(&self, v: usize, x: &[Vec3], bodies: &Bodies) -> Option<SMatrix<f64, 3, 6>> {
+        match self.dofs.vertex[v] {
+            VertexDof::Fixed => None,
+            VertexDof::Elastic(_) => Some(SMatrix::<f64, 3, 6>::identity()),
+            VertexDof::Rigid(k) => Some(gamma(&(x[v] - bodies.bodies[k as usize - self.dofs.elastic_nodes].com))),
+        }
+    }
+
+    /// Adds Gᵀ `f` for a force `f` at vertex `v` into the reduced vector `out`.
+    pub fn add_force(&self, out: &mut [f64], v: usize, f: &Vec3, x: &[Vec3], bodies: &Bodies) {
+        let Some(k) = self.dofs.node(v) else { return };
+        let s = self.dofs.node_start[k as usize];
+        for c in 0..3 {
+            out[s + c] += f[c];
+        }
+        if let VertexDof::Rigid(_) = self.dofs.vertex[v] {
+            let t = (x[v] - bodies.bodies[k as usize - self.dofs.elastic_nodes].com).cross(f);
+            for c in 0..3 {
+                out[s + 3 + c] += t[c];
+            }
+        }
+    }
+
+    /// Assembles A_A and the right-hand side from the elastic elements' `states` (in the order of
+    /// `self.elastic`), then factorises. Returns h·rhs; an error names why the factorisation failed.
+    pub fn assemble(&mut self, elements: &Elements, states: &[ElementState], bodies: &Bodies, inp: &Inputs) -> Result<Vec<f64>, String> {
+        let (h, x, v) = (inp.h, inp.x, inp.v);
+        let n = self.dofs.len();
+        self.pattern.clear();
+        let mut force = vec![Vec3::zeros(); x.len()];
+        let mut touched = vec![false; x.len()];
+        self.energy = 0.0;
+        for (&e, st) in self.elastic.iter().zip(states) {
+            let tet = elements.tets[e as usize];
+            let alpha1 = elements.material(e as usize).stiffness_damping;
+            self.energy += st.energy;
+            let mut ve = SMatrix::<f64, 12, 1>::zeros();
+            for a in 0..4 {
+                ve.fixed_rows_mut::<3>(3 * a).copy_from(&v[tet[a] as usize]);
+            }
+            let kv = st.stiffness * ve;
+            for a in 0..4 {
+                let i = tet[a] as usize;
+                force[i] += st.force.fixed_rows::<3>(3 * a) - kv.fixed_rows::<3>(3 * a) * (alpha1 + h);
+                touched[i] = true;
+            }
+            let scale = h * (h + alpha1);
+            let maps: [Option<SMatrix<f64, 3, 6>>; 4] = std::array::from_fn(|a| self.map_of(tet[a] as usize, x, bodies));
+            for a in 0..4 {
+                let Some(ga) = &maps[a] else { continue };
+                let ka = self.dofs.node(tet[a] as usize).unwrap();
+                for b in 0..4 {
+                    let Some(gb) = &maps[b] else { continue };
+                    let kb = self.dofs.node(tet[b] as usize).unwrap();
+                    let kab: Matrix3<f64> = st.stiffness.fixed_view::<3, 3>(3 * a, 3 * b) * scale;
+                    let (ra, rb) = (self.dofs.node_size(ka), self.dofs.node_size(kb));
+                    if ra == 3 && rb == 3 {
+                        self.pattern.add(&self.dofs, ka, kb, 3, 3, |r, c| kab[(r, c)]);
+                    } else {
+                        let block = ga.transpose() * kab * gb;
+                        self.pattern.add(&self.dofs, ka, kb, ra, rb, |r, c| block[(r, c)]);
+                    }
+                }
+            }
+        }
+        // Mass, gravity and mass damping of the elastic vertices; springs.
+        let mut rhs = vec![0.0; n];
+        for (i, d) in self.dofs.vertex.iter().enumerate() {
+            if let VertexDof::Elastic(k) = *d {
+                let alpha0 = elements.mass_damping[i];
+                let m = inp.mass[i];
+                self.pattern.add(&self.dofs, k, k, 3, 3, |r, c| if r == c { m * (1.0 + h * alpha0) } else { 0.0 });
+                force[i] += inp.gravity * m - v[i] * (alpha0 * m);
+                touched[i] = true;
+            }
+        }
+        for s in inp.springs {
+            let i = s.vertex as usize;
+            let Some(k) = self.dofs.node(i) else { continue };
+            let target = s.origin + s.velocity * inp.t_end;
+            force[i] += (target - x[i] - v[i] * h) * s.stiffness;
+            touched[i] = true;
+            let g = self.map_of(i, x, bodies).unwrap();
+            let block = g.transpose() * g * (h * h * s.stiffness);
+            let r = self.dofs.node_size(k);
+            self.pattern.add(&self.dofs, k, k, r, r, |a, b| block[(a, b)]);
+        }
+        for (i, f) in force.iter().enumerate() {
+            if touched[i] {
+                self.add_force(&mut rhs, i, f, x, bodies);
+            }
+        }
+        // Rigid bodies: Newton–Euler mass, gravity, mass damping and the gyroscopic torque (Eq. 3.6).
+        for (b, body) in bodies.bodies.iter().enumerate() {
+            let k = self.dofs.body_node(b);
+            let s = self.dofs.node_start[k as usize];
+            let alpha0 = bodies.mass_damping[b];
+            let inertia = body.inertia();
+            let scale = 1.0 + h * alpha0;
+            self.pattern.add(&self.dofs, k, k, 6, 6, |r, c| match (r < 3, c < 3) {
+                (true, true) if r == c => body.mass * scale,
+                (false, false) => inertia[(r - 3, c - 3)] * scale,
+                _ => 0.0,
+            });
+            let f = inp.gravity * body.mass - body.velocity * (alpha0 * body.mass);
+            let tau = -body.omega.cross(&(inertia * body.omega)) - inertia * body.omega * alpha0;
+            for c in 0..3 {
+                rhs[s + c] += f[c];
+                rhs[s + 3 + c] += tau[c];
+            }
+        }
+        rhs.iter_mut().for_each(|r| *r *= h);
+        self.cholesky.try_factor(&self.pattern.matrix, !self.new_pattern)?;
+        self.new_pattern = false;
+        Ok(rhs)
+    }
+
+    /// x = A_A⁻¹ b with the last factorisation.
+    pub fn solve(&self, b: &[f64]) -> Vec<f64> {
+        let mut x = vec![0.0; b.len()];
+        let solved = self.cholesky.solve(b, &mut x);
+        debug_assert!(solved, "assemble factorises before any solve");
+        x
+    }
+
+    /// A_A⁻¹ B for the columns of `b` (n × k, column-major), in place.
+    pub fn solve_columns(&self, b: faer::MatMut<'_, f64>) {
+        let solved = self.cholesky.solve_columns(b);
+        debug_assert!(solved, "assemble factorises before any solve");
+    }
+}
