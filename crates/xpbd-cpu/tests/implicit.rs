@@ -98,8 +98,8 @@ fn linear_static(model: &Model) -> Vec<Vec3> {
         }
     }
     let mut f = DVector::<f64>::zeros(dofs);
-    for v in 0..n {
-        if let Some(i) = free[v] {
+    for (v, i) in free.iter().enumerate() {
+        if let Some(i) = *i {
             for r in 0..3 {
                 f[3 * i + r] = model.mass[v] * model.gravity[r];
             }
@@ -224,6 +224,11 @@ fn resting_contact_forces_match_rigid_and_elastic() {
     println!("elastic {a:?}\nrigid {b:?}\nweight × h {weight_impulse}");
     assert!((total(&a) / weight_impulse - 1.0).abs() < 0.01);
     assert!((total(&b) / weight_impulse - 1.0).abs() < 0.01);
+    for run in [&elastic, &rigid] {
+        let forces = run.backend.contact_forces(&run.model, &run.state).unwrap();
+        let lift: f64 = forces.force.iter().map(|f| f.y).sum();
+        assert!((lift * 0.01 / weight_impulse - 1.0).abs() < 0.01, "contact forces {lift} N against the weight");
+    }
     assert_eq!(a.len(), b.len());
     for ((va, la), (vb, lb)) in a.iter().zip(&b) {
         assert_eq!(va, vb);
@@ -269,4 +274,37 @@ fn higher_drops_elastify_larger_regions() {
     assert!(regions[0].0 > 0, "even the lowest drop elastifies part of the slab");
     assert!(regions[0].0 < regions[1].0 && regions[1].0 < regions[2].0, "{regions:?}");
     assert!(regions[2].0 < regions[2].1, "the highest drop leaves part of the slab rigid");
+}
+
+/// A checkpoint of an adaptive run (state plus the carried strains, calm counts and rigid flags) resumes where
+/// the uninterrupted run goes: same rigid pattern, same positions to round-off.
+#[test]
+fn adaptive_runs_resume_from_a_checkpoint() {
+    let body = BodyBuilder::new("block")
+        .box_mesh([0.6, 0.3, 0.2], [6, 3, 2])
+        .material(Material::tet("neohookean_block", 1e6, 0.3, 1000.0))
+        .velocity([1.0, -0.5, 0.25])
+        .angular_velocity([0.0, 0.5, 2.0])
+        .pin_indices(&[0]);
+    let scene = || header(Solver::adaptive().rigidify_threshold(1e-2), 0.01, 2, [0.0, -9.81, 0.0]).body(body.clone());
+    let mut whole = Run::new(scene());
+    for _ in 0..6 {
+        whole.frame();
+    }
+    let (state, carried) = (whole.state.clone(), whole.backend.carried());
+    assert!(!carried.is_empty());
+    for _ in 0..6 {
+        whole.frame();
+    }
+    let mut resumed = Run::new(scene());
+    resumed.state = state.clone();
+    resumed.backend.restore_carried(&state, &carried).unwrap();
+    for _ in 0..6 {
+        resumed.frame();
+    }
+    assert_eq!(resumed.backend.rigid_counts(), whole.backend.rigid_counts());
+    assert!(whole.backend.rigid_counts().0 > 0, "part of the swinging block is rigid");
+    let gap = resumed.state.x.iter().zip(&whole.state.x).map(|(a, b)| (a - b).norm()).fold(0.0, f64::max);
+    assert!(gap < 1e-9, "resumed run drifts {gap} m from the uninterrupted one");
+    assert!(resumed.backend.restore_carried(&state, &carried[1..]).is_err());
 }

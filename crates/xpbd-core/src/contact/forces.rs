@@ -31,6 +31,18 @@ impl ContactForces {
         out
     }
 
+    /// The forces of contacts given as (vertices, weights, normal, normal impulse λ_n in N·s) over a step of
+    /// length `h`, as the implicit solvers' contact rows carry them: f_k = w_k λ_n n / h, those with λ_n > 0.
+    pub fn of_impulses(contacts: impl Iterator<Item = ([u32; 4], [f64; 4], Vec3, f64)>, vertex_count: usize, h: f64) -> Self {
+        let mut out = ContactForces { force: vec![Vec3::zeros(); vertex_count], active: vec![false; vertex_count] };
+        for (vertices, weights, normal, lambda) in contacts.filter(|c| c.3 > 0.0) {
+            for (&v, &w) in vertices.iter().zip(&weights).filter(|(_, &w)| w != 0.0) {
+                out.add(v, normal * (w * lambda / h));
+            }
+        }
+        out
+    }
+
     fn add(&mut self, vertex: u32, f: Vec3) {
         self.force[vertex as usize] += f;
         self.active[vertex as usize] = true;

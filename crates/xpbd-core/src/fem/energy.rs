@@ -240,9 +240,15 @@ fn positive_definite(a: &Matrix3<f64>) -> bool {
 
 /// The nearest positive semi-definite matrix in the Frobenius norm (Higham 1988): the symmetric part
 /// ½(H + Hᵀ) with its negative eigenvalues clamped to 0, from nalgebra's symmetric eigendecomposition
-/// (Householder tridiagonalisation + implicit QR). A symmetric PSD input comes back unchanged.
+/// (Householder tridiagonalisation + implicit QR). A symmetric PSD input comes back unchanged: a Cholesky
+/// factorisation of ½(H + Hᵀ) + δI, δ = 1e-12·max|Hᵢᵢ|, tells it cheaply (eigenvalues above −δ count as
+/// non-negative, so the exactly zero rotation modes at rest cost no eigendecomposition).
 pub fn project_psd(h: &SMatrix<f64, 9, 9>) -> SMatrix<f64, 9, 9> {
     let sym = (h + h.transpose()) * 0.5;
+    let shift = 1e-12 * sym.diagonal().amax();
+    if (sym + Mat9::identity() * shift).cholesky().is_some() {
+        return sym;
+    }
     let eig = SymmetricEigen::new(sym);
     if eig.eigenvalues.iter().all(|&x| x >= 0.0) {
         return sym;

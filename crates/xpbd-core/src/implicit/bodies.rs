@@ -127,7 +127,7 @@ mod tests {
         let adj = FaceAdjacency::new(&tets);
         let p = RigidPattern::find(&tets, &adj, &[true, true, true, false, true, true, true, true], 11);
         assert_eq!(p.bodies, 2);
-        let mut owner = vec![None; 11];
+        let mut owner = [None; 11];
         for (e, b) in p.element_body.iter().enumerate() {
             for &v in &tets[e] {
                 if let Some(b) = b {

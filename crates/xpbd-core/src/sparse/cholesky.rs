@@ -4,7 +4,7 @@
 use super::Csr;
 use faer::linalg::solvers::Solve;
 use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
-use faer::sparse::{SparseColMat, Triplet};
+use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::Side;
 
 #[derive(Default)]
@@ -13,10 +13,31 @@ pub struct Cholesky {
     factor: Option<Llt<usize, f64>>,
 }
 
-/// The lower triangle of symmetric `a` as a faer column-major matrix.
-fn lower(a: &Csr) -> SparseColMat<usize, f64> {
-    let t: Vec<Triplet<usize, usize, f64>> = a.iter().filter(|(_, (i, j))| i >= j).map(|(v, (i, j))| Triplet::new(i, j, *v)).collect();
-    SparseColMat::try_new_from_triplets(a.rows(), a.cols(), &t).expect("CSR indices are in range")
+/// The lower triangle of symmetric `a` in compressed columns: column j is row j's entries at or right of the
+/// diagonal (symmetry), already sorted, so no sort is needed.
+struct Lower {
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+    values: Vec<f64>,
+}
+
+impl Lower {
+    fn of(a: &Csr) -> Self {
+        let (mut col_ptr, mut row_idx, mut values) = (vec![0], Vec::with_capacity(a.nnz() / 2 + a.rows()), Vec::with_capacity(a.nnz() / 2 + a.rows()));
+        for (j, row) in a.outer_iterator().enumerate() {
+            for (i, v) in row.iter().filter(|(i, _)| *i >= j) {
+                row_idx.push(i);
+                values.push(*v);
+            }
+            col_ptr.push(row_idx.len());
+        }
+        Lower { col_ptr, row_idx, values }
+    }
+
+    fn matrix(&self) -> SparseColMatRef<'_, usize, f64> {
+        let n = self.col_ptr.len() - 1;
+        SparseColMatRef::new(SymbolicSparseColMatRef::new_checked(n, n, &self.col_ptr, None, &self.row_idx), &self.values)
+    }
 }
 
 impl Cholesky {
@@ -29,13 +50,14 @@ impl Cholesky {
     /// [`Cholesky::factor`], saying why when there is no factor: the symbolic analysis failed, or a pivot was
     /// not positive (faer's report, which names the pivot).
     pub fn try_factor(&mut self, a: &Csr, same_pattern: bool) -> Result<(), String> {
-        let m = lower(a);
+        let lower = Lower::of(a);
+        let m = lower.matrix();
         if !same_pattern || self.symbolic.is_none() {
             self.symbolic = SymbolicLlt::try_new(m.symbolic(), Side::Lower).ok();
         }
         self.factor = None;
         let symbolic = self.symbolic.clone().ok_or("the symbolic factorisation failed")?;
-        self.factor = Some(Llt::try_new_with_symbolic(symbolic, m.as_ref(), Side::Lower).map_err(|e| format!("the matrix is not positive definite ({e:?})"))?);
+        self.factor = Some(Llt::try_new_with_symbolic(symbolic, m, Side::Lower).map_err(|e| format!("the matrix is not positive definite ({e:?})"))?);
         Ok(())
     }
 

@@ -62,6 +62,8 @@ pub struct ImplicitBackend {
     config: SolverConfig,
     settings: ImplicitSettings,
     elements: Elements,
+    /// Lumped vertex masses (the model's), for rebuilding bodies.
+    mass: Vec<f64>,
     pinned: Vec<bool>,
     /// Prescribed velocity and path of each moving hard pin: x(t) = origin + velocity·t.
     paths: Vec<(u32, Vec3, Vec3)>,
@@ -111,6 +113,7 @@ impl ImplicitBackend {
             config: config.clone(),
             settings: settings.clone(),
             elements,
+            mass: model.mass.clone(),
             pinned,
             paths,
             springs,
@@ -174,15 +177,21 @@ impl ImplicitBackend {
         let flags: Vec<bool> =
             (0..self.elements.len()).map(|e| !a.anchored[e] && !elastify[e] && (self.pattern.element_body[e].is_some() || a.calm[e] >= steps)).collect();
         if flags != a.flags {
-            self.pattern = RigidPattern::find(&self.elements.tets, &a.adjacency, &flags, model.vertex_count());
-            self.bodies = Bodies::build(&self.pattern, &s.x, &s.v, &model.mass, &self.elements.mass_damping);
-            self.bodies.place_members(&mut s.x, &mut s.v);
-            let pinned = &self.pinned;
-            self.system = System::new(&self.elements, Dofs::new(&self.pattern.vertex_body, |i| pinned[i], self.pattern.bodies), &self.pattern.element_body);
             a.flags = flags;
+            self.rebuild(s);
         }
         self.phases.bodies += start.elapsed().as_secs_f64();
         Ok(())
+    }
+
+    /// The rigid bodies of the current flags (Algorithm 2) from the state, and the reduced system's pattern.
+    fn rebuild(&mut self, s: &mut State) {
+        let Some(a) = &self.adaptive else { return };
+        self.pattern = RigidPattern::find(&self.elements.tets, &a.adjacency, &a.flags, s.x.len());
+        self.bodies = Bodies::build(&self.pattern, &s.x, &s.v, &self.mass, &self.elements.mass_damping);
+        self.bodies.place_members(&mut s.x, &mut s.v);
+        let pinned = &self.pinned;
+        self.system = System::new(&self.elements, Dofs::new(&self.pattern.vertex_body, |i| pinned[i], self.pattern.bodies), &self.pattern.element_body);
     }
 
     /// One implicit step ending at `t_end`.
@@ -261,12 +270,44 @@ impl ImplicitBackend {
 }
 
 impl Backend for ImplicitBackend {
+    /// The normal impulses of the last step's contacts over its length.
+    fn contact_forces(&self, model: &Model, _state: &State) -> Result<xpbd_core::contact::ContactForces> {
+        let rows = self.contacts.list.iter().zip(self.contacts.lambda.chunks(3)).map(|(c, l)| (c.vertices, c.weights, c.normal, l[0]));
+        Ok(xpbd_core::contact::ContactForces::of_impulses(rows, model.vertex_count(), self.config.h()))
+    }
+
     fn element_bodies(&self) -> Option<Vec<i32>> {
         self.adaptive.is_some().then(|| self.pattern.element_body.iter().map(|b| b.map_or(-1, |b| b as i32)).collect())
     }
 
     fn supports(model: &Model, config: &SolverConfig) -> std::result::Result<(), Unsupported> {
         config.requirements(model)
+    }
+
+    /// Adaptive runs: each element's last Green strain (9 values), its calm-step count and its rigid flag; the
+    /// bodies are rebuilt from the flags and the checkpoint's state on restore. Contact warm starts are not kept.
+    fn carried(&self) -> Vec<f64> {
+        let Some(a) = &self.adaptive else { return Vec::new() };
+        let mut out: Vec<f64> = a.strain.iter().flat_map(|e| e.iter().copied()).collect();
+        out.extend(a.calm.iter().map(|&c| c as f64));
+        out.extend(a.flags.iter().map(|&f| f as u8 as f64));
+        out
+    }
+
+    fn restore_carried(&mut self, state: &State, carried: &[f64]) -> Result<()> {
+        let Some(a) = &mut self.adaptive else { return xpbd_core::backend::nothing_carried(carried) };
+        let n = a.strain.len();
+        if carried.len() != 11 * n {
+            return Err(Error::invalid(format!("the checkpoint carries {} solver values; an adaptive run of {n} elements needs {}", carried.len(), 11 * n)));
+        }
+        for (e, chunk) in carried[..9 * n].chunks(9).enumerate() {
+            a.strain[e] = Matrix3::from_column_slice(chunk);
+        }
+        a.calm = carried[9 * n..10 * n].iter().map(|&c| c as u32).collect();
+        a.flags = carried[10 * n..].iter().map(|&f| f != 0.0).collect();
+        // The members' velocities in the state are their bodies' rigid field, so rebuilding keeps them.
+        self.rebuild(&mut state.clone());
+        Ok(())
     }
 
     fn describe(&self) -> String {

@@ -118,10 +118,9 @@ impl System {
                 ve.fixed_rows_mut::<3>(3 * a).copy_from(&v[tet[a] as usize]);
             }
             let kv = st.stiffness * ve;
-            for a in 0..4 {
-                let i = tet[a] as usize;
-                force[i] += st.force.fixed_rows::<3>(3 * a) - kv.fixed_rows::<3>(3 * a) * (alpha1 + h);
-                touched[i] = true;
+            for (a, &i) in tet.iter().enumerate() {
+                force[i as usize] += st.force.fixed_rows::<3>(3 * a) - kv.fixed_rows::<3>(3 * a) * (alpha1 + h);
+                touched[i as usize] = true;
             }
             let scale = h * (h + alpha1);
             let maps: [Option<SMatrix<f64, 3, 6>>; 4] = std::array::from_fn(|a| self.map_of(tet[a] as usize, x, bodies));
