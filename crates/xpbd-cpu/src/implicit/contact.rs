@@ -10,7 +10,10 @@ use super::rigid::Bodies;
 use super::system::System;
 use std::collections::HashMap;
 use xpbd_core::contact::ContactSet;
-use xpbd_core::implicit::pgs;
+use xpbd_core::implicit::pgs::{self, DenseDelassus, MappedDelassus};
+
+/// A PGS solve stops once a sweep changes no impulse by more than this share of the largest.
+const PGS_TOLERANCE: f64 = 1e-9;
 use xpbd_core::implicit::settings::ImplicitSettings;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
@@ -44,6 +47,8 @@ pub struct Contacts {
     /// Three impulses per contact (N·s): normal, then the two tangents.
     pub lambda: Vec<f64>,
     warm: HashMap<Key, (f64, Vec3)>,
+    /// PGS sweeps of the last solve.
+    pub sweeps: usize,
     /// Seconds spent in detection and in the contact solve.
     pub detect_seconds: f64,
     pub solve_seconds: f64,
@@ -166,8 +171,11 @@ impl Contacts {
         let start = std::time::Instant::now();
         let rows = self.rows(sys, x, bodies);
         let (m, n) = (rows.len(), sys.dofs.len());
-        // H = J_A A⁻¹ J_Aᵀ, in column blocks.
-        let mut hmat = vec![0.0; m * m];
+        // Y = A⁻¹ J_Aᵀ in column blocks: kept whole when n < m (few DOFs, e.g. rigid bodies), else reduced to
+        // H = J_A Y block by block.
+        let keep_y = n < m;
+        let mut y_all = if keep_y { vec![0.0; n * m] } else { Vec::new() };
+        let mut hmat = if keep_y { Vec::new() } else { vec![0.0; m * m] };
         const BLOCK: usize = 64;
         for first in (0..m).step_by(BLOCK) {
             let cols = BLOCK.min(m - first);
@@ -178,9 +186,15 @@ impl Contacts {
                 }
             }
             sys.solve_columns(y.as_mut());
-            for (i, row) in rows.iter().enumerate() {
+            if keep_y {
                 for j in 0..cols {
-                    hmat[i * m + first + j] = row.iter().map(|&(d, c)| c * y[(d, j)]).sum();
+                    y_all[(first + j) * n..(first + j + 1) * n].copy_from_slice(y.col_as_slice(j));
+                }
+            } else {
+                for (i, row) in rows.iter().enumerate() {
+                    for j in 0..cols {
+                        hmat[i * m + first + j] = row.iter().map(|&(d, c)| c * y[(d, j)]).sum();
+                    }
                 }
             }
         }
@@ -193,14 +207,21 @@ impl Contacts {
             b[3 * ci] += Self::stabilisation(c.gap, h, settings.baumgarte);
         }
         let mu: Vec<f64> = self.list.iter().map(|c| c.mu).collect();
-        pgs::solve(&hmat, &b, &mu, settings.contact_compliance, settings.pgs_iterations, &mut self.lambda);
-        let mut jt_lambda = vec![0.0; n];
-        for (row, &l) in rows.iter().zip(&self.lambda) {
-            for &(d, c) in row {
-                jt_lambda[d] += c * l;
+        let (gamma, sweeps) = (settings.contact_compliance, settings.pgs_iterations);
+        let dv = if keep_y {
+            let mut op = MappedDelassus::new(&rows, &y_all, n, &self.lambda);
+            self.sweeps = pgs::solve(&mut op, &b, &mu, gamma, sweeps, PGS_TOLERANCE, &mut self.lambda);
+            op.velocity
+        } else {
+            self.sweeps = pgs::solve(&mut DenseDelassus::new(&hmat, m), &b, &mu, gamma, sweeps, PGS_TOLERANCE, &mut self.lambda);
+            let mut jt_lambda = vec![0.0; n];
+            for (row, &l) in rows.iter().zip(&self.lambda) {
+                for &(d, c) in row {
+                    jt_lambda[d] += c * l;
+                }
             }
-        }
-        let dv = sys.solve(&jt_lambda);
+            sys.solve(&jt_lambda)
+        };
         va.iter_mut().zip(&dv).for_each(|(a, d)| *a += d);
         for (c, l) in self.list.iter().zip(self.lambda.chunks(3)) {
             if l[0] > 0.0 {
