@@ -84,7 +84,19 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
         Method::Xpbd { .. } => {}
         Method::Mgpbd(settings) => settings.resolve(&m)?,
         Method::Multilayer(_) => warnings.extend(MultilayerSettings::warnings(&m)),
-        Method::Implicit(_) => {}
+        Method::Implicit(_) => {
+            let s = &scene.simulation;
+            let kind = config.method.kind();
+            if s.velocity_damping != 0.0 {
+                warnings.push(format!(
+                    "simulation.velocity_damping = {} is ignored: solver.kind = \"{kind}\" damps with each body's `rayleigh`",
+                    s.velocity_damping
+                ));
+            }
+            if s.iterations != 1 {
+                warnings.push(format!("simulation.iterations = {} is ignored: solver.kind = \"{kind}\" solves each step directly", s.iterations));
+            }
+        }
     }
     if let (false, Some(bi)) = (matches!(config.method, Method::Implicit(_)), scene.bodies.iter().position(|b| b.rayleigh.is_some())) {
         return Err(Error::invalid(format!("body[{bi}].rayleigh: only for solver.kind = \"implicit\" or \"adaptive\" (XPBD bodies take `damping`)")));
