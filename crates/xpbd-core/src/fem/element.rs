@@ -61,7 +61,10 @@ fn state(energy: Energy, lame: Lame, rest: &TetRest, x: &[Vec3; 4], project: boo
     let f = deformation_gradient(x, &rest.dm_inv);
     let (psi, p, mut h, psd) = energy.evaluate(&f, lame);
     if project && !psd {
-        h = project_psd(&h);
+        h = match energy {
+            Energy::StableNeoHookean => super::neohookean_projection::projected_hessian(&f, lame),
+            _ => project_psd(&h),
+        };
     }
     let d = node_weights(&rest.dm_inv);
     let v = rest.volume;

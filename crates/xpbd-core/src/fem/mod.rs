@@ -4,6 +4,7 @@
 
 pub mod element;
 pub mod energy;
+pub mod neohookean_projection;
 
 pub use element::{element_state, element_state_unprojected, shape_map, ElementState};
 pub use energy::{green_strain, project_psd, Energy};
