@@ -21,6 +21,9 @@ pub struct Run {
     /// Rigid element fraction after each frame.
     pub rigid_fraction: Vec<f64>,
     pub phases: Phases,
+    /// Frames after which the (rigid bodies, rigid elements) counts differ from the frame before: a lower
+    /// bound on the rebuilds of the rigid pattern (each a new symbolic factorisation).
+    pub switches: usize,
     /// Set when the run stopped early: "frame k: message".
     pub failure: Option<String>,
 }
@@ -48,6 +51,9 @@ pub fn run(toml: &str, frames: usize, keep_positions: bool) -> Run {
     let elements = model.element_count().max(1) as f64;
     let (mut out, mut secs, mut rigid) = (Vec::new(), Vec::new(), Vec::new());
     let mut failure = None;
+    let (mut switches, mut last) = (0, (0, 0));
+    // ADBENCH_TRACE=1 prints each frame's rigid counts and time to stderr.
+    let trace = std::env::var_os("ADBENCH_TRACE").is_some();
     for k in 0..frames {
         let start = Instant::now();
         let r = backend.step_frame(&model, &mut state);
@@ -60,12 +66,18 @@ pub fn run(toml: &str, frames: usize, keep_positions: bool) -> Run {
             failure = Some(format!("frame {k}: vertex {v} is not finite"));
             break;
         }
-        rigid.push(backend.rigid_counts().1 as f64 / elements);
+        let counts = backend.rigid_counts();
+        switches += usize::from(counts != last);
+        if trace {
+            eprintln!("frame {k}: {counts:?} (rigid bodies, rigid elements), {:.2} ms", 1e3 * secs[k]);
+        }
+        last = counts;
+        rigid.push(counts.1 as f64 / elements);
         if keep_positions {
             out.push(state.x.clone());
         }
     }
-    Run { model, frames: out, frame_seconds: secs, rigid_fraction: rigid, phases: backend.phases, failure }
+    Run { model, frames: out, frame_seconds: secs, rigid_fraction: rigid, phases: backend.phases, switches, failure }
 }
 
 /// Max over frames and vertices of |x_a − x_b|, over the frames both runs reached.

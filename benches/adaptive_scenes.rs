@@ -16,7 +16,8 @@
 //! dt = 10 ms, 1 implicit step per frame (h = 10 ms). For each scene it prints the total wall time of both
 //! runs, the total speed-up, the mean over frames of the per-frame speed-up, the speed-up without the contact
 //! phase (phases.contact taken off both totals), the oracle's share of the adaptive run, the mean rigid element
-//! fraction, and the largest vertex distance between the two runs over all frames, divided by the size (rest
+//! fraction, the frames after which the rigid counts changed (rebuilds of the rigid pattern, each a new
+//! symbolic factorisation), and the largest vertex distance between the two runs over all frames, divided by the size (rest
 //! bounding-box diagonal) of the vertex's body. Writes benches/results/adaptive_scenes.txt.
 //!
 //! Run: `cargo bench -p xpbd-benches --bench adaptive_scenes` (add `-- blob` for one scene; a few minutes on
@@ -110,8 +111,8 @@ fn main() {
     let scenes: [Scene; 4] = [("armadillo", armadillo), ("blob", blob), ("wheel", wheel), ("pills", pills)];
     let mut out = format!(
         "implicit vs adaptive (τ_R = 1e-4, τ_E = 1e-3), {FRAMES} frames of h = 10 ms, {} rayon threads\n\n\
-         | scene | tets | implicit (s) | adaptive (s) | speed-up | mean per-frame speed-up | no-contact speed-up | oracle share | mean rigid fraction | max error / body size | failure |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|\n",
+         | scene | tets | implicit (s) | adaptive (s) | speed-up | mean per-frame speed-up | no-contact speed-up | oracle share | mean rigid fraction | pattern changes | max error / body size | failure |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n",
         rayon::current_num_threads()
     );
     print!("{out}");
@@ -147,12 +148,13 @@ fn main() {
             .collect::<Vec<_>>()
             .join("; ");
         let line = format!(
-            "| {name} | {} | {ti:.2} | {ta:.2} | {:.2} | {per_frame:.2} | {:.2} | {:.1} % | {:.3} | {error:.2e} | {failure} |\n",
+            "| {name} | {} | {ti:.2} | {ta:.2} | {:.2} | {per_frame:.2} | {:.2} | {:.1} % | {:.3} | {} | {error:.2e} | {failure} |\n",
             model.element_count(),
             ti / ta,
             (ti - implicit.phases.contact) / (ta - adaptive.phases.contact),
             100.0 * adaptive.phases.oracle / ta,
             adaptive.mean_rigid(),
+            adaptive.switches,
         );
         print!("{line}");
         out += &line;
