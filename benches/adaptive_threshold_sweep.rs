@@ -10,7 +10,8 @@
 //! dt = 10 ms, 2 implicit steps per frame, 700 frames. `implicit` gives the reference trajectory; then
 //! `adaptive` for τ_E ∈ {1, 1e-1, …, 1e-6}. The error is max over frames and vertices of
 //! |x_adaptive − x_implicit| / 1 m; the speed-up is the implicit run's wall time over the adaptive run's.
-//! Writes benches/results/adaptive_threshold_sweep.txt and docs/figures/adaptive_threshold_sweep.svg.
+//! Writes benches/results/adaptive_threshold_sweep.txt and docs/figures/adaptive_threshold_sweep.svg (and a PNG
+//! copy to the path in `ADBENCH_PNG` when set).
 //!
 //! Run: `cargo bench -p xpbd-benches --bench adaptive_threshold_sweep` (about 2 min on 2 cores; add
 //! `-- NX` for NX × 3 × 3 cells instead of 30 × 3 × 3).
@@ -93,11 +94,25 @@ fn main() {
     plot(&points, reference.model.element_count()).expect("plot");
 }
 
+/// Writes the SVG, and a PNG copy to the path in `ADBENCH_PNG` when it is set (for a look without an SVG viewer).
 fn plot(points: &[(f64, f64, f64)], tets: usize) -> Result<(), Box<dyn std::error::Error>> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figures/adaptive_threshold_sweep.svg");
     std::fs::create_dir_all(path.parent().unwrap())?;
     let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, include_bytes!("../crates/xpbd-tools/assets/DejaVuSans.ttf"));
-    let root = SVGBackend::new(&path, (720, 480)).into_drawing_area();
+    draw(SVGBackend::new(&path, (720, 480)).into_drawing_area(), points, tets)?;
+    println!("wrote docs/figures/adaptive_threshold_sweep.svg");
+    if let Some(png) = std::env::var_os("ADBENCH_PNG") {
+        let mut rgb = vec![0u8; 3 * 720 * 480];
+        draw(BitMapBackend::with_buffer(&mut rgb, (720, 480)).into_drawing_area(), points, tets)?;
+        std::fs::write(png, xpbd_tools::image_file::rgb_png(720, 480, &rgb)?)?;
+    }
+    Ok(())
+}
+
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, plotters::coord::Shift>, points: &[(f64, f64, f64)], tets: usize) -> Result<(), Box<dyn std::error::Error>>
+where
+    DB::ErrorType: 'static,
+{
     root.fill(&WHITE)?;
     let ys = points.iter().flat_map(|p| [p.1, p.2]).filter(|y| *y > 0.0 && y.is_finite());
     let (lo, hi) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), y| (lo.min(y), hi.max(y)));
@@ -132,6 +147,5 @@ fn plot(points: &[(f64, f64, f64)], tets: usize) -> Result<(), Box<dyn std::erro
     chart.draw_series(cost.iter().map(|&p| Circle::new(p, 4, orange.filled())))?;
     chart.configure_series_labels().background_style(WHITE.mix(0.9)).border_style(BLACK).position(SeriesLabelPosition::LowerRight).draw()?;
     root.present()?;
-    println!("wrote docs/figures/adaptive_threshold_sweep.svg");
     Ok(())
 }
