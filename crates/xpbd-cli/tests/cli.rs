@@ -106,6 +106,46 @@ fn bad_scenes_give_one_line_errors() {
     expect_error(Path::new("."), &["run", write(d, "dev.toml", SMALL).to_str().unwrap(), "--device", "gpu"], &["'gpu'"]);
 }
 
+/// The implicit and adaptive solvers' settings (docs/adaptive.md): each bad one is a one-line error naming the
+/// field (or the body) before anything runs.
+#[test]
+fn bad_implicit_scenes_give_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let case = |name: &str, text: String, needles: &[&str]| {
+        let p = write(d, name, &text);
+        expect_error(Path::new("."), &["run", p.to_str().unwrap(), "--out", d.join("o").to_str().unwrap()], needles);
+    };
+    let solver = |kind: &str, extra: &str| format!("{SMALL}\n[solver]\nkind = \"{kind}\"\n{extra}");
+    let body = |kind: &str, extra: &str| solver(kind, "").replace("density = 1000.0 }", &format!("density = 1000.0 }}\n{extra}"));
+    case(
+        "thresholds.toml",
+        solver("adaptive", "rigidify_threshold = 1e-3\nelastify_threshold = 1e-4\n"),
+        &["solver.elastify_threshold", "at least rigidify_threshold (0.001)", "0.0001"],
+    );
+    case("negative_rayleigh.toml", body("implicit", "rayleigh = [-1.0, 0.0]"), &["body[0].rayleigh", "≥ 0"]);
+    case("xpbd_rayleigh.toml", body("xpbd", "rayleigh = [1.0, 0.0]"), &["body[0].rayleigh", "only for solver.kind = \"implicit\" or \"adaptive\""]);
+    case("implicit_steps.toml", solver("implicit", "rigidify_steps = 2\n"), &["solver.rigidify_steps", "only for kind = \"adaptive\""]);
+    case(
+        "xpbd_corotational.toml",
+        solver("xpbd", "").replace("model = \"neohookean_block\"", "model = \"corotational\""),
+        &["body 'beam'", "corotational", "implicit"],
+    );
+    let cloth = r#"
+name = "cloth"
+[simulation]
+dt = 0.01
+frames = 3
+[solver]
+kind = "adaptive"
+[[body]]
+name = "sheet"
+mesh = { generator = "grid2d", size = [1.0, 1.0], cells = [4, 4] }
+material = { model = "cloth", areal_density = 0.2, stretch_compliance = 0.0, bending_compliance = 1.0 }
+"#;
+    case("adaptive_cloth.toml", cloth.to_string(), &["solver.kind", "tetrahedral bodies only", "body 'sheet' is cloth"]);
+}
+
 #[test]
 fn bad_meshes_give_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();

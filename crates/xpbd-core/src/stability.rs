@@ -29,8 +29,12 @@ pub fn substep_limit(model: &Model, g: &TetGroup) -> Option<f64> {
     (omega2 > 0.0).then(|| H_OMEGA_MAX / omega2.sqrt())
 }
 
-/// One warning per neo-Hookean body whose substep under `config` exceeds its limit.
+/// One warning per neo-Hookean body whose substep under `config` exceeds its limit. None for the implicit
+/// solvers, which have no constraint rows (docs/adaptive.md).
 pub fn warnings(model: &Model, config: &SolverConfig) -> Vec<String> {
+    if matches!(config.method, crate::solver_config::Method::Implicit(_)) {
+        return Vec::new();
+    }
     let h = config.h();
     model
         .tet_groups

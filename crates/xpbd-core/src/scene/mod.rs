@@ -46,14 +46,17 @@ mod tests {
 
     #[test]
     fn too_large_a_substep_for_stable_neohookean_is_warned() {
-        let scene = |substeps: usize, model: &str| {
+        let solved = |substeps: usize, model: &str, solver: schema::Solver| {
             let body = BodyBuilder::new("b").box_mesh([0.1; 3], [4, 4, 4]).material(schema::Material::tet(model, 1e7, 0.4, 1000.0));
-            SceneBuilder::new("a").substeps(substeps).body(body).built(Path::new(".")).unwrap().warnings
+            SceneBuilder::new("a").substeps(substeps).solver(solver).body(body).built(Path::new(".")).unwrap().warnings
         };
+        let scene = |substeps: usize, model: &str| solved(substeps, model, schema::Solver::default());
         let w = scene(2, "neohookean_block");
         assert!(w.len() == 1 && w[0].contains("body 'b'") && w[0].contains("stability estimate"), "{w:?}");
         assert!(scene(2000, "neohookean_block").is_empty());
         assert!(scene(2, "stvk").is_empty(), "StVK rows vanish at rest: no limit");
+        assert!(solved(2, "neohookean_block", schema::Solver::implicit()).is_empty(), "the implicit solvers have no rows");
+        assert!(solved(2, "neohookean_block", schema::Solver::adaptive()).is_empty());
     }
 
     /// `initial_deform` moves the initial state, not the rest shape, and pins hold the deformed
