@@ -308,3 +308,19 @@ fn adaptive_runs_resume_from_a_checkpoint() {
     assert!(gap < 1e-9, "resumed run drifts {gap} m from the uninterrupted one");
     assert!(resumed.backend.restore_carried(&state, &carried[1..]).is_err());
 }
+
+/// A damped cantilever under `adaptive` settles into one rigid pattern that then holds: the oracle does not
+/// elastify a body at rest in equilibrium (no rigid/elastic flip-flop at the clamp).
+#[test]
+fn a_settled_cantilever_keeps_its_rigid_pattern() {
+    let mut run = Run::new(cantilever("neohookean_block", Solver::adaptive(), 20.0));
+    let mut history = Vec::new();
+    for _ in 0..150 {
+        run.frame();
+        history.push(run.backend.rigid_counts());
+    }
+    println!("rigid (bodies, elements) every 10 frames: {:?}", history.iter().step_by(10).collect::<Vec<_>>());
+    let last = history[history.len() - 1];
+    assert!(last.1 > run.model.element_count() / 2, "most of the beam is rigid: {last:?}");
+    assert!(history[100..].iter().all(|&c| c == last), "the pattern keeps changing: {:?}", &history[100..]);
+}

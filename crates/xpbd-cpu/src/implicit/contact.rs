@@ -223,10 +223,10 @@ impl Contacts {
             sys.solve(&jt_lambda)
         };
         va.iter_mut().zip(&dv).for_each(|(a, d)| *a += d);
+        // Every contact of this step, pushing or not, is an old one at the next (the oracle approximates only
+        // contacts that were not there).
         for (c, l) in self.list.iter().zip(self.lambda.chunks(3)) {
-            if l[0] > 0.0 {
-                self.warm.insert(c.key, (l[0], c.tangents[0] * l[1] + c.tangents[1] * l[2]));
-            }
+            self.warm.insert(c.key, (l[0], c.tangents[0] * l[1] + c.tangents[1] * l[2]));
         }
         self.solve_seconds += start.elapsed().as_secs_f64();
     }

@@ -1,6 +1,11 @@
 //! The elastification oracle (thesis "Adaptive methods for elastic deformation", §3.3.5): one iteration of
-//! preconditioned conjugate gradients on the full elastic system of Eq. 3.5, matrix-free, from Δẋ = 0, after
-//! gravity has been applied to the velocities. The preconditioner is an incomplete Cholesky factorisation
+//! preconditioned conjugate gradients on the full elastic system of Eq. 3.5, matrix-free, from Δẋ = 0 (the
+//! guess that nothing changes), with gravity on the right-hand side. The thesis applies gravity to the
+//! velocities first, which starts the iteration from "falling freely"; a supported body at rest is then far
+//! from that guess near its supports, and one iteration leaves spurious strain rates there, so the settled
+//! bodies of our tests were elastified and rigidified again every few steps. From Δẋ = 0, a body in static
+//! equilibrium has a zero right-hand side and a zero estimate, and free fall is still exact (A_p and A agree
+//! on uniform velocity fields of an unpinned body). The preconditioner is an incomplete Cholesky factorisation
 //! (drop tolerance 1e-6) of the constant A_p = (1 + hα₀)M + h(h + α₁)BᵀWB, W = (2μ + λ)V per element: the
 //! same scalar Laplacian for x, y and z, so one n × n factor serves all three. Contacts of the previous step
 //! enter the right-hand side with their impulses; new contacts with the impulse that stops their vertices
@@ -113,8 +118,8 @@ impl Oracle {
         check: &[u32],
     ) -> Vec<f64> {
         let n = x.len();
-        // Gravity first (splitting), pinned vertices at their prescribed velocity.
-        let vg: Vec<Vec3> = (0..n).map(|i| if self.row[i].is_some() { v[i] + gravity * h } else { v[i] }).collect();
+        // Pinned vertices keep their prescribed velocity; gravity is a force on the others.
+        let vg = v;
         // z = h(f − α₀M ẋ − (α₁ + h)K ẋ) + Jᵀλ_old.
         let per_element: Vec<[Vec3; 4]> = (0..elements.len())
             .into_par_iter()
@@ -135,6 +140,9 @@ impl Oracle {
         }
         for i in 0..n {
             z[i] += old[i] - vg[i] * (h * elements.mass_damping[i] * mass[i]);
+            if self.row[i].is_some() {
+                z[i] += gravity * (h * mass[i]);
+            }
         }
         for c in contacts.list.iter().filter(|c| c.new) {
             self.add_new_contact(c, &vg, &mut z, contacts, settings, h);

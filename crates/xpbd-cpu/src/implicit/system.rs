@@ -101,8 +101,8 @@ impl System {
     }
 
     /// Assembles A_A and the right-hand side from the elastic elements' `states` (in the order of
-    /// `self.elastic`), then factorises. Returns h·rhs; an error names why the factorisation failed.
-    pub fn assemble(&mut self, elements: &Elements, states: &[ElementState], bodies: &Bodies, inp: &Inputs) -> Result<Vec<f64>, String> {
+    /// `self.elastic`). Returns h·rhs.
+    pub fn assemble(&mut self, elements: &Elements, states: &[ElementState], bodies: &Bodies, inp: &Inputs) -> Vec<f64> {
         let (h, x, v) = (inp.h, inp.x, inp.v);
         let n = self.dofs.len();
         self.pattern.clear();
@@ -188,9 +188,15 @@ impl System {
             }
         }
         rhs.iter_mut().for_each(|r| *r *= h);
+        rhs
+    }
+
+    /// Factorises the assembled A_A, keeping the symbolic factorisation while the pattern holds; an error names
+    /// why it failed.
+    pub fn factor(&mut self) -> Result<(), String> {
         self.cholesky.try_factor(&self.pattern.matrix, !self.new_pattern)?;
         self.new_pattern = false;
-        Ok(rhs)
+        Ok(())
     }
 
     /// x = A_A⁻¹ b with the last factorisation.
