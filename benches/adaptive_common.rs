@@ -18,6 +18,8 @@ pub struct Run {
     pub frames: Vec<Vec<Vec3>>,
     /// Wall seconds of each frame.
     pub frame_seconds: Vec<f64>,
+    /// Seconds of each frame spent in the oracle.
+    pub oracle_seconds: Vec<f64>,
     /// Rigid element fraction after each frame.
     pub rigid_fraction: Vec<f64>,
     pub phases: Phases,
@@ -49,15 +51,16 @@ pub fn run(toml: &str, frames: usize, keep_positions: bool) -> Run {
     let mut backend = ImplicitBackend::new(&model, &built.config);
     let mut state = State::initial(&model);
     let elements = model.element_count().max(1) as f64;
-    let (mut out, mut secs, mut rigid) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut out, mut secs, mut rigid, mut oracle) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut failure = None;
     let (mut switches, mut last) = (0, (0, 0));
     // ADBENCH_TRACE=1 prints each frame's rigid counts and time to stderr.
     let trace = std::env::var_os("ADBENCH_TRACE").is_some();
     for k in 0..frames {
-        let start = Instant::now();
+        let (start, oracle_before) = (Instant::now(), backend.phases.oracle);
         let r = backend.step_frame(&model, &mut state);
         secs.push(start.elapsed().as_secs_f64());
+        oracle.push(backend.phases.oracle - oracle_before);
         if let Err(e) = r {
             failure = Some(format!("frame {k}: {e}"));
             break;
@@ -77,7 +80,7 @@ pub fn run(toml: &str, frames: usize, keep_positions: bool) -> Run {
             out.push(state.x.clone());
         }
     }
-    Run { model, frames: out, frame_seconds: secs, rigid_fraction: rigid, phases: backend.phases, switches, failure }
+    Run { model, frames: out, frame_seconds: secs, oracle_seconds: oracle, rigid_fraction: rigid, phases: backend.phases, switches, failure }
 }
 
 /// Max over frames and vertices of |x_a − x_b|, over the frames both runs reached.

@@ -31,8 +31,9 @@ pub struct RunArgs {
     /// Write DIR/checkpoint.bin every N frames (the full state, for --resume).
     #[arg(long, value_name = "N", default_value_t = 0)]
     checkpoint_every: usize,
-    /// Continue the run in DIR from its checkpoint.bin (bit-exact on the CPU backend), appending to
-    /// its outputs; --frames is then the final frame count.
+    /// Continue the run in DIR from its checkpoint.bin (bit-exact on the CPU backend for the XPBD family;
+    /// the implicit solvers restart their contact warm starts), appending to its outputs; --frames is then
+    /// the final frame count.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     resume: Option<PathBuf>,
     /// No progress (bar or lines) and no final report.
