@@ -324,3 +324,25 @@ fn a_settled_cantilever_keeps_its_rigid_pattern() {
     assert!(last.1 > run.model.element_count() / 2, "most of the beam is rigid: {last:?}");
     assert!(history[100..].iter().all(|&c| c == last), "the pattern keeps changing: {:?}", &history[100..]);
 }
+
+/// A system that cannot be factorised (here a negative lumped mass, which no scene can produce: A is positive
+/// definite by construction) stops the step with an error naming the time and faer's reason, not a panic.
+#[test]
+fn an_unfactorisable_system_is_a_one_line_error() {
+    let mut run = Run::new(cantilever("neohookean_block", Solver::implicit(), 0.0));
+    run.model.mass.iter_mut().for_each(|m| *m = -*m);
+    run.backend = ImplicitBackend::new(
+        &run.model,
+        &xpbd_core::solver_config::SolverConfig {
+            dt: 0.01,
+            substeps: 2,
+            iterations: 1,
+            velocity_damping: 0.0,
+            method: xpbd_core::solver_config::Method::Implicit(Default::default()),
+        },
+    );
+    let err = run.backend.step_frame(&run.model, &mut run.state).unwrap_err().to_string();
+    println!("{err}");
+    assert!(err.contains("implicit step ending at t = 0.005000 s: the system could not be factorised: the matrix is not positive definite"), "{err}");
+    assert!(!err.contains('\n'));
+}

@@ -57,7 +57,13 @@ impl Cholesky {
         }
         self.factor = None;
         let symbolic = self.symbolic.clone().ok_or("the symbolic factorisation failed")?;
-        self.factor = Some(Llt::try_new_with_symbolic(symbolic, m, Side::Lower).map_err(|e| format!("the matrix is not positive definite ({e:?})"))?);
+        let factor = Llt::try_new_with_symbolic(symbolic, m, Side::Lower).map_err(|e| match e {
+            faer::sparse::linalg::LltError::Numeric(faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index }) => {
+                format!("the matrix is not positive definite (a non-positive pivot at position {index} of the fill-reducing order)")
+            }
+            other => format!("the factorisation failed ({other:?})"),
+        })?;
+        self.factor = Some(factor);
         Ok(())
     }
 
