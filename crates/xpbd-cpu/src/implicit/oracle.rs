@@ -127,7 +127,7 @@ impl Oracle {
                 let t = &elements.tets[e];
                 let xe = gather(x, t);
                 let f = forces(elements, e, &xe);
-                let kv = stiffness_times(elements, e, &xe, &gather(&vg, t));
+                let kv = stiffness_times(elements, e, &xe, &gather(vg, t));
                 let c = elements.material(e).stiffness_damping + h;
                 std::array::from_fn(|a| (f[a] - kv[a] * c) * h)
             })
@@ -145,7 +145,7 @@ impl Oracle {
             }
         }
         for c in contacts.list.iter().filter(|c| c.new) {
-            self.add_new_contact(c, &vg, &mut z, contacts, settings, h);
+            self.add_new_contact(c, vg, &mut z, settings, h);
         }
         // One PCG iteration: p = P⁻¹ z, Δẋ = (zᵀp / pᵀAp) p.
         let p = self.precondition(&z);
@@ -167,7 +167,7 @@ impl Oracle {
     }
 
     /// The impulse that stops a new contact's vertices alone (diagonal A_p), added to `z`.
-    fn add_new_contact(&self, c: &Contact, vg: &[Vec3], z: &mut [Vec3], _contacts: &Contacts, settings: &ImplicitSettings, h: f64) {
+    fn add_new_contact(&self, c: &Contact, vg: &[Vec3], z: &mut [Vec3], settings: &ImplicitSettings, h: f64) {
         let (mut jv, mut jdz, mut jdj) = (Contacts::normal_bias(c, h, settings), 0.0, 0.0);
         for (&v, &w) in c.vertices.iter().zip(&c.weights) {
             let Some(r) = self.row[v as usize] else { continue };
