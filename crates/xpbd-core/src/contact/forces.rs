@@ -18,26 +18,19 @@ impl ContactForces {
     /// of a pair row (the weights sum to zero, so the two sides get equal and opposite totals) and λ_n n / h² on
     /// a collider row's vertex, summed over the rows that pushed, pairs first.
     pub fn of(pairs: &[PairRow], colliders: &[ColliderRow], vertex_count: usize, h: f64) -> Self {
-        let mut out = ContactForces { force: vec![Vec3::zeros(); vertex_count], active: vec![false; vertex_count] };
-        let per_h2 = 1.0 / (h * h);
-        for r in pairs.iter().filter(|r| r.pushes()) {
-            for (&v, &w) in r.vertices.iter().zip(&r.weights) {
-                out.add(v, r.normal * (w * r.lambda_n * per_h2));
-            }
-        }
-        for r in colliders.iter().filter(|r| r.pushes()) {
-            out.add(r.vertex, r.normal * (r.lambda_n * per_h2));
-        }
-        out
+        let pairs = pairs.iter().map(|r| (r.vertices, r.weights, r.normal, r.lambda_n));
+        let colliders = colliders.iter().map(|r| ([r.vertex; 4], [1.0, 0.0, 0.0, 0.0], r.normal, r.lambda_n));
+        Self::of_rows(pairs.chain(colliders), vertex_count, 1.0 / (h * h))
     }
 
-    /// The forces of contacts given as (vertices, weights, normal, normal impulse λ_n in N·s) over a step of
-    /// length `h`, as the implicit solvers' contact rows carry them: f_k = w_k λ_n n / h, those with λ_n > 0.
-    pub fn of_impulses(contacts: impl Iterator<Item = ([u32; 4], [f64; 4], Vec3, f64)>, vertex_count: usize, h: f64) -> Self {
+    /// The forces of rows given as (vertices, weights, normal, normal multiplier λ_n): f_k = w_k λ_n n · `scale`
+    /// on each vertex of the rows with λ_n > 0, in the given order. XPBD's position multipliers take 1/h²
+    /// ([`ContactForces::of`]), the implicit solvers' impulses (N·s) 1/h.
+    pub fn of_rows(rows: impl Iterator<Item = ([u32; 4], [f64; 4], Vec3, f64)>, vertex_count: usize, scale: f64) -> Self {
         let mut out = ContactForces { force: vec![Vec3::zeros(); vertex_count], active: vec![false; vertex_count] };
-        for (vertices, weights, normal, lambda) in contacts.filter(|c| c.3 > 0.0) {
-            for (&v, &w) in vertices.iter().zip(&weights).filter(|(_, &w)| w != 0.0) {
-                out.add(v, normal * (w * lambda / h));
+        for (vertices, weights, normal, lambda) in rows.filter(|r| r.3 > 0.0) {
+            for (&v, &w) in vertices.iter().zip(&weights) {
+                out.add(v, normal * (w * lambda * scale));
             }
         }
         out

@@ -2,7 +2,7 @@
 //! positive semi-definite stiffness for the implicit integrator.
 
 use super::energy::{project_psd, Energy, Mat9};
-use crate::constraint::tet::{deformation_gradient, TetRest};
+use crate::constraint::tet::{deformation_gradient, node_gradients, shape_matrix, TetRest};
 use crate::material::Lame;
 use crate::mesh::Vec3;
 use nalgebra::{Matrix3, Matrix4x3, SMatrix, SVector};
@@ -72,6 +72,26 @@ fn state(energy: Energy, lame: Lame, rest: &TetRest, x: &[Vec3; 4], project: boo
     let g = p * d.transpose() * -v;
     let force = SVector::<f64, 12>::from_column_slice(g.as_slice());
     ElementState { energy: v * psi, force, stiffness: bt_h_b(&h, &d, v) }
+}
+
+/// The nodal forces f = −V Bᵀ vec(P) alone, without the stiffness (matrix-free passes).
+pub fn element_forces(energy: Energy, lame: Lame, rest: &TetRest, x: &[Vec3; 4]) -> [Vec3; 4] {
+    let p = energy.stress(&deformation_gradient(x, &rest.dm_inv), lame);
+    node_gradients(&p, &rest.dm_inv).map(|g| -g * rest.volume)
+}
+
+/// K·d without K: the nodal forces' directional derivative −∂f/∂x · d = V Bᵀ vec(∂P/∂F[δF]), δF = D(d) D_m⁻¹,
+/// with ∂P/∂F[δF] by a central difference of the stress (step 10⁻⁶ max(‖F‖, 1)/‖δF‖). The exact, unprojected K.
+pub fn stiffness_product(energy: Energy, lame: Lame, rest: &TetRest, x: &[Vec3; 4], d: &[Vec3; 4]) -> [Vec3; 4] {
+    let f = deformation_gradient(x, &rest.dm_inv);
+    let df: Matrix3<f64> = shape_matrix(d) * rest.dm_inv;
+    let size = df.norm();
+    if size == 0.0 {
+        return [Vec3::zeros(); 4];
+    }
+    let eps = 1e-6 * f.norm().max(1.0) / size;
+    let dp = (energy.stress(&(f + df * eps), lame) - energy.stress(&(f - df * eps), lame)) / (2.0 * eps);
+    node_gradients(&dp, &rest.dm_inv).map(|g| g * rest.volume)
 }
 
 /// V Bᵀ H B with B = D̃ᵀ ⊗ I₃: K[3a + r, 3b + s] = V Σ_{c,d} D̃[a,c] H[3c + r, 3d + s] D̃[b,d], as two

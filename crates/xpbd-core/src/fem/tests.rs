@@ -1,4 +1,4 @@
-use super::element::{element_state, element_state_unprojected, shape_map};
+use super::element::{element_forces, element_state, element_state_unprojected, shape_map, stiffness_product};
 use super::energy::{project_psd, vec9, Energy, Mat9};
 use crate::constraint::tet::{deformation_gradient, TetRest};
 use crate::material::Lame;
@@ -260,6 +260,27 @@ fn element_force_is_minus_energy_gradient() {
             });
             let force = element_state(energy, l, &rest, &unflat(&x)).force;
             assert!(rel(&force, &fd) < 1e-6, "{energy:?}: {}", rel(&force, &fd));
+        }
+    }
+}
+
+/// The matrix-free pieces agree with the element state: the forces alone, and K·d by a central difference of
+/// the stress against the exact unprojected stiffness times d.
+#[test]
+fn matrix_free_forces_and_stiffness_products_match_the_element_state() {
+    let rest = TetRest::new(&rest_positions()).unwrap();
+    let mut rng = fastrand::Rng::with_seed(17);
+    for energy in ALL {
+        let l = lame(energy);
+        for f in samples(18) {
+            let x = deformed(&f, &mut rng);
+            let d: [Vec3; 4] = std::array::from_fn(|_| Vec3::new(rng.f64() - 0.5, rng.f64() - 0.5, rng.f64() - 0.5));
+            let state = element_state_unprojected(energy, l, &rest, &x);
+            let forces = flat(&element_forces(energy, l, &rest, &x));
+            assert!(rel(&forces, &state.force) < 1e-12, "{energy:?}: forces {}", rel(&forces, &state.force));
+            let product = flat(&stiffness_product(energy, l, &rest, &x, &d));
+            let exact = state.stiffness * flat(&d);
+            assert!(rel(&product, &exact) < 1e-6, "{energy:?}: K·d {}", rel(&product, &exact));
         }
     }
 }

@@ -43,9 +43,9 @@ impl Delassus for DenseDelassus<'_> {
 /// H = J Y with the rows of J sparse, Y = A⁻¹ Jᵀ dense (n × m, column-major), and the velocity change
 /// Δẋ = Y λ kept up to date.
 pub struct MappedDelassus<'a> {
-    pub rows: &'a [Vec<(usize, f64)>],
-    pub y: &'a [f64],
-    pub n: usize,
+    rows: &'a [Vec<(usize, f64)>],
+    y: &'a [f64],
+    n: usize,
     diagonal: Vec<f64>,
     /// Δẋ = Y λ.
     pub velocity: Vec<f64>,

@@ -145,15 +145,11 @@ impl Contacts {
                     if w == 0.0 {
                         continue;
                     }
-                    let mut coeffs = [0.0; 6];
                     let Some(map) = sys.map_of(v as usize, x, bodies) else { continue };
                     let node = sys.dofs.node(v as usize).unwrap();
                     let s = sys.dofs.node_start[node as usize];
                     let lifted = map.transpose() * dir * w;
-                    coeffs.copy_from_slice(lifted.as_slice());
-                    for (j, &cf) in coeffs.iter().enumerate().take(sys.dofs.node_size(node)) {
-                        row.push((s + j, cf));
-                    }
+                    row.extend(lifted.iter().take(sys.dofs.node_size(node)).enumerate().map(|(j, &cf)| (s + j, cf)));
                 }
                 rows.push(row);
             }

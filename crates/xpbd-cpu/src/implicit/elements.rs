@@ -2,10 +2,13 @@
 //! energy, Lamé parameters and stiffness-proportional Rayleigh coefficient; per vertex the mass-proportional
 //! one (lumped like the mass, thesis §3.3.1).
 
+use nalgebra::Matrix3;
 use rayon::prelude::*;
+use xpbd_core::constraint::tet::deformation_gradient;
 use xpbd_core::constraint::tet::TetRest;
 use xpbd_core::constraint::tet_model::{gather, TetModel};
-use xpbd_core::fem::element::{element_state, ElementState};
+use xpbd_core::fem::element::{element_forces, element_state, stiffness_product, ElementState};
+use xpbd_core::fem::energy::green_strain;
 use xpbd_core::fem::energy::Energy;
 use xpbd_core::material::Lame;
 use xpbd_core::mesh::Vec3;
@@ -60,6 +63,23 @@ impl Elements {
 
     pub fn material(&self, e: usize) -> &Material {
         &self.groups[self.group[e] as usize]
+    }
+
+    /// Green strain E = ½(FᵀF − I) of element `e` with its nodes at `xe` (Eq. 3.17's E).
+    pub fn strain(&self, e: usize, xe: &[Vec3; 4]) -> Matrix3<f64> {
+        green_strain(&deformation_gradient(xe, &self.rest[e].dm_inv))
+    }
+
+    /// Nodal elastic forces of element `e` at its nodes' positions `xe`.
+    pub fn forces(&self, e: usize, xe: &[Vec3; 4]) -> [Vec3; 4] {
+        let m = self.material(e);
+        element_forces(m.energy, m.lame, &self.rest[e], xe)
+    }
+
+    /// K·d of element `e` at `xe` for nodal directions `d` (matrix-free).
+    pub fn stiffness_product(&self, e: usize, xe: &[Vec3; 4], d: &[Vec3; 4]) -> [Vec3; 4] {
+        let m = self.material(e);
+        stiffness_product(m.energy, m.lame, &self.rest[e], xe, d)
     }
 
     /// Energy, forces and (projected) stiffness of each listed element at positions `x`, in parallel.

@@ -20,9 +20,7 @@ use rigid::Bodies;
 use std::time::Instant;
 use system::{Inputs, Spring, System};
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
-use xpbd_core::constraint::tet::deformation_gradient;
 use xpbd_core::constraint::tet_model::gather;
-use xpbd_core::fem::energy::green_strain;
 use xpbd_core::implicit::bodies::{FaceAdjacency, RigidPattern};
 use xpbd_core::implicit::dofs::{Dofs, VertexDof};
 use xpbd_core::implicit::settings::{ImplicitSettings, Rigidification};
@@ -99,16 +97,12 @@ impl ImplicitBackend {
         let pattern = RigidPattern::elastic(elements.len(), model.vertex_count());
         let system = System::new(&elements, Dofs::new(&pattern.vertex_body, |i| pinned[i], 0), &pattern.element_body);
         let adaptive = settings.rigidification.map(|r| {
-            let attached: Vec<bool> = (0..model.vertex_count()).map(|i| pinned[i] || springs.iter().any(|s| s.vertex as usize == i)).collect();
+            let mut attached = pinned.clone();
+            springs.iter().for_each(|s| attached[s.vertex as usize] = true);
             Adaptive {
                 settings: r,
                 adjacency: FaceAdjacency::new(&elements.tets),
-                strain: elements
-                    .tets
-                    .iter()
-                    .zip(&elements.rest)
-                    .map(|(t, r)| green_strain(&deformation_gradient(&gather(&model.initial_position, t), &r.dm_inv)))
-                    .collect(),
+                strain: (0..elements.len()).map(|e| elements.strain(e, &gather(&model.initial_position, &elements.tets[e]))).collect(),
                 calm: vec![0; elements.len()],
                 flags: vec![false; elements.len()],
                 anchored: elements.tets.iter().map(|t| t.iter().any(|&v| attached[v as usize])).collect(),
@@ -157,19 +151,8 @@ impl ImplicitBackend {
             if a.oracle.is_none() {
                 a.oracle = Some(Oracle::new(&self.elements, &model.mass, &self.pinned, h)?);
             }
-            let old = self.contacts.vertex_impulses(model.vertex_count());
-            let rates = a.oracle.as_ref().unwrap().strain_rates(
-                &self.elements,
-                &s.x,
-                &s.v,
-                &model.mass,
-                model.gravity,
-                &old,
-                &self.contacts,
-                &self.settings,
-                h,
-                &rigid,
-            );
+            let rates =
+                a.oracle.as_ref().unwrap().strain_rates(&self.elements, &s.x, &s.v, &model.mass, model.gravity, &self.contacts, &self.settings, h, &rigid);
             for (&e, r) in rigid.iter().zip(rates) {
                 if r > a.settings.elastify_threshold {
                     elastify[e as usize] = true;
@@ -265,7 +248,7 @@ impl ImplicitBackend {
         let tau = a.settings.rigidify_threshold;
         for &e in &self.system.elastic {
             let e = e as usize;
-            let strain = green_strain(&deformation_gradient(&gather(&s.x, &self.elements.tets[e]), &self.elements.rest[e].dm_inv));
+            let strain = self.elements.strain(e, &gather(&s.x, &self.elements.tets[e]));
             let rate = ((strain - a.strain[e]) / h).norm_squared();
             a.calm[e] = if rate < tau { a.calm[e] + 1 } else { 0 };
             a.strain[e] = strain;
@@ -277,7 +260,7 @@ impl Backend for ImplicitBackend {
     /// The normal impulses of the last step's contacts over its length.
     fn contact_forces(&self, model: &Model, _state: &State) -> Result<xpbd_core::contact::ContactForces> {
         let rows = self.contacts.list.iter().zip(self.contacts.lambda.chunks(3)).map(|(c, l)| (c.vertices, c.weights, c.normal, l[0]));
-        Ok(xpbd_core::contact::ContactForces::of_impulses(rows, model.vertex_count(), self.config.h()))
+        Ok(xpbd_core::contact::ContactForces::of_rows(rows, model.vertex_count(), 1.0 / self.config.h()))
     }
 
     fn element_bodies(&self) -> Option<Vec<i32>> {

@@ -16,9 +16,8 @@ use super::contact::{Contact, Contacts};
 use super::elements::Elements;
 use nalgebra::Matrix3;
 use rayon::prelude::*;
-use xpbd_core::constraint::tet::{deformation_gradient, node_gradients, shape_matrix};
+use xpbd_core::constraint::tet::node_gradients;
 use xpbd_core::constraint::tet_model::gather;
-use xpbd_core::fem::energy::green_strain;
 use xpbd_core::implicit::settings::ImplicitSettings;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::sparse::incomplete_cholesky::IncompleteCholesky;
@@ -33,29 +32,6 @@ pub struct Oracle {
     preconditioner: IncompleteCholesky,
     /// Diagonal of A_p per row.
     diagonal: Vec<f64>,
-}
-
-/// The elastic force −V ∂ψ/∂x of element `e` at `x` (4 nodes).
-fn forces(elements: &Elements, e: usize, x: &[Vec3; 4]) -> [Vec3; 4] {
-    let m = elements.material(e);
-    let rest = &elements.rest[e];
-    let p = m.energy.stress(&deformation_gradient(x, &rest.dm_inv), m.lame);
-    node_gradients(&p, &rest.dm_inv).map(|g| -g * rest.volume)
-}
-
-/// K·d of element `e` at `x` for nodal directions `d`: −∂f/∂x · d by a central difference of the stress.
-fn stiffness_times(elements: &Elements, e: usize, x: &[Vec3; 4], d: &[Vec3; 4]) -> [Vec3; 4] {
-    let m = elements.material(e);
-    let rest = &elements.rest[e];
-    let f = deformation_gradient(x, &rest.dm_inv);
-    let df: Matrix3<f64> = shape_matrix(d) * rest.dm_inv;
-    let size = df.norm();
-    if size == 0.0 {
-        return [Vec3::zeros(); 4];
-    }
-    let eps = 1e-6 * f.norm().max(1.0) / size;
-    let dp = (m.energy.stress(&(f + df * eps), m.lame) - m.energy.stress(&(f - df * eps), m.lame)) / (2.0 * eps);
-    node_gradients(&dp, &rest.dm_inv).map(|g| g * rest.volume)
 }
 
 impl Oracle {
@@ -100,8 +76,8 @@ impl Oracle {
         Ok(Oracle { row, preconditioner: IncompleteCholesky::new(&a, DROP_TOLERANCE)?, diagonal })
     }
 
-    /// ‖Ė_approx‖²_F of each element in `check` (Eq. 3.17 with the quick solve's velocities), given the state,
-    /// the previous step's contact impulses on each vertex (`old`) and this step's contacts (the new ones get
+    /// ‖Ė_approx‖²_F of each element in `check` (Eq. 3.17 with the quick solve's velocities), given the state
+    /// and this step's contacts (warm-started from the previous step's impulses; the new ones get
     /// their approximate impulse here).
     #[allow(clippy::too_many_arguments)]
     pub fn strain_rates(
@@ -111,23 +87,24 @@ impl Oracle {
         v: &[Vec3],
         mass: &[f64],
         gravity: Vec3,
-        old: &[Vec3],
         contacts: &Contacts,
         settings: &ImplicitSettings,
         h: f64,
         check: &[u32],
     ) -> Vec<f64> {
         let n = x.len();
+        // The warm-started impulses: the previous step's for the contacts that were there, zero for new ones.
+        let old = contacts.vertex_impulses(n);
         // Pinned vertices keep their prescribed velocity; gravity is a force on the others.
         let vg = v;
-        // z = h(f − α₀M ẋ − (α₁ + h)K ẋ) + Jᵀλ_old.
+        // z = h(f + Mg − α₀M ẋ − (α₁ + h)K ẋ) + Jᵀλ_old.
         let per_element: Vec<[Vec3; 4]> = (0..elements.len())
             .into_par_iter()
             .map(|e| {
                 let t = &elements.tets[e];
                 let xe = gather(x, t);
-                let f = forces(elements, e, &xe);
-                let kv = stiffness_times(elements, e, &xe, &gather(vg, t));
+                let f = elements.forces(e, &xe);
+                let kv = elements.stiffness_product(e, &xe, &gather(vg, t));
                 let c = elements.material(e).stiffness_damping + h;
                 std::array::from_fn(|a| (f[a] - kv[a] * c) * h)
             })
@@ -157,10 +134,9 @@ impl Oracle {
             .map(|&e| {
                 let e = e as usize;
                 let t = &elements.tets[e];
-                let dm_inv = &elements.rest[e].dm_inv;
                 let xe = gather(x, t);
                 let moved: [Vec3; 4] = std::array::from_fn(|a| xe[a] + (vg[t[a] as usize] + p[t[a] as usize] * alpha) * h);
-                let rate = (green_strain(&deformation_gradient(&moved, dm_inv)) - green_strain(&deformation_gradient(&xe, dm_inv))) / h;
+                let rate = (elements.strain(e, &moved) - elements.strain(e, &xe)) / h;
                 rate.norm_squared()
             })
             .collect()
@@ -218,7 +194,7 @@ impl Oracle {
             .into_par_iter()
             .map(|e| {
                 let t = &elements.tets[e];
-                let kp = stiffness_times(elements, e, &gather(x, t), &gather(p, t));
+                let kp = elements.stiffness_product(e, &gather(x, t), &gather(p, t));
                 let c = h * (h + elements.material(e).stiffness_damping);
                 kp.map(|k| k * c)
             })
