@@ -152,8 +152,11 @@ __device__ __forceinline__ void dense_scatter_impl(T* __restrict__ dense, const 
 
 // In-place Cholesky A = L L^T of the dense n x n row-major matrix (lower triangle; one block, right-looking).
 // status[0] = 1 if a pivot is not positive (the CPU falls back to LU there; the driver reports it instead).
+// `a` is written by one thread and read by the others after a barrier, so it is not __restrict__: with it, nvcc
+// kept each thread's load of a_kk from before thread 0 took its square root and divided column k by the unrooted
+// pivot on every thread but 0 (seen on an H200; the host build runs one thread and could not show it).
 template <typename T>
-__device__ __forceinline__ void dense_cholesky_impl(T* __restrict__ a, unsigned int n, unsigned int* __restrict__ status) {
+__device__ __forceinline__ void dense_cholesky_impl(T* a, unsigned int n, unsigned int* __restrict__ status) {
     if (threadIdx.x == 0) status[0] = 0;
     for (size_t k = 0; k < n; ++k) {
         if (threadIdx.x == 0) {
@@ -173,10 +176,10 @@ __device__ __forceinline__ void dense_cholesky_impl(T* __restrict__ a, unsigned 
     }
 }
 
-// x = (L L^T)^-1 b with the factor of dense_cholesky (one block): forward, then backward substitution.
+// x = (L L^T)^-1 b with the factor of dense_cholesky (one block): forward, then backward substitution. `x` is
+// shared between the threads across barriers, so it is not __restrict__ (see dense_cholesky).
 template <typename T>
-__device__ __forceinline__ void cholesky_solve_impl(const T* __restrict__ l, const T* __restrict__ b, T* __restrict__ x,
-                                                    unsigned int n) {
+__device__ __forceinline__ void cholesky_solve_impl(const T* __restrict__ l, const T* __restrict__ b, T* x, unsigned int n) {
     for (size_t i = threadIdx.x; i < n; i += blockDim.x) x[i] = b[i];
     __syncthreads();
     for (size_t j = 0; j < n; ++j) {
@@ -270,9 +273,8 @@ XPBD_EXPORT_F32_F64(csr_product,
                      const unsigned int* __restrict__ b_col, const T* __restrict__ b_val, unsigned int rows),
                     (c_val, c_ptr, c_col, a_ptr, a_col, a_val, b_ptr, b_col, b_val, rows))
 XPBD_EXPORT_F32_F64(dense_scatter, (T* __restrict__ dense, XPBD_CSR_PARAMS, unsigned int n), (dense, row_ptr, col, val, n))
-XPBD_EXPORT_F32_F64(dense_cholesky, (T* __restrict__ a, unsigned int n, unsigned int* __restrict__ status), (a, n, status))
-XPBD_EXPORT_F32_F64(cholesky_solve, (const T* __restrict__ l, const T* __restrict__ b, T* __restrict__ x, unsigned int n),
-                    (l, b, x, n))
+XPBD_EXPORT_F32_F64(dense_cholesky, (T* a, unsigned int n, unsigned int* __restrict__ status), (a, n, status))
+XPBD_EXPORT_F32_F64(cholesky_solve, (const T* __restrict__ l, const T* __restrict__ b, T* x, unsigned int n), (l, b, x, n))
 XPBD_EXPORT_F32_F64(axpy, (T* __restrict__ y, T a, const T* __restrict__ x, unsigned int n), (y, a, x, n))
 XPBD_EXPORT_F32_F64(xpay, (T* __restrict__ y, const T* __restrict__ x, T beta, unsigned int n), (y, x, beta, n))
 XPBD_EXPORT_F32_F64(cg_step,

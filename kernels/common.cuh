@@ -8,6 +8,9 @@
 //   scalars (inverse masses) are n scalars, matching `Vec<Vector3<T>>` on the host.
 // - Element counts are `unsigned int`; indices inside kernels are size_t so that 3 * i cannot overflow.
 // - Kernels use grid-stride loops, so any launch configuration covers all elements.
+// - An array that one thread writes and other threads read after __syncthreads() is not __restrict__: nvcc may
+//   then reuse a load from before the barrier (dense_cholesky did, on an H200). __restrict__ is for arrays that
+//   no thread of the launch reads after another thread wrote them.
 #pragma once
 
 namespace xpbd {

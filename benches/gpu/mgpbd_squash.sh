@@ -92,12 +92,13 @@ EOF
             echo "| $((5 * n * n * n)) | $device | failed: see above | | | | | | | |" >> "$table"
             continue
         fi
-        # metrics.csv: ms (3), relative_residual (5), outer (10), PCG (11), full setups (12), assembly (13),
-        # setup (14), linear solve (15), line search (16) milliseconds.
+        # metrics.csv's columns by name (docs/output-format.md): ms, relative_residual, outer_iterations,
+        # linear_iterations, full_setups, and the phases' assembly_ms, setup_ms, linear_solve_ms, line_search_ms.
         awk -F, -v tets=$((5 * n * n * n)) -v dev="$device" '
-            NR == 1 { next }
-            { f++; ms += $3; o += $10; it += $11; a += $13; s += $14; l += $15; ls += $16; r = $5
-              if ($12 > 0) { full += $14; nf++ } else { refresh += $14; nr += $10 } }
+            NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+            { f++; ms += $c["ms"]; o += $c["outer_iterations"]; it += $c["linear_iterations"]; a += $c["assembly_ms"]
+              s += $c["setup_ms"]; l += $c["linear_solve_ms"]; ls += $c["line_search_ms"]; r = $c["relative_residual"]
+              if ($c["full_setups"] > 0) { full += $c["setup_ms"]; nf++ } else { refresh += $c["setup_ms"]; nr += $c["outer_iterations"] } }
             END {
                 t = a + s + l + ls
                 printf "| %d | %s | %.0f | %.1f | %.1f | %.2f | %.0f | %.0f, %s | %.0f / %.0f / %.0f / %.0f | %.1e |\n",

@@ -9,17 +9,16 @@
 
 mod common;
 
+use common::amg_stages::{device_primal, rhs, sweeps_transfers_and_refresh, vcycle_and_ten_pcg_iterations, Report};
 use common::host_library::library_or_skip;
 use common::host_ops::HostOps;
-use common::primal_system::{beam_system, dual_system, DualSystem, PrimalSystem};
-use xpbd_core::amg::{Hierarchy, Smoother};
+use common::primal_system::{beam_system, dual_system, DualSystem};
+use xpbd_core::amg::Smoother;
 use xpbd_core::linear::cg::Cg;
-use xpbd_core::linear::pcg::{Pcg, Preconditioner};
 use xpbd_core::linear::{LinearSolver, Setup};
-use xpbd_core::sparse::{norm, spmv, Csr};
-use xpbd_cuda::linalg::amg::DeviceHierarchy;
+use xpbd_core::sparse::spmv;
 use xpbd_cuda::linalg::pcg::{DevicePcg, Identity};
-use xpbd_cuda::linalg::{DeviceCsr, LinearOps};
+use xpbd_cuda::linalg::LinearOps;
 use xpbd_cuda::mgpbd::dual::DeviceDual;
 use xpbd_cuda::mgpbd::incidence::DeviceIncidence;
 use xpbd_cuda::mgpbd::primal::DevicePrimal;
@@ -27,39 +26,11 @@ use xpbd_cuda::mgpbd::MgpbdOps;
 
 type Ops = HostOps<f64>;
 
-/// ‖got − want‖ / ‖want‖.
-fn rel(got: &[f64], want: &[f64]) -> f64 {
-    norm(&got.iter().zip(want).map(|(a, b)| a - b).collect::<Vec<_>>()) / norm(want)
-}
-
+/// One comparison, failing at once.
 fn check(what: &str, got: &[f64], want: &[f64], tolerance: f64) {
-    let e = rel(got, want);
-    println!("{what}: relative difference {e:e}");
-    assert!(norm(want) > 0.0, "{what}: the reference is not zero");
-    assert!(e <= tolerance, "{what}: relative difference {e:e} > {tolerance:e}");
-}
-
-/// A right-hand side with every frequency.
-fn rhs(n: usize) -> Vec<f64> {
-    (0..n).map(|i| (0.37 * i as f64).sin() + 0.1 * (i % 7) as f64).collect()
-}
-
-/// The device primal state for `s`, with K refilled on the device from `s`'s gradients.
-fn device_primal(ops: &mut Ops, s: &PrimalSystem) -> DevicePrimal<Ops> {
-    let mut d = DevicePrimal::new(ops, &s.solver.pattern, &s.rows.vertices, &s.model.inv_mass, &s.inv_alpha).unwrap();
-    d.fill(ops, &s.grads).unwrap();
-    d
-}
-
-/// The CPU's V-cycle preconditioner on a hierarchy we hold (AmgPreconditioner keeps its own private).
-struct VCycle(Hierarchy);
-
-impl Preconditioner for VCycle {
-    fn setup(&mut self, _a: &Csr, _setup: Setup) {}
-    fn apply(&mut self, a: &Csr, r: &[f64], z: &mut [f64]) {
-        z.fill(0.0);
-        self.0.vcycle(a, r, z);
-    }
+    let mut report = Report::default();
+    report.check(what, got, want, tolerance);
+    report.finish();
 }
 
 #[test]
@@ -89,125 +60,17 @@ fn k_refill_spmv_and_jacobian_products_match_the_cpu() {
     check("J W y", &got_rows, &want_rows, 1e-14);
 }
 
-/// Each relaxation's pre and post sweep on the finest level, restriction Pᵀ r and prolongation x + P e, and the
-/// Galerkin refresh (every level) after K is refilled at other positions, against the CPU's.
+/// Each relaxation's sweeps, the transfers, the Galerkin refresh, the coarsest solve, one V-cycle and 10 PCG
+/// iterations (`common::amg_stages`), and 10 plain CG iterations, against the CPU's.
 #[test]
-fn sweeps_transfers_and_galerkin_refresh_match_the_cpu() {
+fn amg_stages_and_ten_cg_iterations_match_the_cpu() {
     let Some(lib) = library_or_skip() else { return };
+    let mut report = Report::default();
     for smoother in [Smoother::Jacobi, Smoother::Chebyshev, Smoother::Gs] {
-        let mut s = beam_system(smoother, 100, 0.02);
-        let mut h = s.hierarchy();
-        assert!(h.level_count() >= 2, "{smoother:?}: the beam's K coarsens ({:?})", h.level_rows(&s.solver.k));
-        let mut ops = Ops::new(lib);
-        let mut d = device_primal(&mut ops, &s);
-        let mut dh = DeviceHierarchy::upload(&mut ops, &s.solver.k, &h, &d.k).unwrap();
-        let k = s.solver.k.clone();
-        let n = k.rows();
-        let b = rhs(n);
-        for forward in [true, false] {
-            let mut want: Vec<f64> = (0..n).map(|i| (1.1 * i as f64).cos()).collect();
-            let mut got = want.clone();
-            h.levels[0].relax.sweep(&k, &b, &mut want, forward);
-            let level = &mut dh.levels[0];
-            xpbd_cuda::linalg::amg::relax(&mut ops, level, &d.k, &b, &mut got, 1, forward).unwrap();
-            check(&format!("{smoother:?} sweep (forward {forward})"), &got, &want, 1e-14);
-        }
-        let p = &h.levels[0].p;
-        let mut want = vec![0.0; p.cols()];
-        for (i, row) in p.outer_iterator().enumerate() {
-            for (j, &v) in row.iter() {
-                want[j] += v * b[i];
-            }
-        }
-        let mut got = vec![0.0; p.cols()];
-        ops.spmv(&dh.levels[0].pt, &b, &mut got).unwrap();
-        check("restriction P^T r", &got, &want, 1e-14);
-        let e = rhs(p.cols());
-        let mut want = b.clone();
-        let mut pe = vec![0.0; n];
-        spmv(p, &e, &mut pe);
-        want.iter_mut().zip(&pe).for_each(|(w, v)| *w += v);
-        let mut got = b.clone();
-        ops.spmv_add(&dh.levels[0].p, &e, &mut got).unwrap();
-        check("prolongation x + P e", &got, &want, 1e-15);
-
-        // New values of K on the same pattern: the device refreshes from its own refill.
-        let moved = beam_system(smoother, 100, 0.05);
-        s.solver.fill(&moved.grads, &s.model.inv_mass);
-        h.refresh(&s.solver.k);
-        d.fill(&ops, &moved.grads).unwrap();
-        dh.refresh(&mut ops, &d.k).unwrap();
-        check("K refill at new positions", &d.k.val, s.solver.k.data(), 1e-15);
-        for (l, (cpu, dev)) in h.levels.iter().zip(&dh.levels).enumerate() {
-            let dense_cpu = dense(&cpu.galerkin.coarse);
-            let dense_dev = dense_device(&dev.coarse);
-            check(&format!("{smoother:?} Galerkin P^T A P, level {}", l + 1), &dense_dev, &dense_cpu, 1e-13);
-        }
+        sweeps_transfers_and_refresh(&mut Ops::new(lib), smoother, &mut report);
+        vcycle_and_ten_pcg_iterations(&mut Ops::new(lib), smoother, &mut report);
     }
-}
-
-/// Row-major dense form of a CPU matrix.
-fn dense(m: &Csr) -> Vec<f64> {
-    let mut d = vec![0.0; m.rows() * m.cols()];
-    for (v, (i, j)) in m.iter() {
-        d[i * m.cols() + j] += v;
-    }
-    d
-}
-
-fn dense_device(m: &DeviceCsr<Ops>) -> Vec<f64> {
-    let n = m.rows as usize;
-    let mut d = vec![0.0; n * n];
-    for i in 0..n {
-        for k in m.row_ptr[i] as usize..m.row_ptr[i + 1] as usize {
-            d[i * n + m.col[k] as usize] += m.val[k];
-        }
-    }
-    d
-}
-
-/// One V-cycle from zero, then 10 PCG iterations preconditioned by it, and 10 plain CG iterations, against the
-/// CPU's; each smoother.
-#[test]
-fn vcycle_and_ten_pcg_iterations_match_the_cpu() {
-    let Some(lib) = library_or_skip() else { return };
-    for smoother in [Smoother::Jacobi, Smoother::Chebyshev, Smoother::Gs] {
-        let s = beam_system(smoother, 100, 0.02);
-        let mut ops = Ops::new(lib);
-        let d = device_primal(&mut ops, &s);
-        let h = s.hierarchy();
-        let mut dh = DeviceHierarchy::upload(&mut ops, &s.solver.k, &h, &d.k).unwrap();
-        let mut cpu = VCycle(h);
-        let k = &s.solver.k;
-        let n = k.rows();
-        let b = rhs(n);
-        let (mut want, mut got) = (vec![0.0; n], vec![0.0; n]);
-        cpu.apply(k, &b, &mut want);
-        dh.vcycle(&mut ops, &d.k, &b, &mut got).unwrap();
-        check(&format!("{smoother:?} V-cycle ({} levels)", cpu.0.level_count()), &got, &want, 1e-12);
-
-        let mut pcg = Pcg::new("amg-pcg", cpu);
-        pcg.setup(k, Setup::Full);
-        for v in [&mut want, &mut got] {
-            v.fill(0.0);
-        }
-        let (mut cpu_norms, mut dev_norms) = (Vec::new(), Vec::new());
-        let (it_cpu, _) = pcg.iterate(k, &b, &mut want, 10, |r, _| {
-            cpu_norms.push(norm(r));
-            false
-        });
-        let mut dpcg = DevicePcg::new(&ops, n).unwrap();
-        let (it_dev, _) = dpcg
-            .iterate(&mut ops, &d.k, &mut dh, &b, &mut got, 10, |ops, r, _| {
-                dev_norms.push(ops.dot(r, r)?.sqrt());
-                Ok(false)
-            })
-            .unwrap();
-        assert_eq!((it_cpu, it_dev), (10, 10));
-        assert!(cpu_norms[10] < 1e-3 * cpu_norms[0], "{smoother:?}: PCG converges ({cpu_norms:?})");
-        check(&format!("{smoother:?} x after 10 PCG iterations"), &got, &want, 1e-12);
-        check(&format!("{smoother:?} residual norms of 10 PCG iterations"), &dev_norms, &cpu_norms, 1e-10);
-    }
+    report.finish();
     // Plain CG, the baseline.
     let s = beam_system(Smoother::Jacobi, 400, 0.02);
     let mut ops = Ops::new(lib);

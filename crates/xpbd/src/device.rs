@@ -4,8 +4,8 @@
 //! the scene's solver and model have a GPU path (`CudaBackend`'s [`Backend::supports`]) and the scene has at
 //! least `simulation.gpu_min_elements` elements; otherwise the CPU, with the first reason that failed. An explicit
 //! `cuda` request that cannot be honoured is an error with that reason (the size threshold applies to `auto`
-//! only). Until the backend has passed its parity tests on a GPU ([`xpbd_cuda::VALIDATED_ON_GPU`]), `auto` does
-//! not pick it: an untested path is never chosen for a user who did not ask for it. The decision itself,
+//! only). While the backend has not passed its parity tests on a GPU ([`xpbd_cuda::VALIDATED_ON_GPU`]), `auto`
+//! does not pick it: an untested path is never chosen for a user who did not ask for it. The decision itself,
 //! [`decide`], takes those facts as values, so it is unit-tested without a GPU.
 
 use xpbd_core::backend::Backend;

@@ -22,12 +22,18 @@ pub struct FrameRun {
     /// cloth with plain CG likewise (40 outer iterations of CG capped at 100 iterations): on the host-compiled
     /// kernels its sums happen to run in the CPU's order and agree bitwise, on a GPU they will not.
     pub from_r0: bool,
+    /// Whether every outer iteration's linear solve stops at its cap without converging (the cloth with plain
+    /// CG: 40 outer iterations of 100 CG iterations). Rounding in another summation order then grows from frame
+    /// to frame: on an H200 the cloth's positions ended 1.2e-8, 4.3e-7 and 1.4e-6 (relative) from the CPU's
+    /// after its three frames, and its final residual 20 % of itself (1.9e-4 of r0) apart already in the first.
+    /// The GPU test (`amg_parity.rs`) compares such a run's first frame only, on iterations and positions.
+    pub capped: bool,
     /// Text replaced in the scene file (`from`, `to`), if any.
     pub edit: Option<(&'static str, &'static str)>,
 }
 
 const fn run(file: &'static str, frames: usize, solver: &'static str, from_r0: bool) -> FrameRun {
-    FrameRun { file, frames, solver, from_r0, edit: None }
+    FrameRun { file, frames, solver, from_r0, capped: false, edit: None }
 }
 
 /// The neo-Hookean beam's clamp, and the same with a soft attachment on the tip face pulled upwards at 0.5 m/s.
@@ -51,11 +57,24 @@ pub const FRAME_RUNS: [FrameRun; 8] = [
     run("mgpbd_cloth_16.toml", 1, "primal-amg", false),
     run("mgpbd_bunny_squash.toml", 1, "primal-amg", true),
     run("mgpbd_beam_nh.toml", 1, "cg", true),
-    run("mgpbd_cloth_16.toml", 3, "cg", true),
+    FrameRun { capped: true, ..run("mgpbd_cloth_16.toml", 3, "cg", true) },
     FrameRun { edit: Some((BEAM_CLAMP, BEAM_CLAMP_AND_SOFT_TIP)), ..run("mgpbd_beam_nh.toml", 2, "primal-amg", false) },
 ];
 
 impl FrameRun {
+    /// How far the device's final relative residual (relative to r0) may be from the CPU's `cpu`: 1e-6 of r0
+    /// where `from_r0`, else 1e-6 of itself plus 1e-12, the round-off floor of a residual computed from terms of
+    /// r0's size (about 1e4 ε). The floor matters only where a run converges to round-off: the dropped ball's
+    /// first frame ends at 3.3e-16 r0 on the CPU, where an H200's summation order moved it by 2 % of itself
+    /// (7e-18 of r0).
+    pub fn residual_tolerance(&self, cpu: f64) -> f64 {
+        if self.from_r0 {
+            1e-6
+        } else {
+            1e-6 * cpu + 1e-12
+        }
+    }
+
     /// The scene, edited, with the run's linear solver.
     pub fn model(&self) -> Built {
         let mut model = super::load(self.file, |text| {

@@ -4,6 +4,7 @@
 //! (`xpbd_cuda::xpbd::layout::NO_PAIR_CONTACT`).
 #![allow(dead_code)]
 
+pub mod amg_stages;
 pub mod host_library;
 pub mod host_ops;
 pub mod mgpbd_frames;
