@@ -47,19 +47,22 @@ pub fn probe_ordinal(ordinal: usize) -> Result<DeviceInfo> {
             info.name, info.compute_capability.0, info.compute_capability.1, MIN_COMPUTE_CAPABILITY.0, MIN_COMPUTE_CAPABILITY.1
         )));
     }
+    // A driver older than the toolkit rejects the embedded PTX; the device is usable only through NVRTC.
     if let Some(release) = crate::runtime::ptx::build_info().nvcc_release.and_then(parse_version) {
         if info.driver_version < release {
-            return Err(CudaError::NoDevice(format!(
-                "the CUDA driver supports CUDA {}.{}, but the kernels were built by nvcc {}.{} (PTX ISA {}) and need \
-                 a driver for CUDA {}.{} or newer",
-                info.driver_version.0,
-                info.driver_version.1,
-                release.0,
-                release.1,
-                crate::runtime::ptx::build_info().ptx_isa.unwrap_or("?"),
-                release.0,
-                release.1
-            )));
+            if let Err(why) = crate::runtime::nvrtc::nvrtc() {
+                return Err(CudaError::NoDevice(format!(
+                    "the CUDA driver supports CUDA {}.{}, but the kernels were built by nvcc {}.{} (PTX ISA {}) and need \
+                     a driver for CUDA {}.{} or newer, and the NVRTC fallback is unavailable: {why}",
+                    info.driver_version.0,
+                    info.driver_version.1,
+                    release.0,
+                    release.1,
+                    crate::runtime::ptx::build_info().ptx_isa.unwrap_or("?"),
+                    release.0,
+                    release.1
+                )));
+            }
         }
     }
     Ok(info)

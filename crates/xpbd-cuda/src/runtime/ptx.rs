@@ -10,6 +10,12 @@ pub fn ptx_modules() -> &'static [(&'static str, &'static str)] {
     kernels::PTX
 }
 
+/// Every `kernels/*.cu` and `*.cuh` as `(file name, text)`, embedded whether or not nvcc was found: what the
+/// NVRTC fallback compiles (`runtime::nvrtc`).
+pub fn kernel_sources() -> &'static [(&'static str, &'static str)] {
+    kernels::SOURCES
+}
+
 /// The PTX text of module `name` (`kernels/<name>.cu`), if it was built.
 pub fn ptx_module(name: &str) -> Option<&'static str> {
     kernels::PTX.iter().find(|(n, _)| *n == name).map(|(_, ptx)| *ptx)
