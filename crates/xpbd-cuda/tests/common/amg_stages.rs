@@ -35,7 +35,7 @@ impl Report {
         println!("{what}: relative difference {e:e}");
         if norm(want) == 0.0 {
             self.failures.push(format!("{what}: the reference is zero"));
-        } else if !(e <= tolerance) {
+        } else if e.is_nan() || e > tolerance {
             self.failures.push(format!("{what}: relative difference {e:e} > {tolerance:e}"));
         }
     }
