@@ -11,6 +11,7 @@ pub mod health;
 pub mod output;
 pub mod simulation;
 pub mod surface_frames;
+pub mod validation;
 
 pub use device::Device;
 pub use simulation::{Simulation, Summary};
