@@ -5,10 +5,12 @@
 pub mod checkpoint;
 pub mod converge;
 pub mod device;
+pub mod doctor;
 pub mod dual_system;
 pub mod fnv;
 pub mod health;
 pub mod output;
+pub mod selftest;
 pub mod simulation;
 pub mod surface_frames;
 pub mod validation;
