@@ -143,11 +143,12 @@ fn device_rows(d: &DeviceReport, options: &Options) -> String {
     out
 }
 
-/// "pass  xpbd beam colored f64  3.1e-13 <= 1e-9 (largest position difference / body size)  0.21 s", and the
-/// failures of a failed check.
+/// "pass  xpbd beam colored f64  3.1e-13 <= 1e-9 (largest position difference / body size)  0.21 s" ("not
+/// measured" for a check that could not run), and the failures of a failed check.
 fn check_line(c: &Check) -> String {
     let verdict = if c.passed { "pass" } else { "FAIL" };
-    let mut line = format!("{verdict}  {:<42} {:.2e} <= {:.0e} ({})  {:.2} s", c.name, c.difference, c.tolerance, c.measure, c.seconds);
+    let measured = if c.difference.is_nan() { "not measured".to_owned() } else { format!("{:.2e} <= {:.0e} ({})", c.difference, c.tolerance, c.measure) };
+    let mut line = format!("{verdict}  {:<42} {measured}  {:.2} s", c.name, c.seconds);
     for f in &c.failures {
         line += &format!("; {f}");
     }
