@@ -3,6 +3,7 @@
 
 mod batch;
 mod converge;
+mod doctor;
 mod export_system;
 mod info;
 mod progress;
@@ -42,6 +43,9 @@ enum Command {
     /// Run a scene to frame F and write MGPBD's dual system of the next substep's first outer
     /// iteration, A = J M⁻¹ Jᵀ + α̃ and b = −C(x̃), as Matrix Market A.mtx, b.mtx and system.json.
     ExportSystem(export_system::ExportSystemArgs),
+    /// Check the CUDA driver, devices and kernels, run the self-test of every GPU path against the
+    /// CPU backend, and record a pass (which lets `--device auto` pick the GPU); exit 1 on a problem.
+    Doctor(doctor::DoctorArgs),
     /// Describe a mesh file or a scene.
     Info {
         /// A mesh (.node/.ele, .msh, .mesh, .vtk, .vtu, .obj) or a scene (.toml).
@@ -64,6 +68,7 @@ fn main() {
         Command::Converge(args) => converge::converge(args),
         Command::ExportSystem(args) => export_system::export_system(args),
         Command::Info { path, json } => info::info(&path, json),
+        Command::Doctor(args) => doctor::doctor(args),
         Command::Batch(args) => batch::batch(args),
         Command::Report(args) => report::report(args),
         Command::Render(args) => render::render(args),

@@ -16,6 +16,7 @@ pub mod collider;
 pub mod constraint;
 pub mod contact;
 pub mod fem;
+pub mod fnv;
 pub mod graph;
 pub mod implicit;
 pub mod layers;

@@ -12,7 +12,8 @@
 //!   [`reference`](mod@reference));
 //! - [`mgpbd`]: MGPBD's solve phase (issue 7) through [`mgpbd::MgpbdOps`], an extension of `LinearOps`: rows,
 //!   primal and dual solves, the outer iteration and the substep loop around it;
-//! - `backend`: [`CudaBackend`], which picks the XPBD or MGPBD path for a scene.
+//! - `backend`: [`CudaBackend`], which picks the XPBD or MGPBD path for a scene;
+//! - [`parity`]: how close it must come to the CPU backend (the parity tests' and `xpbd doctor`'s tolerances).
 //!
 //! The XPBD and MGPBD rooms do not import each other.
 //!
@@ -25,21 +26,16 @@ pub mod convert;
 mod error;
 pub mod linalg;
 pub mod mgpbd;
+pub mod parity;
 mod runtime;
 pub mod xpbd;
 
 pub use backend::{CudaBackend, CudaOptions, Precision};
 pub use error::{CudaError, Result};
 pub use runtime::cuda_ops::SOLVE_KERNELS;
-pub use runtime::probe::{devices, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY};
+pub use runtime::probe::{devices, driver_release, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY};
 pub use runtime::ptx::{build_info, built_with_kernels, kernel_sources, no_kernels_reason, ptx_module, ptx_modules, BuildInfo};
 pub use runtime::{cache_dir, nvrtc};
 pub use runtime::{CudaOps, GpuContext, KernelScalar};
 pub use xpbd::predict::GpuPredict;
 pub use xpbd::reference;
-
-/// Whether `CudaBackend` has passed its parity tests on a GPU (`tests/ptx.rs`, `parity.rs`, `backend_parity.rs`,
-/// `amg_parity.rs`): they all passed on an NVIDIA H200 with driver 580.159.04 on 2026-11-27
-/// (benches/results/gpu-h200-2026-11-27.md), so the dispatcher's `auto` may choose it. Set it back to false if a
-/// change to the kernels has not been run on a GPU.
-pub const VALIDATED_ON_GPU: bool = true;

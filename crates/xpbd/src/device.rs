@@ -4,9 +4,10 @@
 //! the scene's solver and model have a GPU path (`CudaBackend`'s [`Backend::supports`]) and the scene has at
 //! least `simulation.gpu_min_elements` elements; otherwise the CPU, with the first reason that failed. An explicit
 //! `cuda` request that cannot be honoured is an error with that reason (the size threshold applies to `auto`
-//! only). While the backend has not passed its parity tests on a GPU ([`xpbd_cuda::VALIDATED_ON_GPU`]), `auto`
-//! does not pick it: an untested path is never chosen for a user who did not ask for it. The decision itself,
-//! [`decide`], takes those facts as values, so it is unit-tested without a GPU.
+//! only). `auto` picks it only on a device whose self-test (`xpbd doctor`) passed under the running driver with
+//! this binary's kernels ([`crate::validation`]): an untested device, driver or kernel build is never chosen for a
+//! user who did not ask for it. The decision itself, [`decide`], takes those facts as values, so it is
+//! unit-tested without a GPU.
 
 use xpbd_core::backend::Backend;
 use xpbd_core::model::Model;
@@ -54,8 +55,8 @@ pub struct Facts {
     pub elements: usize,
     /// `simulation.gpu_min_elements`.
     pub min_elements: usize,
-    /// Whether the CUDA backend has passed its parity tests on a GPU ([`xpbd_cuda::VALIDATED_ON_GPU`]).
-    pub validated: bool,
+    /// Why the device is not validated for this binary's kernels ([`crate::validation::check`]), if it is not.
+    pub unvalidated: Option<String>,
 }
 
 /// The dispatcher's choice: which backend, and the reason recorded in `summary.json`.
@@ -77,20 +78,17 @@ pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision,
         (Ok(_), Some(reason)) => Some(format!("the CUDA backend cannot run this scene: {reason}")),
         (Ok(_), None) => None,
     };
-    match (requested, refusal) {
-        (Device::Auto, Some(reason)) => Ok(Decision::Cpu(format!("cpu: {reason}"))),
-        (_, Some(reason)) => Err(format!("device cuda:{ordinal} cannot be used: {reason}")),
-        (Device::Auto, None) if facts.elements < facts.min_elements => Ok(Decision::Cpu(format!(
+    match (requested, refusal, &facts.unvalidated) {
+        (Device::Auto, Some(reason), _) => Ok(Decision::Cpu(format!("cpu: {reason}"))),
+        (_, Some(reason), _) => Err(format!("device cuda:{ordinal} cannot be used: {reason}")),
+        (Device::Auto, None, _) if facts.elements < facts.min_elements => Ok(Decision::Cpu(format!(
             "cpu: {} elements, fewer than simulation.gpu_min_elements = {} for the GPU ({} found)",
             facts.elements,
             facts.min_elements,
             facts.device.as_deref().unwrap_or("?")
         ))),
-        (Device::Auto, None) if !facts.validated => Ok(Decision::Cpu(format!(
-            "cpu: the CUDA backend has not yet passed its parity tests on a GPU (docs/gpu.md); --device cuda runs it ({} found)",
-            facts.device.as_deref().unwrap_or("?")
-        ))),
-        (Device::Auto, None) => Ok(Decision::Cuda {
+        (Device::Auto, None, Some(reason)) => Ok(Decision::Cpu(format!("cpu: {reason}"))),
+        (Device::Auto, None, None) => Ok(Decision::Cuda {
             ordinal,
             reason: format!(
                 "cuda: {} elements, at least simulation.gpu_min_elements = {} ({})",
@@ -99,20 +97,21 @@ pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision,
                 facts.device.as_deref().unwrap_or("?")
             ),
         }),
-        (_, None) => Ok(Decision::Cuda { ordinal, reason: format!("cuda: requested ({})", facts.device.as_deref().unwrap_or("?")) }),
+        (_, None, _) => Ok(Decision::Cuda { ordinal, reason: format!("cuda: requested ({})", facts.device.as_deref().unwrap_or("?")) }),
     }
 }
 
 /// Gathers the [`Facts`] for device `ordinal` (probing the driver), `model` and `config`. The support check (for
-/// MGPBD it builds the rows) is asked only when a device answers: [`decide`] reads it only then.
+/// MGPBD it builds the rows) and the validation cache are asked only when a device answers: [`decide`] reads them
+/// only then.
 fn facts(ordinal: usize, model: &Model, config: &SolverConfig, min_elements: usize) -> Facts {
-    let device = xpbd_cuda::probe_ordinal(ordinal).map(|info| info.name).map_err(|e| e.to_string());
+    let probed = xpbd_cuda::probe_ordinal(ordinal).map_err(|e| e.to_string());
     Facts {
-        unsupported: device.is_ok().then(|| <xpbd_cuda::CudaBackend as Backend>::supports(model, config).err().map(|u| u.0)).flatten(),
-        device,
+        unsupported: probed.is_ok().then(|| <xpbd_cuda::CudaBackend as Backend>::supports(model, config).err().map(|u| u.0)).flatten(),
+        unvalidated: probed.as_ref().ok().and_then(|info| crate::validation::check(info).err()),
+        device: probed.map(|info| info.name),
         elements: model.element_count(),
         min_elements,
-        validated: xpbd_cuda::VALIDATED_ON_GPU,
     }
 }
 
@@ -156,7 +155,7 @@ mod tests {
             unsupported: unsupported.map(String::from),
             elements,
             min_elements: 20_000,
-            validated: true,
+            unvalidated: None,
         }
     }
 
@@ -198,14 +197,19 @@ mod tests {
         assert!(matches!(decide(Device::Auto, &f).unwrap(), Decision::Cuda { .. }));
     }
 
-    /// A backend not yet validated on a GPU is only run when asked for.
+    /// A device not validated (by `xpbd doctor`) for this driver and kernel build is only used when asked for; the
+    /// reason says which check is missing.
     #[test]
-    fn auto_does_not_pick_an_unvalidated_backend() {
+    fn auto_does_not_pick_an_unvalidated_device() {
         let mut f = facts(H100, None, 100_000);
-        f.validated = false;
-        let r = cpu_reason(decide(Device::Auto, &f).unwrap());
-        assert!(r.starts_with("cpu: the CUDA backend has not yet passed its parity tests on a GPU") && r.contains("H100"), "{r}");
+        let missing = "the CUDA backend has not been validated on NVIDIA H100 80GB HBM3 with driver 580.159.04 (CUDA 13.0) and \
+                       this build's kernels; run `xpbd doctor`";
+        f.unvalidated = Some(missing.into());
+        assert_eq!(cpu_reason(decide(Device::Auto, &f).unwrap()), format!("cpu: {missing}"));
         assert!(matches!(decide(Device::Cuda(0), &f).unwrap(), Decision::Cuda { .. }));
+        // A scene too small for the GPU says so first.
+        f.elements = 10;
+        assert!(cpu_reason(decide(Device::Auto, &f).unwrap()).starts_with("cpu: 10 elements, fewer than"));
     }
 
     #[test]

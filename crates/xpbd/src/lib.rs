@@ -5,12 +5,15 @@
 pub mod checkpoint;
 pub mod converge;
 pub mod device;
+pub mod doctor;
 pub mod dual_system;
-pub mod fnv;
+pub use xpbd_core::fnv;
 pub mod health;
 pub mod output;
+pub mod selftest;
 pub mod simulation;
 pub mod surface_frames;
+pub mod validation;
 
 pub use device::Device;
 pub use simulation::{Simulation, Summary};

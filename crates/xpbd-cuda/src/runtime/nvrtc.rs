@@ -128,11 +128,6 @@ fn inline_into(file: &str, seen: &mut HashSet<String>, out: &mut String) -> Resu
     Ok(())
 }
 
-/// FNV-1a, 64 bits: a stable hash for cache file names.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
-
 /// The PTX of module `name` (`kernels/<name>.cu`) for compute capability `arch`, from the cache or compiled by
 /// NVRTC (and then cached). Where NVRTC does not know `arch` (older than the device), for the embedded PTX's
 /// own architecture, compute_75.
@@ -150,7 +145,7 @@ pub fn compile_module(name: &str, arch: (u32, u32)) -> Result<String> {
 
 fn compile_cached(name: &str, source: &str, arch: (u32, u32), nvrtc: &Nvrtc) -> std::result::Result<String, CompileError> {
     let arch_name = format!("compute_{}{}", arch.0, arch.1);
-    let key = fnv1a(format!("{source}\n{arch_name}\nnvrtc {}.{}", nvrtc.version.0, nvrtc.version.1).as_bytes());
+    let key = xpbd_core::fnv::fnv1a(format!("{source}\n{arch_name}\nnvrtc {}.{}", nvrtc.version.0, nvrtc.version.1).as_bytes());
     let file = cache_dir().map(|dir| dir.join("nvrtc").join(format!("{name}-{arch_name}-{key:016x}.ptx")));
     if let Some(ptx) = file.as_deref().and_then(|f| std::fs::read_to_string(f).ok()) {
         return Ok(ptx);

@@ -18,6 +18,9 @@ pub struct DeviceInfo {
     pub ordinal: usize,
     /// e.g. "NVIDIA H100 80GB HBM3".
     pub name: String,
+    /// The device's UUID as `nvidia-smi -L` writes it ("GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"), if the driver
+    /// gives one: tells two devices of the same name apart.
+    pub uuid: Option<String>,
     /// (major, minor), e.g. (9, 0).
     pub compute_capability: (i32, i32),
     pub total_memory_bytes: usize,
@@ -77,6 +80,25 @@ pub fn devices() -> Result<Vec<DeviceInfo>> {
 /// The CUDA version the driver supports, (major, minor).
 pub fn driver_version() -> Result<(i32, i32)> {
     init_driver()
+}
+
+/// The kernel driver's release, e.g. "580.159.04", from `/proc/driver/nvidia/version` (Linux); `None` where
+/// that file is missing or unreadable. The CUDA driver API gives only the CUDA version ([`driver_version`]).
+pub fn driver_release() -> Option<String> {
+    std::fs::read_to_string("/proc/driver/nvidia/version").ok().as_deref().and_then(parse_driver_release)
+}
+
+/// The release in the text of `/proc/driver/nvidia/version`: the first word of the `NVRM version:` line that
+/// starts with a digit ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu ...").
+fn parse_driver_release(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| l.starts_with("NVRM version:"))?;
+    line.split_whitespace().find(|w| w.starts_with(|c: char| c.is_ascii_digit()) && w.contains('.')).map(str::to_owned)
+}
+
+/// `nvidia-smi`'s spelling of a device UUID: "GPU-" and the 16 bytes in hex, grouped 4-2-2-2-6.
+fn format_uuid(bytes: &[u8; 16]) -> String {
+    let hex = |range: std::ops::Range<usize>| bytes[range].iter().map(|b| format!("{b:02x}")).collect::<String>();
+    format!("GPU-{}-{}-{}-{}-{}", hex(0..4), hex(4..6), hex(6..8), hex(8..10), hex(10..16))
 }
 
 fn parse_version(text: &str) -> Option<(i32, i32)> {
@@ -152,7 +174,9 @@ fn device_info(ordinal: usize) -> Result<DeviceInfo> {
         let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR).map_err(|e| fail("compute capability", e))?;
         let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR).map_err(|e| fail("compute capability", e))?;
         let total_memory_bytes = unsafe { result::device::total_mem(dev) }.map_err(|e| fail("memory size", e))?;
-        Ok(DeviceInfo { ordinal, name, compute_capability: (major, minor), total_memory_bytes, driver_version })
+        // Optional: an old driver without `cuDeviceGetUuid` still describes its device.
+        let uuid = guarded(|| result::device::get_uuid(dev).map_err(|e| fail("UUID", e))).ok().map(|u| format_uuid(&u.bytes.map(|b| b as u8)));
+        Ok(DeviceInfo { ordinal, name, uuid, compute_capability: (major, minor), total_memory_bytes, driver_version })
     })
 }
 
@@ -165,6 +189,19 @@ mod tests {
         assert_eq!(parse_version("13.0"), Some((13, 0)));
         assert_eq!(parse_version("12.9"), Some((12, 9)));
         assert_eq!(parse_version("13"), None);
+    }
+
+    #[test]
+    fn driver_releases_parse() {
+        let text = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct  9 18:39:21 UTC 2025\nGCC version:  gcc version 12.2.0\n";
+        assert_eq!(parse_driver_release(text).as_deref(), Some("580.159.04"));
+        assert_eq!(parse_driver_release("GCC version: 12.2.0"), None);
+    }
+
+    #[test]
+    fn uuids_are_written_as_nvidia_smi_does() {
+        let bytes = [0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef];
+        assert_eq!(format_uuid(&bytes), "GPU-12345678-9abc-def0-0123-456789abcdef");
     }
 
     #[test]

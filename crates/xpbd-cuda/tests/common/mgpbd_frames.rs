@@ -62,17 +62,11 @@ pub const FRAME_RUNS: [FrameRun; 8] = [
 ];
 
 impl FrameRun {
-    /// How far the device's final relative residual (relative to r0) may be from the CPU's `cpu`: 1e-6 of r0
-    /// where `from_r0`, else 1e-6 of itself plus 1e-12, the round-off floor of a residual computed from terms of
-    /// r0's size (about 1e4 ε). The floor matters only where a run converges to round-off: the dropped ball's
-    /// first frame ends at 3.3e-16 r0 on the CPU, where an H200's summation order moved it by 2 % of itself
-    /// (7e-18 of r0).
+    /// How far the device's final relative residual (relative to r0) may be from the CPU's `cpu`
+    /// ([`xpbd_cuda::parity::mgpbd_residual_tolerance`]: 1e-6 of r0 where `from_r0`, else 1e-6 of itself plus a
+    /// round-off floor of 1e-12).
     pub fn residual_tolerance(&self, cpu: f64) -> f64 {
-        if self.from_r0 {
-            1e-6
-        } else {
-            1e-6 * cpu + 1e-12
-        }
+        xpbd_cuda::parity::mgpbd_residual_tolerance(self.from_r0, cpu)
     }
 
     /// The scene, edited, with the run's linear solver.

@@ -158,9 +158,9 @@ fn from_text(text: &str, file: &str) -> Built {
     xpbd_core::scene::build(&scene, &scenes()).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// The diagonal of the bounding box of `m`'s rest positions ([`xpbd_cuda::parity::body_size`]).
 pub fn size(m: &Model) -> f64 {
-    let (lo, hi) = m.rest.iter().fold((Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
-    (hi - lo).norm()
+    xpbd_cuda::parity::body_size(m)
 }
 
 /// The MGPBD settings of an MGPBD scene, to edit.
