@@ -32,7 +32,10 @@ pub use backend::{CudaBackend, CudaOptions, Precision};
 pub use error::{CudaError, Result};
 pub use runtime::cuda_ops::SOLVE_KERNELS;
 pub use runtime::probe::{devices, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY};
-pub use runtime::ptx::{build_info, built_with_kernels, no_kernels_reason, ptx_module, ptx_modules, BuildInfo};
+pub use runtime::ptx::{
+    build_info, built_with_kernels, no_kernels_reason, ptx_module, ptx_modules, BuildInfo, CUDA_TOOLKIT, MIN_DRIVER_CUDA, MIN_DRIVER_LINUX, MIN_DRIVER_WINDOWS,
+    PTX_ISA, PTX_TARGET,
+};
 pub use runtime::{CudaOps, GpuContext, KernelScalar};
 pub use xpbd::predict::GpuPredict;
 pub use xpbd::reference;
