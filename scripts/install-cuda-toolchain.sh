@@ -100,9 +100,12 @@ verify() {
     printf '%s' "$extra"
 }
 
-# The NVRTC shim as installed: scripts/nvrtc-nvcc.py run by the Python that installed the wheels.
+# The NVRTC shim as installed: scripts/nvrtc-nvcc.py with the interpreter of $python (not a pyenv or venv shim) in its
+# first line.
 shim_text() {
-    printf '#!%s\n' "$(command -v "$python")"
+    local interpreter
+    interpreter="$("$python" -c 'import sys; print(sys.executable)')" || die "$python cannot run Python code"
+    printf '#!%s\n' "$interpreter"
     tail -n +2 "$shim_source"
 }
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # The one test command (README): installs what it needs, builds everything, runs every test in
 # release mode (the physics tests need it), and assembles the PTX for sm_90.
-# Needs only the Rust toolchain, Python (for the pip-installed nvcc) and gcc.
+# Needs only the Rust toolchain, Python (for the CUDA 12.0 compiler from PyPI, NVRTC behind an nvcc look-alike) and gcc.
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo"
 
 step() { printf '\n== %s\n' "$*"; }
 
-step "CUDA toolchain (nvcc from PyPI into .toolchain/, cached per user)"
+step "CUDA toolchain (CUDA 12.0 from PyPI into .toolchain/, cached per user)"
 bash scripts/install-cuda-toolchain.sh
 
 step "no import circle between the source files of any crate (ARCHITECTURE.md)"
