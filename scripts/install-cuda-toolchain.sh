@@ -29,7 +29,7 @@ while [[ $# -gt 0 ]]; do
         --force) force=1 ;;
         --cuda) [[ $# -ge 2 ]] || die "--cuda needs 12 or 13"; cuda_major="$2"; shift ;;
         --cuda=*) cuda_major="${1#--cuda=}" ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) die "unknown argument: $1 (try --help)" ;;
     esac
     shift

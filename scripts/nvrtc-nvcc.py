@@ -149,8 +149,9 @@ def main(args):
     path, nvrtc = load()
     if args[0] in ("--version", "-V"):
         major, minor = version(nvrtc)
-        print(f"{PROG}: NVRTC {major}.{minor} from {path}")
+        # The release line first: build.rs and check-ptx.sh read the first "release X.Y".
         print(f"Cuda compilation tools, release {major}.{minor}, NVRTC {major}.{minor}")
+        print(f"{PROG}: libnvrtc {path}")
         return 0
     source, output, options = parse(args)
     try:
