@@ -4,7 +4,8 @@
 # stores/loads. Exits non-zero on any nvcc or ptxas error; spills are reported, not failed.
 # Without any nvcc (or with XPBD_NO_NVCC=1) it prints "skipped: no nvcc" and exits 0.
 #
-# nvcc is looked for like build.rs does: $NVCC, $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, .toolchain/cuda/bin.
+# nvcc is looked for like build.rs does: $NVCC, $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin,
+# .toolchain/cuda/bin (by default NVRTC 12.0 behind scripts/nvrtc-nvcc.py, with ptxas 12.0 next to it).
 # ptxas is taken from nvcc's folder, else PATH. Environment: PTXAS_ARCH (default sm_90; several separated by
 # spaces or commas), XPBD_NVCC_FLAGS (extra nvcc flags, as for build.rs).
 set -euo pipefail
@@ -29,6 +30,7 @@ find_nvcc() {
         if [[ -n "$root" && -x "$root/bin/nvcc" ]]; then echo "$root/bin/nvcc"; return 0; fi
     done
     if candidate="$(command -v nvcc 2>/dev/null)" && [[ -x "$candidate" ]]; then echo "$candidate"; return 0; fi
+    if [[ -x /usr/local/cuda/bin/nvcc ]]; then echo /usr/local/cuda/bin/nvcc; return 0; fi
     if [[ -x "$repo/.toolchain/cuda/bin/nvcc" ]]; then echo "$repo/.toolchain/cuda/bin/nvcc"; return 0; fi
     return 1
 }

@@ -2,8 +2,9 @@
 //! crate includes: the PTX text of each module (`include_str!`), the nvcc that made it, or the reason there is none,
 //! and the kernel sources themselves (for the NVRTC fallback, `src/runtime/nvrtc.rs`).
 //!
-//! nvcc is looked for in `$NVCC`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, `PATH`, then `<workspace>/.toolchain/cuda/bin`
-//! (installed by `scripts/install-cuda-toolchain.sh`). `XPBD_NO_NVCC=1` forces a build without kernels.
+//! nvcc is looked for in `$NVCC`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, `PATH`, `/usr/local/cuda/bin`, then
+//! `<workspace>/.toolchain/cuda/bin` (installed by `scripts/install-cuda-toolchain.sh`: by default NVRTC 12.0 behind
+//! an `nvcc -ptx` look-alike, scripts/nvrtc-nvcc.py, so PTX ISA 8.0 that drivers >= 525.60.13 load). `XPBD_NO_NVCC=1` forces a build without kernels.
 //! Not found: a cargo warning, and the crate builds without PTX. Found but failing on a kernel: the build fails with
 //! nvcc's message. Extra nvcc flags can be given in `XPBD_NVCC_FLAGS` (split on whitespace).
 //! See docs/cuda.md.
@@ -18,6 +19,9 @@ use std::sync::Mutex;
 /// The nvcc flags every kernel is compiled with (docs/gpu.md). No `--use_fast_math`: a kernel may opt in
 /// only where a test shows it harmless.
 const NVCC_FLAGS: &[&str] = &["-ptx", "-arch=compute_75", "-O3", "-std=c++17"];
+
+/// Where a CUDA toolkit installs nvcc by default on Linux; searched after PATH.
+const USR_LOCAL_CUDA_BIN: &str = "/usr/local/cuda/bin";
 
 /// Environment variables that change the outcome of this script.
 const TRACKED_ENV: &[&str] = &[
@@ -77,7 +81,8 @@ fn main() {
             println!("cargo::rerun-if-changed={}", toolchain.display());
         }
         println!(
-            "cargo::warning=nvcc not found ($NVCC, $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, .toolchain/cuda/bin): \
+            "cargo::warning=nvcc not found ($NVCC, $CUDA_HOME/bin, $CUDA_PATH/bin, PATH, /usr/local/cuda/bin, \
+             .toolchain/cuda/bin): \
              building xpbd-cuda without kernels, so the CUDA backend is off. \
              Run scripts/install-cuda-toolchain.sh to get one."
         );
@@ -148,7 +153,8 @@ fn nvcc_file_name() -> &'static str {
     }
 }
 
-/// Looks for nvcc in `$NVCC`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, `PATH`, then `<workspace>/.toolchain/cuda/bin`.
+/// Looks for nvcc in `$NVCC`, `$CUDA_HOME/bin`, `$CUDA_PATH/bin`, `PATH`, `/usr/local/cuda/bin` (the usual install
+/// location, often not on PATH), then `<workspace>/.toolchain/cuda/bin`.
 fn find_nvcc(workspace: &Path) -> Option<Nvcc> {
     let search_path = |name: &OsString| -> Option<PathBuf> { env::split_paths(&env::var_os("PATH")?).map(|dir| dir.join(name)).find(|p| is_executable(p)) };
 
@@ -177,6 +183,14 @@ fn find_nvcc(workspace: &Path) -> Option<Nvcc> {
     println!("cargo::rerun-if-env-changed=PATH");
     if let Some(path) = search_path(&OsString::from(nvcc_file_name())) {
         return Some(Nvcc { path, origin: "PATH".into() });
+    }
+    let usr_local = Path::new(USR_LOCAL_CUDA_BIN);
+    if usr_local.is_dir() {
+        println!("cargo::rerun-if-changed={}", usr_local.display());
+    }
+    let path = usr_local.join(nvcc_file_name());
+    if is_executable(&path) {
+        return Some(Nvcc { path, origin: USR_LOCAL_CUDA_BIN.into() });
     }
     let path = workspace.join(".toolchain").join("cuda").join("bin").join(nvcc_file_name());
     if is_executable(&path) {

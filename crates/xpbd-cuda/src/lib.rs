@@ -34,7 +34,10 @@ pub use backend::{CudaBackend, CudaOptions, Precision};
 pub use error::{CudaError, Result};
 pub use runtime::cuda_ops::SOLVE_KERNELS;
 pub use runtime::probe::{devices, driver_release, driver_version, probe, probe_ordinal, DeviceInfo, MIN_COMPUTE_CAPABILITY};
-pub use runtime::ptx::{build_info, built_with_kernels, kernel_sources, no_kernels_reason, ptx_module, ptx_modules, BuildInfo};
+pub use runtime::ptx::{
+    build_info, built_with_kernels, kernel_sources, no_kernels_reason, ptx_module, ptx_modules, BuildInfo, CUDA_TOOLKIT, MIN_DRIVER_CUDA, MIN_DRIVER_LINUX,
+    MIN_DRIVER_WINDOWS, PTX_ISA, PTX_TARGET,
+};
 pub use runtime::{cache_dir, nvrtc};
 pub use runtime::{CudaOps, GpuContext, KernelScalar};
 pub use xpbd::predict::GpuPredict;

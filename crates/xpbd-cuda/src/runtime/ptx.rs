@@ -1,5 +1,23 @@
 //! The PTX modules `build.rs` compiled from `kernels/*.cu` with nvcc (when one was found), and how they were built.
 
+/// The CUDA release of the default toolchain (`scripts/install-cuda-toolchain.sh`: NVRTC 12.0.76 behind
+/// scripts/nvrtc-nvcc.py). The oldest CUDA 12, chosen so that the PTX loads on as many drivers as possible.
+pub const CUDA_TOOLKIT: &str = "12.0";
+/// The PTX ISA version (`.version`) every embedded module has when built by the default toolchain: CUDA 12.0
+/// writes PTX ISA 8.0 (NVIDIA, "PTX ISA Release History" in the PTX ISA manual). A driver loads PTX only up to the
+/// ISA of its own CUDA version, so this fixes [`MIN_DRIVER_LINUX`]; `tests/ptx_version.rs` fails when it changes.
+pub const PTX_ISA: &str = "8.0";
+/// The PTX target (`.target`) of every module: `-arch=compute_75` in build.rs, so compute capability 7.5 (Turing)
+/// and newer ([`crate::MIN_COMPUTE_CAPABILITY`]).
+pub const PTX_TARGET: &str = "sm_75";
+/// The oldest Linux x86_64 driver for CUDA 12.0 ("CUDA 12.0 GA: >= 525.60.13", NVIDIA CUDA Toolkit Release Notes,
+/// table "CUDA Toolkit and Corresponding Driver Versions"): the oldest that loads PTX ISA [`PTX_ISA`].
+pub const MIN_DRIVER_LINUX: &str = "525.60.13";
+/// The same for Windows x86_64 ("CUDA 12.0 GA: >= 527.41", same table).
+pub const MIN_DRIVER_WINDOWS: &str = "527.41";
+/// The CUDA version, as `cuDriverGetVersion` reports it (major, minor), that a driver must support at least.
+pub const MIN_DRIVER_CUDA: (i32, i32) = (12, 0);
+
 mod kernels {
     include!(concat!(env!("OUT_DIR"), "/kernels.rs"));
 }
@@ -37,11 +55,12 @@ pub fn no_kernels_reason() -> Option<&'static str> {
 pub struct BuildInfo {
     /// The nvcc that compiled them, if one was found.
     pub nvcc_path: Option<&'static str>,
-    /// Where build.rs found it: "$NVCC", "$CUDA_HOME/bin", "$CUDA_PATH/bin", "PATH" or ".toolchain/cuda/bin".
+    /// Where build.rs found it: "$NVCC", "$CUDA_HOME/bin", "$CUDA_PATH/bin", "PATH", "/usr/local/cuda/bin" or
+    /// ".toolchain/cuda/bin".
     pub nvcc_origin: Option<&'static str>,
-    /// nvcc's release, "X.Y" (e.g. "13.0"). A driver must support at least this CUDA version to load the PTX.
+    /// nvcc's release, "X.Y" (e.g. "12.0"). A driver must support at least this CUDA version to load the PTX.
     pub nvcc_release: Option<&'static str>,
-    /// The PTX ISA version of the modules, "X.Y" (e.g. "9.0").
+    /// The PTX ISA version of the modules, "X.Y" (e.g. "8.0", [`PTX_ISA`] with the default toolchain).
     pub ptx_isa: Option<&'static str>,
 }
 
