@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # Builds here what a GPU session runs on the device machine, which has nvcc but no Rust toolchain: the release
-# `xpbd` binary, the GPU test binaries of xpbd-cuda (ptx, parity, backend_parity, amg_parity) and the table2_gpu
+# `xpbd` binary, the GPU test binaries of xpbd-cuda (ptx, ptx_version, parity, backend_parity, amg_parity) and the table2_gpu
 # example, all with the kernels (the CUDA toolchain is installed first if needed), stripped, into
 # target/gpu-bundle/ (about 35 MB; git ignores target/), with run.sh beside them.
 #
 # Usage, on this machine:   bash scripts/gpu-bundle.sh
 # then with the device tool: run(command="bash target/gpu-bundle/run.sh", carry=["target/gpu-bundle"])
 #
-# run.sh [tests|table2|squash|all] runs the parity tests, Table 2 (5 steps) and MGPBD's squash benchmark on
-# the GPU (all three by default, as benches/gpu/run.sh does on a GPU machine that has cargo; one stage per call
-# keeps each under the device tool's 10 minutes) and
-# copies their output to $OUT (when set) as gpu-tests.txt, table2.md and mgpbd_squash.md. The test binaries read the
+# run.sh [doctor|tests|nvrtc|table2|squash|all] runs `xpbd doctor`, the parity tests (with the embedded PTX,
+# then with the NVRTC fallback), Table 2 (5 steps) and MGPBD's squash benchmark on the GPU (all by default, as
+# benches/gpu/run.sh does on a GPU machine that has cargo; one stage per call keeps each under the device tool's
+# 10 minutes) and copies their output to $OUT (when set) as doctor.txt, doctor.json, gpu-tests.txt,
+# nvrtc-tests.txt, table2.md and mgpbd_squash.md. The test binaries read the
 # scenes through the source path they were built in (env!("CARGO_MANIFEST_DIR")); run.sh links that path to
 # the device's copy of the repository.
 set -euo pipefail
@@ -20,7 +21,7 @@ if [ ! -x .toolchain/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null && [ -z "${
 fi
 cargo build --release --locked -p xpbd-cli
 cargo build --release --locked -p xpbd-cuda --examples
-tests=(ptx parity backend_parity amg_parity)
+tests=(ptx ptx_version parity backend_parity amg_parity)
 args=()
 for t in "${tests[@]}"; do args+=(--test "$t"); done
 # The test executables, from cargo's JSON messages.
@@ -47,9 +48,11 @@ pwd > "$bundle/BUILD_ROOT"
 git rev-parse --short HEAD > "$bundle/COMMIT"
 cat > "$bundle/run.sh" <<'EOF'
 #!/usr/bin/env bash
-# On the device machine, from the repository root: bash target/gpu-bundle/run.sh [tests|table2|squash|all]
-# (see scripts/gpu-bundle.sh). TABLE2_ARGS go to table2_gpu (default --steps 5); SIZES and FRAMES go to
-# benches/gpu/mgpbd_squash.sh.
+# On the device machine, from the repository root:
+#   bash target/gpu-bundle/run.sh [doctor|tests|nvrtc|table2|squash|all]
+# (see scripts/gpu-bundle.sh). doctor: `xpbd doctor` with its self-test, text and JSON; nvrtc: the XPBD and
+# MGPBD parity tests with every module compiled by the NVRTC fallback (XPBD_NVRTC=1, the device's libnvrtc).
+# TABLE2_ARGS go to table2_gpu (default --steps 5); SIZES and FRAMES go to benches/gpu/mgpbd_squash.sh.
 set -uo pipefail
 stage=${1:-all}
 bundle=target/gpu-bundle
@@ -60,13 +63,27 @@ fi
 out=${OUT:-$bundle/results}
 mkdir -p "$out"
 status=0
+if [ "$stage" = doctor ] || [ "$stage" = all ]; then
+    "$bundle/xpbd" doctor 2>&1 | tee "$out/doctor.txt"
+    [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    "$bundle/xpbd" doctor --json --no-self-test > "$out/doctor.json" 2>&1 || status=1
+fi
 if [ "$stage" = tests ] || [ "$stage" = all ]; then
     { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || echo "no nvidia-smi"; echo "bundle built at $(cat "$bundle/COMMIT")"; } | tee "$out/gpu-tests.txt"
-    for t in ptx parity backend_parity amg_parity; do
+    for t in ptx ptx_version parity backend_parity amg_parity; do
         echo "== $t" | tee -a "$out/gpu-tests.txt"
         "$bundle/$t" --nocapture --test-threads=1 2>&1 | tee -a "$out/gpu-tests.txt"
         [ "${PIPESTATUS[0]}" = 0 ] || status=1
     done
+fi
+if [ "$stage" = nvrtc ] || [ "$stage" = all ]; then
+    cache=$(mktemp -d)
+    for t in backend_parity amg_parity; do
+        echo "== $t with XPBD_NVRTC=1" | tee -a "$out/nvrtc-tests.txt"
+        XPBD_NVRTC=1 XPBD_CACHE_DIR="$cache" "$bundle/$t" --nocapture --test-threads=1 2>&1 | tee -a "$out/nvrtc-tests.txt"
+        [ "${PIPESTATUS[0]}" = 0 ] || status=1
+    done
+    echo "NVRTC cache: $(ls "$cache/nvrtc" | wc -l) modules" | tee -a "$out/nvrtc-tests.txt"
 fi
 if [ "$stage" = table2 ] || [ "$stage" = all ]; then
     # shellcheck disable=SC2086 # TABLE2_ARGS is a list of arguments

@@ -4,17 +4,16 @@
 //! user's cache directory (`<cache>/nvrtc/<module>-compute_<XY>-<hash>.ptx`, the hash over the source, the
 //! architecture and NVRTC's version), so only the first run on a machine pays for the compilation.
 //!
-//! libnvrtc is looked for by the names cudarc tries (the loader's path: `LD_LIBRARY_PATH`, the system's
+//! libnvrtc (any version from 11 on) is looked for on the loader's path (`LD_LIBRARY_PATH`, the system's
 //! libraries), then in `$CUDA_HOME`, `$CUDA_PATH` and `/usr/local/cuda` (`lib64/`, `lib/`), where a toolkit
 //! installed the usual way keeps it without putting it on the loader's path.
 
 use std::collections::HashSet;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ffi::{c_char, CStr, CString};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cudarc::driver::{sys::CUresult, DriverError};
-use cudarc::nvrtc::{compile_ptx_with_opts, CompileError, CompileOptions};
 
 use crate::error::{CudaError, Result};
 use crate::runtime::cache_dir::cache_dir;
@@ -43,14 +42,109 @@ pub fn is_ptx_rejection(e: &DriverError) -> bool {
     )
 }
 
-/// The NVRTC this process compiles with.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The NVRTC this process compiles with: the library and the entry points used here, called directly (not
+/// through cudarc's loader, whose list of names stops at the version of its bindings and would miss a newer
+/// toolkit's `libnvrtc.so.13`).
 pub struct Nvrtc {
     /// NVRTC's CUDA version, (major, minor).
     pub version: (i32, i32),
-    /// Where it was found: "the loader's path" or the file loaded.
+    /// Where it was found: "the loader's path (libnvrtc.so.12)" or the file loaded.
     pub origin: String,
+    api: Api,
 }
+
+type Program = *mut std::ffi::c_void;
+
+/// The C entry points of libnvrtc this module calls (nvrtc.h), kept with their library.
+struct Api {
+    _library: libloading::Library,
+    version: unsafe extern "C" fn(*mut i32, *mut i32) -> i32,
+    create: unsafe extern "C" fn(*mut Program, *const c_char, *const c_char, i32, *const *const c_char, *const *const c_char) -> i32,
+    compile: unsafe extern "C" fn(Program, i32, *const *const c_char) -> i32,
+    ptx_size: unsafe extern "C" fn(Program, *mut usize) -> i32,
+    ptx: unsafe extern "C" fn(Program, *mut c_char) -> i32,
+    log_size: unsafe extern "C" fn(Program, *mut usize) -> i32,
+    log: unsafe extern "C" fn(Program, *mut c_char) -> i32,
+    destroy: unsafe extern "C" fn(*mut Program) -> i32,
+}
+
+impl Api {
+    /// The entry points of the library at `name` (a file, or a name the loader resolves).
+    fn open(name: &std::ffi::OsStr) -> std::result::Result<Api, String> {
+        // SAFETY: loading runs the library's initialisers (NVIDIA's NVRTC); each symbol is the nvrtc.h function
+        // of that name, with the C signature of its field.
+        unsafe {
+            let library = libloading::Library::new(name).map_err(|e| e.to_string())?;
+            macro_rules! symbol {
+                ($name:literal) => {
+                    *library.get($name).map_err(|e| format!("{}: {e}", String::from_utf8_lossy($name)))?
+                };
+            }
+            Ok(Api {
+                version: symbol!(b"nvrtcVersion"),
+                create: symbol!(b"nvrtcCreateProgram"),
+                compile: symbol!(b"nvrtcCompileProgram"),
+                ptx_size: symbol!(b"nvrtcGetPTXSize"),
+                ptx: symbol!(b"nvrtcGetPTX"),
+                log_size: symbol!(b"nvrtcGetProgramLogSize"),
+                log: symbol!(b"nvrtcGetProgramLog"),
+                destroy: symbol!(b"nvrtcDestroyProgram"),
+                _library: library,
+            })
+        }
+    }
+}
+
+impl Nvrtc {
+    /// Compiles `source` (named `name` in messages) with `options` into PTX; `Err` is NVRTC's status and log.
+    fn compile(&self, name: &str, source: &str, options: &[String]) -> std::result::Result<String, String> {
+        let c = |s: &str| CString::new(s).map_err(|_| format!("{name}: a NUL byte in the source or options"));
+        let (source, name_c) = (c(source)?, c(name)?);
+        let options = options.iter().map(|o| c(o)).collect::<std::result::Result<Vec<_>, _>>()?;
+        let pointers: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
+        let api = &self.api;
+        let mut program: Program = std::ptr::null_mut();
+        // SAFETY: the program is created, used and destroyed here; every buffer is sized by NVRTC's own answer.
+        unsafe {
+            check((api.create)(&mut program, source.as_ptr(), name_c.as_ptr(), 0, std::ptr::null(), std::ptr::null()), "nvrtcCreateProgram")?;
+            let compiled = check((api.compile)(program, pointers.len() as i32, pointers.as_ptr()), "nvrtcCompileProgram");
+            let result = match compiled {
+                Err(status) => {
+                    let mut size = 0;
+                    let log = if (api.log_size)(program, &mut size) == 0 && size > 1 {
+                        let mut buffer = vec![0 as c_char; size];
+                        (api.log)(program, buffer.as_mut_ptr());
+                        CStr::from_ptr(buffer.as_ptr()).to_string_lossy().lines().take(5).collect::<Vec<_>>().join(" | ")
+                    } else {
+                        String::new()
+                    };
+                    Err(format!("{status}: {log}"))
+                }
+                Ok(()) => {
+                    let mut size = 0;
+                    check((api.ptx_size)(program, &mut size), "nvrtcGetPTXSize").and_then(|_| {
+                        let mut buffer = vec![0 as c_char; size.max(1)];
+                        check((api.ptx)(program, buffer.as_mut_ptr()), "nvrtcGetPTX").map(|_| CStr::from_ptr(buffer.as_ptr()).to_string_lossy().into_owned())
+                    })
+                }
+            };
+            (api.destroy)(&mut program);
+            result
+        }
+    }
+}
+
+/// `Ok` for NVRTC_SUCCESS, else the call and its status.
+fn check(status: i32, call: &str) -> std::result::Result<(), String> {
+    if status == 0 {
+        Ok(())
+    } else {
+        Err(format!("{call} returned NVRTC status {status}{}", if status == INVALID_OPTION { " (invalid option)" } else { "" }))
+    }
+}
+
+/// NVRTC_ERROR_INVALID_OPTION: an option (here, an architecture) this NVRTC does not know.
+const INVALID_OPTION: i32 = 5;
 
 /// NVRTC, loaded once per process, or why it is unavailable.
 pub fn nvrtc() -> std::result::Result<&'static Nvrtc, String> {
@@ -58,30 +152,27 @@ pub fn nvrtc() -> std::result::Result<&'static Nvrtc, String> {
     NVRTC.get_or_init(load).as_ref().map_err(Clone::clone)
 }
 
+/// The names the loader is asked for first, newest toolkit first.
+const NAMES: [&str; 4] = ["libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so.11"];
+
 fn load() -> std::result::Result<Nvrtc, String> {
-    // cudarc panics when it cannot open the library: look first, by its names, then from a toolkit's folders.
-    let mut origin = "the loader's path".to_owned();
-    if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-        let file = toolkit_library().ok_or_else(|| {
-            "libnvrtc was not found (looked on the loader's path and in $CUDA_HOME, $CUDA_PATH and /usr/local/cuda); \
-             install a CUDA toolkit or add its lib64 folder to LD_LIBRARY_PATH"
-                .to_owned()
-        })?;
-        // Loaded and kept for the process: cudarc's later open by soname finds this copy.
-        let library = unsafe { libloading::Library::new(&file) }.map_err(|e| format!("could not load {}: {e}", file.display()))?;
-        std::mem::forget(library);
-        if !unsafe { cudarc::nvrtc::sys::is_culib_present() } {
-            return Err(format!("{} loaded, but not under a name cudarc looks for", file.display()));
+    let on_path = NAMES.iter().find_map(|n| Api::open(n.as_ref()).ok().map(|api| (api, format!("the loader's path ({n})"))));
+    let (api, origin) = match on_path {
+        Some(found) => found,
+        None => {
+            let file = toolkit_library().ok_or_else(|| {
+                "libnvrtc was not found (looked on the loader's path and in $CUDA_HOME, $CUDA_PATH and /usr/local/cuda); \
+                 install a CUDA toolkit or add its lib64 folder to LD_LIBRARY_PATH"
+                    .to_owned()
+            })?;
+            let api = Api::open(file.as_os_str()).map_err(|e| format!("could not load {}: {e}", file.display()))?;
+            (api, file.display().to_string())
         }
-        origin = file.display().to_string();
-    }
+    };
     let (mut major, mut minor) = (0, 0);
-    let status = catch_unwind(AssertUnwindSafe(|| unsafe { cudarc::nvrtc::sys::nvrtcVersion(&mut major, &mut minor) }))
-        .map_err(|_| "libnvrtc could not be used (a symbol is missing)".to_owned())?;
-    if status != cudarc::nvrtc::sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcVersion failed ({status:?})"));
-    }
-    Ok(Nvrtc { version: (major, minor), origin })
+    // SAFETY: nvrtcVersion writes two ints.
+    check(unsafe { (api.version)(&mut major, &mut minor) }, "nvrtcVersion")?;
+    Ok(Nvrtc { version: (major, minor), origin, api })
 }
 
 /// The first `libnvrtc.so*` (not the builtins) in a CUDA toolkit's library folders.
@@ -135,27 +226,21 @@ pub fn compile_module(name: &str, arch: (u32, u32)) -> Result<String> {
     let nvrtc = nvrtc().map_err(|why| CudaError::NoKernels(format!("the NVRTC fallback is unavailable: {why}")))?;
     let source = inlined_source(&format!("{name}.cu"))?;
     match compile_cached(name, &source, arch, nvrtc) {
-        Err(CompileError::CompileError { nvrtc: e, .. }) if arch != BASELINE_ARCH && e.0 == cudarc::nvrtc::sys::nvrtcResult::NVRTC_ERROR_INVALID_OPTION => {
-            compile_cached(name, &source, BASELINE_ARCH, nvrtc)
-        }
+        Err(e) if arch != BASELINE_ARCH && e.contains("(invalid option)") => compile_cached(name, &source, BASELINE_ARCH, nvrtc),
         other => other,
     }
-    .map_err(|e| CudaError::NoKernels(format!("NVRTC {}.{} could not compile kernels/{name}.cu: {}", nvrtc.version.0, nvrtc.version.1, describe(&e))))
+    .map_err(|e| CudaError::NoKernels(format!("NVRTC {}.{} could not compile kernels/{name}.cu: {e}", nvrtc.version.0, nvrtc.version.1)))
 }
 
-fn compile_cached(name: &str, source: &str, arch: (u32, u32), nvrtc: &Nvrtc) -> std::result::Result<String, CompileError> {
+fn compile_cached(name: &str, source: &str, arch: (u32, u32), nvrtc: &Nvrtc) -> std::result::Result<String, String> {
     let arch_name = format!("compute_{}{}", arch.0, arch.1);
     let key = xpbd_core::fnv::fnv1a(format!("{source}\n{arch_name}\nnvrtc {}.{}", nvrtc.version.0, nvrtc.version.1).as_bytes());
     let file = cache_dir().map(|dir| dir.join("nvrtc").join(format!("{name}-{arch_name}-{key:016x}.ptx")));
     if let Some(ptx) = file.as_deref().and_then(|f| std::fs::read_to_string(f).ok()) {
         return Ok(ptx);
     }
-    let options = CompileOptions {
-        options: vec![format!("--gpu-architecture={arch_name}"), "-std=c++17".into(), "-default-device".into()],
-        name: Some(format!("{name}.cu")),
-        ..Default::default()
-    };
-    let ptx = compile_ptx_with_opts(source, options)?.to_src();
+    let options = [format!("--gpu-architecture={arch_name}"), "-std=c++17".into(), "-default-device".into()];
+    let ptx = nvrtc.compile(&format!("{name}.cu"), source, &options)?;
     if let Some(file) = file {
         store(&file, &ptx);
     }
@@ -169,12 +254,5 @@ fn store(file: &Path, ptx: &str) {
     let partial = file.with_extension(format!("ptx.{}", std::process::id()));
     if std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&partial, ptx)).and_then(|_| std::fs::rename(&partial, file)).is_err() {
         let _ = std::fs::remove_file(&partial);
-    }
-}
-
-fn describe(e: &CompileError) -> String {
-    match e {
-        CompileError::CompileError { nvrtc, log, .. } => format!("{nvrtc:?}: {}", log.to_string_lossy().lines().take(5).collect::<Vec<_>>().join(" | ")),
-        other => format!("{other:?}"),
     }
 }
