@@ -69,9 +69,9 @@ fn screen(r: &Report, options: &Options) -> String {
             ) + &row("", &format!("{} modules ({}), hash {}", k.modules.len(), k.modules.join(", "), k.hash.unwrap_or("?")))
                 + &row(
                     "",
-                    &match &k.nvrtc {
-                        Ok(n) => format!("fallback where a driver rejects the PTX: {n}"),
-                        Err(why) => format!("no NVRTC fallback: {why}"),
+                    &match (&k.nvrtc, &k.nvrtc_missing) {
+                        (Some(n), _) => format!("fallback where a driver rejects the PTX: {n}"),
+                        (None, why) => format!("no NVRTC fallback: {}", why.as_deref().unwrap_or("?")),
                     },
                 )
         }

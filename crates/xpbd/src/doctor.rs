@@ -46,8 +46,10 @@ pub struct Kernels {
     pub modules: Vec<&'static str>,
     /// [`validation::kernel_hash`].
     pub hash: Option<&'static str>,
-    /// The NVRTC a rejected module would be compiled with ("NVRTC 12.0 (origin)"), or why there is none.
-    pub nvrtc: std::result::Result<String, String>,
+    /// The NVRTC a rejected module would be compiled with ("NVRTC 12.0 (origin)"), if there is one.
+    pub nvrtc: Option<String>,
+    /// Why there is none, if there is none.
+    pub nvrtc_missing: Option<String>,
 }
 
 /// The CUDA driver.
@@ -121,6 +123,7 @@ impl Report {
 pub fn examine(options: &Options, progress: &mut dyn FnMut(usize, &Check)) -> Report {
     let mut problems = Vec::new();
     let build = xpbd_cuda::build_info();
+    let nvrtc = xpbd_cuda::nvrtc::nvrtc().map(|n| format!("NVRTC {}.{} ({})", n.version.0, n.version.1, n.origin));
     let kernels = Kernels {
         missing: xpbd_cuda::no_kernels_reason(),
         nvcc: build.nvcc_path,
@@ -129,7 +132,8 @@ pub fn examine(options: &Options, progress: &mut dyn FnMut(usize, &Check)) -> Re
         ptx_isa: build.ptx_isa,
         modules: xpbd_cuda::ptx_modules().iter().map(|(name, _)| *name).collect(),
         hash: validation::kernel_hash(),
-        nvrtc: xpbd_cuda::nvrtc::nvrtc().map(|n| format!("NVRTC {}.{} ({})", n.version.0, n.version.1, n.origin)),
+        nvrtc: nvrtc.as_ref().ok().cloned(),
+        nvrtc_missing: nvrtc.err(),
     };
     let release = xpbd_cuda::driver_release();
     let driver = match xpbd_cuda::driver_version() {
