@@ -89,37 +89,10 @@ pub fn cloth(stretch_compliance: f64) -> Built {
     without_pair_contact(load("cloth_hanging.toml", |t| *t = t.replace("stretch_compliance = 0.0", &format!("stretch_compliance = {stretch_compliance:e}"))))
 }
 
-/// Contact between and within bodies (pair rows): a small block dropped at 2 m/s, sliding sideways, onto a slab
-/// pinned at its base, 12 mm above it with a contact thickness of 10 mm, so that vertex–triangle and edge–edge
-/// rows push within the frame of 20 substeps; self contact is on as well (the default), and the static and
-/// kinetic coefficients differ.
+/// Contact between and within bodies (pair rows): `scenes/contact_stack.toml`, a small block dropped onto a
+/// pinned slab (vertex–triangle and edge–edge rows, self contact, static and kinetic friction).
 pub fn stack() -> Built {
-    let text = r#"
-name = "stack"
-[simulation]
-dt = 0.005
-substeps = 20
-iterations = 4
-[solver]
-ordering = "colored"
-[contact]
-thickness = 0.01
-friction = 0.3
-static_friction = 0.6
-[[body]]
-name = "slab"
-mesh = { generator = "box", size = [1.0, 0.2, 1.0], cells = [5, 1, 5], split = 5 }
-material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.4, density = 1000.0 }
-pin = [{ box = { min = [-1.0, -0.01, -1.0], max = [2.0, 0.01, 2.0] } }]
-[[body]]
-name = "block"
-mesh = { generator = "box", size = [0.4, 0.2, 0.4], cells = [2, 1, 2], split = 5 }
-translate = [0.3, 0.212, 0.3]
-velocity = [0.8, -2.0, 0.3]
-material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.4, density = 1000.0 }
-friction = 0.2
-"#;
-    from_text(text, "stack.toml")
+    load("contact_stack.toml", |_| {})
 }
 
 /// A cube falling corner first at 2 m/s onto the middle of a pinned ridge (a box turned 45° about its long
