@@ -1,4 +1,5 @@
-//! `xpbd batch MANIFEST --out DIR [--jobs J] [--shard I/N]` (docs/output-format.md, docs/batch.md).
+//! `xpbd batch MANIFEST --out DIR [--jobs J] [--shard I/N] [--gpus all|none|N,M,...]` (docs/output-format.md,
+//! docs/batch.md).
 
 use clap::Args;
 use std::path::PathBuf;
@@ -21,6 +22,43 @@ pub struct BatchArgs {
     /// No `[i/N]` line per started and finished run.
     #[arg(long)]
     quiet: bool,
+    /// CUDA devices to spread runs over, one run per device at a time, the CPU taking the runs no device is
+    /// free for: `all` (every device `xpbd doctor` has validated under this driver with this build), `none`
+    /// (every run follows its scene's device), or ordinals such as `0,2`.
+    #[arg(long, default_value = "all", value_name = "all|none|N,M,...")]
+    gpus: Gpus,
+}
+
+/// `--gpus`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Gpus {
+    All,
+    Listed(Vec<usize>),
+}
+
+impl std::str::FromStr for Gpus {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "all" => Ok(Gpus::All),
+            "none" => Ok(Gpus::Listed(Vec::new())),
+            _ => s
+                .split(',')
+                .map(|n| n.trim().parse().map_err(|_| format!("'{n}' is not a CUDA device ordinal (or use all, none)")))
+                .collect::<std::result::Result<_, _>>()
+                .map(Gpus::Listed),
+        }
+    }
+}
+
+impl Gpus {
+    /// The ordinals: for `all`, every device the validation cache holds a pass for (none without a driver).
+    fn ordinals(&self) -> Vec<usize> {
+        match self {
+            Gpus::Listed(list) => list.clone(),
+            Gpus::All => xpbd::validation::validated_devices(),
+        }
+    }
 }
 
 pub fn batch(a: BatchArgs) -> Result<()> {
@@ -37,7 +75,11 @@ pub fn batch(a: BatchArgs) -> Result<()> {
             eprintln!("{line}");
         }
     };
-    let o = batch::run(&a.manifest, &Options { out: a.out.clone(), jobs: a.jobs, shard }, &log)?;
+    let gpus = a.gpus.ordinals();
+    if !gpus.is_empty() && !a.quiet {
+        eprintln!("spreading runs over CUDA devices {gpus:?}, one run each at a time; the CPU takes the rest");
+    }
+    let o = batch::run(&a.manifest, &Options { out: a.out.clone(), jobs: a.jobs, shard, gpus }, &log)?;
     println!(
         "{} runs{}: {} already done, {} completed, {} failed (simulation blew up), {} errors; results in {}",
         o.selected,

@@ -136,3 +136,31 @@ fn overrides_of_missing_paths_and_bad_values_name_manifest_sweep_and_path() {
     assert_eq!(v["status"], "error");
     assert!(v["error"].as_str().unwrap().contains("unknown ordering 'sideways'"), "{line}");
 }
+
+/// `--gpus`: listed ordinals spread the `auto` runs over those devices, one run each at a time, the CPU taking
+/// the rest; here device 0 has no driver behind it, so `auto:0` falls back to the CPU with the reason, and each
+/// results line names the device that ran it. A bad list is a usage error.
+#[test]
+fn gpus_spread_auto_runs_and_results_name_the_device() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "cube.toml", &SCENE.replace("frames = 60", "frames = 2"));
+    write(dir.path(), "sweep.toml", "[[sweep]]\nscene = \"cube.toml\"\n[sweep.vary]\n\"body.0.material.youngs\" = [1e4, 1e5, 1e6]\n");
+    let (code, _, stderr) = xpbd_in(dir.path(), &["batch", "sweep.toml", "--out", "out", "--jobs", "2", "--gpus", "0"]);
+    assert_eq!(code, 0, "{stderr}");
+    // Which runs find device 0 free depends on timing; the first run always does.
+    assert!(stderr.contains("started (auto:0)"), "{stderr}");
+    let results = std::fs::read_to_string(dir.path().join("out/results.jsonl")).unwrap();
+    let mut reasons = Vec::new();
+    for line in results.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(v["device"], "cpu", "{line}");
+        let summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("out").join(v["dir"].as_str().unwrap()).join("summary.json")).unwrap()).unwrap();
+        reasons.push(summary["device_reason"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(reasons.len(), 3);
+    // auto:0 fell back with the dispatcher's reason (no driver here); a run without a free device asked for the CPU.
+    assert!(reasons.iter().all(|r| r.starts_with("cpu: ")) && reasons.iter().any(|r| r != "cpu: requested"), "{reasons:?}");
+    let (code, _, stderr) = xpbd_in(dir.path(), &["batch", "sweep.toml", "--out", "o2", "--gpus", "0,x"]);
+    assert!(code == 2 && stderr.contains("'x' is not a CUDA device ordinal"), "usage error: {stderr}");
+}

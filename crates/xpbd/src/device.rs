@@ -14,12 +14,27 @@ use xpbd_core::model::Model;
 use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::{Error, Result};
 
-/// A requested device: `auto`, `cpu`, `cuda` or `cuda:N`.
+/// A requested device: `auto`, `auto:N`, `cpu`, `cuda` or `cuda:N`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Device {
+    /// CUDA device 0 where the dispatcher's rules allow it, else the CPU.
     Auto,
+    /// Like `Auto`, with CUDA device N (what `xpbd batch` gives each run of a device it spreads runs over).
+    AutoOn(usize),
     Cpu,
     Cuda(usize),
+}
+
+impl Device {
+    /// The CUDA device considered and whether the choice is automatic; `None` for the CPU.
+    fn candidate(self) -> Option<(usize, bool)> {
+        match self {
+            Device::Auto => Some((0, true)),
+            Device::AutoOn(n) => Some((n, true)),
+            Device::Cuda(n) => Some((n, false)),
+            Device::Cpu => None,
+        }
+    }
 }
 
 impl std::str::FromStr for Device {
@@ -29,11 +44,13 @@ impl std::str::FromStr for Device {
             "auto" => Ok(Device::Auto),
             "cpu" => Ok(Device::Cpu),
             "cuda" => Ok(Device::Cuda(0)),
-            _ => s
-                .strip_prefix("cuda:")
-                .and_then(|n| n.parse().ok())
-                .map(Device::Cuda)
-                .ok_or_else(|| Error::invalid(format!("device: '{s}' is not one of auto, cpu, cuda, cuda:N"))),
+            _ => {
+                let ordinal = |prefix: &str| s.strip_prefix(prefix).and_then(|n| n.parse().ok());
+                ordinal("cuda:")
+                    .map(Device::Cuda)
+                    .or_else(|| ordinal("auto:").map(Device::AutoOn))
+                    .ok_or_else(|| Error::invalid(format!("device: '{s}' is not one of auto, auto:N, cpu, cuda, cuda:N")))
+            }
         }
     }
 }
@@ -68,27 +85,25 @@ pub enum Decision {
 
 /// Decides from `facts` (see the module doc); `Err` is the reason an explicit CUDA request cannot be honoured.
 pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision, String> {
-    let ordinal = match requested {
-        Device::Cpu => return Ok(Decision::Cpu("cpu: requested".into())),
-        Device::Auto => 0,
-        Device::Cuda(n) => n,
+    let Some((ordinal, auto)) = requested.candidate() else {
+        return Ok(Decision::Cpu("cpu: requested".into()));
     };
     let refusal = match (&facts.device, &facts.unsupported) {
         (Err(reason), _) => Some(reason.clone()),
         (Ok(_), Some(reason)) => Some(format!("the CUDA backend cannot run this scene: {reason}")),
         (Ok(_), None) => None,
     };
-    match (requested, refusal, &facts.unvalidated) {
-        (Device::Auto, Some(reason), _) => Ok(Decision::Cpu(format!("cpu: {reason}"))),
-        (_, Some(reason), _) => Err(format!("device cuda:{ordinal} cannot be used: {reason}")),
-        (Device::Auto, None, _) if facts.elements < facts.min_elements => Ok(Decision::Cpu(format!(
+    match (auto, refusal, &facts.unvalidated) {
+        (true, Some(reason), _) => Ok(Decision::Cpu(format!("cpu: {reason}"))),
+        (false, Some(reason), _) => Err(format!("device cuda:{ordinal} cannot be used: {reason}")),
+        (true, None, _) if facts.elements < facts.min_elements => Ok(Decision::Cpu(format!(
             "cpu: {} elements, fewer than simulation.gpu_min_elements = {} for the GPU ({} found)",
             facts.elements,
             facts.min_elements,
             facts.device.as_deref().unwrap_or("?")
         ))),
-        (Device::Auto, None, Some(reason)) => Ok(Decision::Cpu(format!("cpu: {reason}"))),
-        (Device::Auto, None, None) => Ok(Decision::Cuda {
+        (true, None, Some(reason)) => Ok(Decision::Cpu(format!("cpu: {reason}"))),
+        (true, None, None) => Ok(Decision::Cuda {
             ordinal,
             reason: format!(
                 "cuda: {} elements, at least simulation.gpu_min_elements = {} ({})",
@@ -97,7 +112,7 @@ pub fn decide(requested: Device, facts: &Facts) -> std::result::Result<Decision,
                 facts.device.as_deref().unwrap_or("?")
             ),
         }),
-        (_, None, _) => Ok(Decision::Cuda { ordinal, reason: format!("cuda: requested ({})", facts.device.as_deref().unwrap_or("?")) }),
+        (false, None, _) => Ok(Decision::Cuda { ordinal, reason: format!("cuda: requested ({})", facts.device.as_deref().unwrap_or("?")) }),
     }
 }
 
@@ -120,19 +135,17 @@ fn facts(ordinal: usize, model: &Model, config: &SolverConfig, min_elements: usi
 /// reason.
 pub fn select(requested: Device, model: &Model, config: &SolverConfig, min_elements: usize) -> Result<Selection> {
     let cpu = |reason: String| Selection { backend: xpbd_cpu::backend(model, config), device: "cpu".into(), reason };
-    let ordinal = match requested {
-        Device::Cpu => return Ok(cpu("cpu: requested".into())),
-        Device::Auto => 0,
-        Device::Cuda(n) => n,
+    let Some((ordinal, auto)) = requested.candidate() else {
+        return Ok(cpu("cpu: requested".into()));
     };
     match decide(requested, &facts(ordinal, model, config, min_elements)).map_err(Error::invalid)? {
         Decision::Cpu(reason) => Ok(cpu(reason)),
         Decision::Cuda { ordinal, reason } => {
             let started = xpbd_cuda::CudaOptions::from_env(ordinal).and_then(|options| xpbd_cuda::CudaBackend::new(model, config, options));
-            match (started, requested) {
+            match (started, auto) {
                 (Ok(backend), _) => Ok(Selection { device: format!("cuda:{ordinal} {}", backend.device().name), backend: Box::new(backend), reason }),
-                (Err(e), Device::Auto) => Ok(cpu(format!("cpu: the CUDA backend failed to start: {e}"))),
-                (Err(e), _) => Err(Error::invalid(format!("device cuda:{ordinal} cannot be used: {e}"))),
+                (Err(e), true) => Ok(cpu(format!("cpu: the CUDA backend failed to start: {e}"))),
+                (Err(e), false) => Err(Error::invalid(format!("device cuda:{ordinal} cannot be used: {e}"))),
             }
         }
     }
@@ -146,7 +159,23 @@ mod tests {
     fn parses_devices() {
         assert_eq!("cuda:2".parse::<Device>().unwrap(), Device::Cuda(2));
         assert_eq!("cpu".parse::<Device>().unwrap(), Device::Cpu);
+        assert_eq!("auto:1".parse::<Device>().unwrap(), Device::AutoOn(1));
         assert!("gpu".parse::<Device>().unwrap_err().to_string().contains("'gpu'"));
+        assert!("auto:x".parse::<Device>().is_err());
+    }
+
+    /// `auto:N` follows `auto`'s rules on device N: CUDA where they allow it, else the CPU with the reason,
+    /// never an error.
+    #[test]
+    fn auto_on_a_device_follows_the_rules_of_auto_there() {
+        assert_eq!(
+            decide(Device::AutoOn(1), &facts(H100, None, 50_000)),
+            Ok(Decision::Cuda { ordinal: 1, reason: "cuda: 50000 elements, at least simulation.gpu_min_elements = 20000 (NVIDIA H100 80GB HBM3)".into() })
+        );
+        let small = cpu_reason(decide(Device::AutoOn(1), &facts(H100, None, 100)).unwrap());
+        assert!(small.starts_with("cpu: 100 elements"), "{small}");
+        let refused = cpu_reason(decide(Device::AutoOn(3), &facts(NO_DRIVER, None, 50_000)).unwrap());
+        assert!(refused.contains("no CUDA driver"), "{refused}");
     }
 
     fn facts(device: std::result::Result<&str, &str>, unsupported: Option<&str>, elements: usize) -> Facts {

@@ -144,6 +144,11 @@ pub fn check(info: &DeviceInfo) -> std::result::Result<(), String> {
     }
 }
 
+/// The ordinals of every CUDA device the cache validates ([`check`]); empty without a driver.
+pub fn validated_devices() -> Vec<usize> {
+    xpbd_cuda::devices().unwrap_or_default().iter().filter(|d| check(d).is_ok()).map(|d| d.ordinal).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

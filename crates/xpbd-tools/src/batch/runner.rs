@@ -1,6 +1,9 @@
 //! Runs a manifest's runs with J worker threads, each run in its own folder. Resumable: runs listed
 //! in the results file are skipped, a run folder with a `summary.json` is listed without running
 //! again, and an interrupted run continues from its checkpoint (or from the start without one).
+//! With GPUs to spread over ([`Options::gpus`]), a worker holds one free GPU for each run it starts, one
+//! run per GPU at a time; a run whose scene leaves the device to `auto` runs as `auto:N` on the GPU its
+//! worker holds, or on the CPU when every GPU is taken.
 
 use super::manifest::{self, RunSpec};
 use super::results::Results;
@@ -8,8 +11,9 @@ use serde_json::{json, Value};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use xpbd::checkpoint;
-use xpbd::Simulation;
+use xpbd::{Device, Simulation};
 use xpbd_core::mesh::io::write_atomic;
 use xpbd_core::{Error, Result};
 
@@ -54,6 +58,47 @@ pub struct Options {
     pub out: PathBuf,
     pub jobs: usize,
     pub shard: Option<Shard>,
+    /// The CUDA devices to spread runs over (`xpbd batch --gpus`); empty: every run follows its scene's
+    /// `simulation.device` as a single run would.
+    pub gpus: Vec<usize>,
+}
+
+/// The GPUs a batch spreads runs over: each is held by at most one run at a time.
+struct GpuPool {
+    free: Mutex<Vec<usize>>,
+}
+
+/// A GPU held for one run, handed back when dropped.
+struct HeldGpu<'a> {
+    pool: &'a GpuPool,
+    ordinal: usize,
+}
+
+impl GpuPool {
+    fn new(ordinals: &[usize]) -> Self {
+        GpuPool { free: Mutex::new(ordinals.iter().rev().copied().collect()) }
+    }
+
+    /// A free GPU, the lowest ordinal first; `None` while every one is held.
+    fn hold(&self) -> Option<HeldGpu<'_>> {
+        let ordinal = self.free.lock().unwrap_or_else(|p| p.into_inner()).pop()?;
+        Some(HeldGpu { pool: self, ordinal })
+    }
+}
+
+impl Drop for HeldGpu<'_> {
+    fn drop(&mut self) {
+        let mut free = self.pool.free.lock().unwrap_or_else(|p| p.into_inner());
+        free.push(self.ordinal);
+        free.sort_unstable_by(|a, b| b.cmp(a));
+    }
+}
+
+/// The device a run is given where the batch spreads runs over GPUs (`spreading`): a scene that leaves the
+/// choice to `auto` gets `auto:N` on the GPU `held`, or the CPU when its worker holds none; a scene that
+/// names its device, and every scene when not spreading, keeps its own (`None`).
+fn device_for(scene_device: &str, spreading: bool, held: Option<usize>) -> Option<Device> {
+    (spreading && scene_device == "auto").then(|| held.map_or(Device::Cpu, Device::AutoOn))
 }
 
 /// What a batch invocation did.
@@ -82,6 +127,7 @@ pub fn run(manifest_path: &Path, opts: &Options, log: &(dyn Fn(&str) + Sync)) ->
     let results = Results::open(&opts.out.join(results_name))?;
     let mine: Vec<&RunSpec> = m.runs.iter().enumerate().filter(|(i, _)| opts.shard.is_none_or(|s| i % s.count == s.index)).map(|(_, r)| r).collect();
     let todo: Vec<&RunSpec> = mine.iter().copied().filter(|r| !results.done.contains(&r.name)).collect();
+    let pool = GpuPool::new(&opts.gpus);
     let next = AtomicUsize::new(0);
     let counts = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
     let first_error = std::sync::Mutex::new(None);
@@ -91,8 +137,11 @@ pub fn run(manifest_path: &Path, opts: &Options, log: &(dyn Fn(&str) + Sync)) ->
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(r) = todo.get(i) else { break };
                 let counter = format!("[{}/{}] {}", i + 1, todo.len(), r.name);
-                log(&format!("{counter}: started"));
-                let record = record(r, &opts.out, m.checkpoint_every);
+                let held = pool.hold();
+                let device = device_for(&r.scene.simulation.device, !opts.gpus.is_empty(), held.as_ref().map(|h| h.ordinal));
+                log(&format!("{counter}: started{}", device.map(|d| format!(" ({})", describe(d))).unwrap_or_default()));
+                let record = record(r, &opts.out, m.checkpoint_every, device);
+                drop(held);
                 let status = record["status"].as_str().unwrap_or("error");
                 counts[match status {
                     "completed" => 0,
@@ -114,15 +163,26 @@ pub fn run(manifest_path: &Path, opts: &Options, log: &(dyn Fn(&str) + Sync)) ->
     Ok(Outcome { selected: mine.len(), skipped: mine.len() - todo.len(), completed: c(0), failed: c(1), errors: c(2) })
 }
 
-/// Runs one run (unless its folder already holds a `summary.json`) and returns its results line.
-fn record(r: &RunSpec, out: &Path, checkpoint_every: usize) -> Value {
+/// `auto:N` or `cpu`, for the log.
+fn describe(device: Device) -> String {
+    match device {
+        Device::AutoOn(n) => format!("auto:{n}"),
+        Device::Cuda(n) => format!("cuda:{n}"),
+        Device::Auto => "auto".into(),
+        Device::Cpu => "cpu".into(),
+    }
+}
+
+/// Runs one run (unless its folder already holds a `summary.json`) on `device` (`None`: its scene's) and
+/// returns its results line.
+fn record(r: &RunSpec, out: &Path, checkpoint_every: usize, device: Option<Device>) -> Value {
     let dir = out.join(&r.name);
     let params: serde_json::Map<String, Value> = r.params.iter().map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null))).collect();
     let base = json!({ "run": r.name, "dir": r.name, "scene": r.scene_path.display().to_string(), "params": params });
     let summary_path = dir.join("summary.json");
     let outcome = match read_summary(&summary_path) {
         Some(s) => Ok(s),
-        None => catch_unwind(AssertUnwindSafe(|| simulate(r, &dir, checkpoint_every)))
+        None => catch_unwind(AssertUnwindSafe(|| simulate(r, &dir, checkpoint_every, device)))
             .unwrap_or_else(|p| {
                 let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
                 Err(Error::invalid(format!("internal error: {msg}")))
@@ -132,7 +192,7 @@ fn record(r: &RunSpec, out: &Path, checkpoint_every: usize) -> Value {
     let mut rec = base;
     match outcome {
         Ok(s) => {
-            for key in ["status", "frames", "ms_per_frame", "ms_per_substep", "wall_time_s", "final", "failure", "backend"] {
+            for key in ["status", "frames", "ms_per_frame", "ms_per_substep", "wall_time_s", "final", "failure", "backend", "device"] {
                 if let Some(v) = s.get(key) {
                     rec[key] = v.clone();
                 }
@@ -148,15 +208,15 @@ fn record(r: &RunSpec, out: &Path, checkpoint_every: usize) -> Value {
 
 /// Runs the simulation into `dir`, continuing from its checkpoint when one is there. A blow-up is a
 /// result (its `summary.json` says `failed`), not an error.
-fn simulate(r: &RunSpec, dir: &Path, checkpoint_every: usize) -> Result<()> {
+fn simulate(r: &RunSpec, dir: &Path, checkpoint_every: usize, device: Option<Device>) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     write_atomic(&dir.join("scene.toml"), r.scene_text.as_bytes())?;
     let base = r.scene_path.parent().unwrap_or(Path::new("."));
-    let mut sim = Simulation::from_scene(r.scene.clone(), base, None, &r.scene_path)?;
+    let mut sim = Simulation::from_scene(r.scene.clone(), base, device, &r.scene_path)?;
     sim.checkpoint_every = checkpoint_every;
     if dir.join(checkpoint::FILE).exists() && sim.resume(dir).is_err() {
         // A checkpoint of another version of the scene: start again.
-        sim = Simulation::from_scene(r.scene.clone(), base, None, &r.scene_path)?;
+        sim = Simulation::from_scene(r.scene.clone(), base, device, &r.scene_path)?;
         sim.checkpoint_every = checkpoint_every;
     }
     match sim.run(dir, None, &mut |_, _| {}) {
@@ -173,6 +233,46 @@ fn read_summary(path: &Path) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each GPU is held by one run at a time, the lowest free ordinal first, and handed back when the run ends.
+    #[test]
+    fn a_gpu_is_held_by_one_run_at_a_time() {
+        let pool = GpuPool::new(&[0, 2]);
+        let a = pool.hold().unwrap();
+        let b = pool.hold().unwrap();
+        assert_eq!((a.ordinal, b.ordinal), (0, 2));
+        assert!(pool.hold().is_none(), "both GPUs are held");
+        drop(a);
+        assert_eq!(pool.hold().map(|h| h.ordinal), Some(0));
+        assert!(GpuPool::new(&[]).hold().is_none());
+        // Many workers: never two at once on one GPU.
+        let pool = GpuPool::new(&[0, 1]);
+        let busy = [AtomicUsize::new(0), AtomicUsize::new(0)];
+        std::thread::scope(|s| {
+            for _ in 0..6 {
+                s.spawn(|| {
+                    for _ in 0..200 {
+                        if let Some(h) = pool.hold() {
+                            assert_eq!(busy[h.ordinal].fetch_add(1, Ordering::SeqCst), 0, "GPU {} held twice", h.ordinal);
+                            std::thread::yield_now();
+                            busy[h.ordinal].fetch_sub(1, Ordering::SeqCst);
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    /// Spreading: `auto` scenes go to the held GPU as `auto:N`, or to the CPU without one; scenes that name a
+    /// device keep it, and nothing changes when the batch does not spread.
+    #[test]
+    fn runs_get_the_held_gpu_or_the_cpu() {
+        assert_eq!(device_for("auto", true, Some(1)), Some(Device::AutoOn(1)));
+        assert_eq!(device_for("auto", true, None), Some(Device::Cpu));
+        assert_eq!(device_for("cuda:0", true, Some(1)), None);
+        assert_eq!(device_for("cpu", true, None), None);
+        assert_eq!(device_for("auto", false, Some(1)), None);
+    }
 
     #[test]
     fn shards_parse_and_come_from_slurm_arrays() {
