@@ -13,26 +13,13 @@
 //! [--meshes 3.7k,20k] [--no-cpu]`).
 
 use xpbd_core::backend::Backend;
-use xpbd_core::scene::table2::{self, Body, VARIANTS};
+use xpbd_core::scene::table2::{self, GPU_MESHES as MESHES, VARIANTS};
 use xpbd_core::scene::Built;
 use xpbd_cuda::{CudaBackend, CudaOptions, Precision};
 
-/// (label, box cells): 5 tets per cell.
-const MESHES: [(&str, [usize; 3]); 4] = [("3.7k", [30, 5, 5]), ("20k", [40, 10, 10]), ("56k", [56, 10, 20]), ("160k", [80, 20, 20])];
-
-/// A box 4 m long with `cells`, clamped at x = 0.
+/// The GPU Table 2 scene on a box of `cells` (`table2::gpu_box`).
 fn model(cells: [usize; 3], material: &str, ordering: &str, substeps: usize) -> Result<Built, String> {
-    let size = [4.0, 4.0 * cells[1] as f64 / cells[0] as f64, 4.0 * cells[2] as f64 / cells[0] as f64];
-    let body = Body {
-        name: "beam".into(),
-        mesh: format!(
-            r#"{{ generator = "box", size = [{}, {}, {}], cells = [{}, {}, {}], split = 5 }}"#,
-            size[0], size[1], size[2], cells[0], cells[1], cells[2]
-        ),
-        youngs: 1e7,
-        pin: "{ box = { min = [-0.01, -10.0, -10.0], max = [0.01, 10.0, 10.0] } }".into(),
-    };
-    table2::model(&body, material, ordering, substeps).map_err(|e| e.to_string())
+    table2::model(&table2::gpu_box(cells), material, ordering, substeps).map_err(|e| e.to_string())
 }
 
 struct Args {

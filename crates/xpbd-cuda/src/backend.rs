@@ -17,6 +17,7 @@ use xpbd_core::state::State;
 use crate::error::{CudaError, Result};
 use crate::mgpbd::device::MgpbdDevice;
 use crate::runtime::{CudaOps, DeviceInfo, GpuContext};
+use crate::xpbd::footprint::Footprint;
 use crate::xpbd::layout::Layout;
 use crate::xpbd::runner::Gpu;
 
@@ -99,6 +100,12 @@ impl CudaBackend {
         unsafe { gpu.context().disable_event_tracking() };
         let layout = Layout::new(model, config)?;
         let info = gpu.info().clone();
+        let scalar = match options.precision {
+            Precision::F32 => 4,
+            Precision::F64 => 8,
+        };
+        let (free, _) = gpu.context().mem_get_info().map_err(CudaError::on_gpu("reading the free memory"))?;
+        Footprint::xpbd(model, &layout, scalar, config.substeps).fits(free, &format!("cuda:{} ({})", info.ordinal, info.name)).map_err(CudaError::NoDevice)?;
         let colors = layout.colors();
         let runner = match options.precision {
             Precision::F32 => Runner::F32(Gpu::new(gpu, model, config, layout, options.graph)?),
@@ -132,6 +139,16 @@ impl CudaBackend {
 
     pub fn device(&self) -> &DeviceInfo {
         &self.info
+    }
+
+    /// The XPBD path's device arrays' bytes by family (`DeviceModel::allocated`); `None` for MGPBD, which the
+    /// footprint does not cover yet.
+    pub fn allocated(&self) -> Option<Vec<(&'static str, usize)>> {
+        match &self.runner {
+            Runner::F32(g) => Some(g.allocated()),
+            Runner::F64(g) => Some(g.allocated()),
+            Runner::MgpbdF32(_) | Runner::MgpbdF64(_) => None,
+        }
     }
 }
 

@@ -237,3 +237,28 @@ fn test_scenes_are_supported_and_exercise_every_path() {
     CudaBackend::supports(&s.model, &s.config).unwrap();
     assert!(s.model.contact.has_pairs() && s.model.contact.bodies && s.model.contact.self_contact && s.model.bodies.len() == 2);
 }
+
+/// The footprint (`xpbd::footprint::Footprint`, what `CudaBackend::new` checks against the free memory before it
+/// allocates) is, family by family and byte for byte, what the upload allocated: pins and soft attachments,
+/// colliders, cloth with Jacobi slots, pair contact; in both precisions.
+#[test]
+fn footprint_is_what_the_upload_allocates() {
+    if !gpu_available() {
+        return;
+    }
+    let scenes = [
+        ("beam", beam("neohookean_block", 0.0)),
+        ("armadillo on shapes", armadillo_on_shapes()),
+        ("cloth jacobi", with_ordering(cloth(1e-5), JACOBI)),
+        ("stack", stack()),
+    ];
+    for (name, b) in &scenes {
+        for (precision, scalar) in [(Precision::F32, 4), (Precision::F64, 8)] {
+            let backend = CudaBackend::new(&b.model, &b.config, CudaOptions { ordinal: 0, precision, graph: false }).unwrap();
+            let layout = xpbd_cuda::xpbd::layout::Layout::new(&b.model, &b.config).unwrap();
+            let footprint = xpbd_cuda::xpbd::footprint::Footprint::xpbd(&b.model, &layout, scalar, b.config.substeps);
+            println!("{name} {precision:?}: {}", footprint.describe());
+            assert_eq!(backend.allocated().unwrap(), footprint.families, "{name} {precision:?}");
+        }
+    }
+}

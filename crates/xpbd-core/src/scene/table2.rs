@@ -75,6 +75,23 @@ pin = [{}]
     build(&parse(&text, Path::new("table2.toml"))?, Path::new("."))
 }
 
+/// The GPU Table 2's box meshes (`crates/xpbd-cuda/examples/table2_gpu.rs`): (label, box cells), 5 tets per cell.
+pub const GPU_MESHES: [(&str, [usize; 3]); 4] = [("3.7k", [30, 5, 5]), ("20k", [40, 10, 10]), ("56k", [56, 10, 20]), ("160k", [80, 20, 20])];
+
+/// The body of a GPU Table 2 scene: a box 4 m long with `cells`, E = 1e7 Pa, clamped at x = 0.
+pub fn gpu_box(cells: [usize; 3]) -> Body {
+    let size = [4.0, 4.0 * cells[1] as f64 / cells[0] as f64, 4.0 * cells[2] as f64 / cells[0] as f64];
+    Body {
+        name: "beam".into(),
+        mesh: format!(
+            r#"{{ generator = "box", size = [{}, {}, {}], cells = [{}, {}, {}], split = 5 }}"#,
+            size[0], size[1], size[2], cells[0], cells[1], cells[2]
+        ),
+        youngs: 1e7,
+        pin: "{ box = { min = [-0.01, -10.0, -10.0], max = [0.01, 10.0, 10.0] } }".into(),
+    }
+}
+
 /// Mean solver milliseconds per time step (the backend's `solve_seconds`) over `steps` steps after
 /// one warm-up step; `Err` if the scene blew up.
 pub fn ms_per_step(model: &Model, backend: &mut dyn Backend, steps: usize) -> Result<f64, String> {

@@ -16,6 +16,10 @@ use crate::xpbd::layout::{collider_table, Family, Layout};
 /// Most blocks of one residual launch: its partial sums are read back per frame.
 pub const RESIDUAL_BLOCKS: u32 = 64;
 
+/// Pair-contact slots (and vertex–edge slots) the arrays start with; they grow with the candidates.
+pub const PAIR_CAPACITY: usize = 1024;
+pub const WEDGE_CAPACITY: usize = 256;
+
 /// One element family on the device, elements in execution order.
 pub struct DeviceFamily<T> {
     pub host: Family,
@@ -187,6 +191,33 @@ pub struct DeviceModel<T> {
     pub update_velocity: CudaFunction,
 }
 
+impl<T> DeviceModel<T> {
+    /// The bytes allocated, by the families of [`Footprint`](crate::xpbd::footprint::Footprint), read from the
+    /// arrays themselves (what the footprint is tested against on a GPU).
+    pub fn allocated(&self) -> Vec<(&'static str, usize)> {
+        let b = |s: &CudaSlice<T>| s.num_bytes();
+        let u = |s: &CudaSlice<u32>| s.num_bytes();
+        let mut out = vec![("state", b(&self.x) + b(&self.v) + b(&self.x_prev) + b(&self.inv_mass) + b(&self.lambda) + b(&self.times) + b(&self.partials))];
+        out.push(("elements", self.families.iter().map(|f| u(&f.idx) + b(&f.data0) + b(&f.data1) + u(&f.item_start)).sum()));
+        if let Some(j) = &self.jacobi {
+            out.push(("jacobi", b(&j.inv_count) + b(&j.slots) + u(&j.start) + u(&j.adj)));
+        }
+        let attachments: usize =
+            [&self.pins, &self.soft].into_iter().flatten().map(|a| u(&a.vertex) + b(&a.origin) + b(&a.velocity) + b(&a.compliance) + b(&a.lambda)).sum();
+        if attachments > 0 {
+            out.push(("attachments", attachments));
+        }
+        if let Some(c) = &self.colliders {
+            out.push(("colliders", b(&c.table) + u(&c.surface) + u(&c.rows) + b(&c.normal) + b(&c.lambda_n) + b(&c.lambda_t) + b(&c.v_before)));
+        }
+        if let Some(p) = &self.pairs {
+            let scalars = b(&p.friction) + b(&p.weights) + b(&p.normal) + b(&p.lambda_n) + b(&p.lambda_t);
+            out.push(("pair contact", u(&p.vertices) + u(&p.wedge_triangles) + u(&p.active) + scalars));
+        }
+        out
+    }
+}
+
 impl<T: KernelScalar> DeviceModel<T> {
     /// Uploads `model` in `layout`, with room for the substep end times of a frame of `substeps`.
     pub fn upload(gpu: &GpuContext, model: &Model, layout: &Layout, substeps: usize) -> Result<Self> {
@@ -274,7 +305,7 @@ impl<T: KernelScalar> DeviceModel<T> {
             pins: attachments(false, "place_pins")?,
             soft: attachments(true, "soft_attachments")?,
             colliders,
-            pairs: if model.contact.has_pairs() { Some(DevicePairs::new(gpu, model, 1024, 256)?) } else { None },
+            pairs: if model.contact.has_pairs() { Some(DevicePairs::new(gpu, model, PAIR_CAPACITY, WEDGE_CAPACITY)?) } else { None },
             jacobi,
             times: s.alloc_zeros(substeps.max(1)).map_err(&e)?,
             partials: s.alloc_zeros(2 * RESIDUAL_BLOCKS as usize * families.len().max(1)).map_err(&e)?,

@@ -57,6 +57,11 @@ impl<T: KernelScalar> Gpu<T> {
         })
     }
 
+    /// The device arrays' bytes by family ([`DeviceModel::allocated`]).
+    pub fn allocated(&self) -> Vec<(&'static str, usize)> {
+        self.dev.allocated()
+    }
+
     pub fn step_frame(&mut self, model: &Model, state: &mut State) -> Result<FrameStats> {
         let stream = self.gpu.stream().clone();
         let (x, v): (Vec<f64>, Vec<f64>) = (flat3(state.x.iter().copied()), flat3(state.v.iter().copied()));
