@@ -12,7 +12,7 @@ mod report;
 mod run;
 mod solve_system;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -62,7 +62,10 @@ fn main() {
         let at = p.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("internal error (please report): {msg}{at}");
     }));
-    let cli = Cli::parse();
+    // `--version` also says what this build can run on a GPU.
+    let version = format!("{}\n{}", env!("CARGO_PKG_VERSION"), xpbd::doctor::kernels_line());
+    let matches = Cli::command().version(&*Box::leak(version.into_boxed_str())).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Converge(args) => converge::converge(args),

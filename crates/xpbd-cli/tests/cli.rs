@@ -337,3 +337,13 @@ fn solver_settings_the_solver_ignores_are_warned() {
     let e = stderr_of("ordering = \"clustered\"\ncluster_size = 8");
     assert!(!e.contains("warning"), "{e}");
 }
+
+/// `xpbd --version` says what this build can run on a GPU: its CUDA kernels, the toolkit and PTX that built
+/// them and the drivers they need, or why there are none.
+#[test]
+fn version_names_the_cuda_kernels_of_the_build() {
+    let (code, stdout, stderr) = common::xpbd(&["--version"]);
+    assert_eq!(code, 0, "{stderr}");
+    let kernels = stdout.lines().find(|l| l.starts_with("CUDA kernels: ")).unwrap_or_else(|| panic!("{stdout}"));
+    assert!(kernels.contains("modules built by nvcc") && kernels.contains("PTX ISA") || kernels.contains("none ("), "{kernels}");
+}

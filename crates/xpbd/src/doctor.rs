@@ -195,6 +195,30 @@ pub fn examine(options: &Options, progress: &mut dyn FnMut(usize, &Check)) -> Re
 
 /// A device's probe, module loads and self-test; `recorded`, `validated` and `auto_reason` are left for
 /// [`examine`], which owns the cache.
+/// One line on this build's CUDA kernels, for `xpbd --version`: who built them and what driver they need, or
+/// why there are none.
+pub fn kernels_line() -> String {
+    let build = xpbd_cuda::build_info();
+    match xpbd_cuda::no_kernels_reason() {
+        Some(reason) => format!("CUDA kernels: none ({reason}); the CPU backend only"),
+        None => {
+            let release = build.nvcc_release.unwrap_or("?");
+            // The documented driver minimum holds for the documented toolkit; another nvcc sets its own.
+            let drivers = if release == xpbd_cuda::CUDA_TOOLKIT {
+                format!(" (Linux >= {}, Windows >= {})", xpbd_cuda::MIN_DRIVER_LINUX, xpbd_cuda::MIN_DRIVER_WINDOWS)
+            } else {
+                String::new()
+            };
+            format!(
+                "CUDA kernels: {} modules built by nvcc {release} (PTX ISA {}, {}); drivers for CUDA {release} or newer{drivers}, older ones through NVRTC",
+                xpbd_cuda::ptx_modules().len(),
+                build.ptx_isa.unwrap_or("?"),
+                xpbd_cuda::PTX_TARGET,
+            )
+        }
+    }
+}
+
 fn examine_device(info: &xpbd_cuda::DeviceInfo, options: &Options, progress: &mut dyn FnMut(usize, &Check)) -> DeviceReport {
     let ordinal = info.ordinal;
     let unusable = xpbd_cuda::probe_ordinal(ordinal).err().map(|e| e.to_string());
