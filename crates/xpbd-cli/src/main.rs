@@ -58,7 +58,7 @@ enum Command {
 
 fn main() {
     std::panic::set_hook(Box::new(|p| {
-        let msg = p.payload().downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.payload().downcast_ref::<String>().cloned()).unwrap_or_default();
+        let msg = xpbd_core::error::panic_message(p.payload()).unwrap_or_default();
         let at = p.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
         eprintln!("internal error (please report): {msg}{at}");
     }));

@@ -6,6 +6,12 @@
 use std::fmt;
 use std::path::PathBuf;
 
+/// The message of a caught panic (`catch_unwind`'s payload, a panic hook's `payload()`): the text `panic!` was
+/// given, if it was a string.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied())
+}
+
 /// Result alias used across `xpbd-core`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

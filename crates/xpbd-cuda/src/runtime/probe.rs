@@ -119,7 +119,7 @@ fn guarded<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => result,
         Err(payload) => {
-            let message = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("unknown panic");
+            let message = xpbd_core::error::panic_message(payload.as_ref()).unwrap_or("unknown panic");
             Err(CudaError::NoDevice(format!("the CUDA driver library could not be used: {message}")))
         }
     }

@@ -183,10 +183,7 @@ fn record(r: &RunSpec, out: &Path, checkpoint_every: usize, device: Option<Devic
     let outcome = match read_summary(&summary_path) {
         Some(s) => Ok(s),
         None => catch_unwind(AssertUnwindSafe(|| simulate(r, &dir, checkpoint_every, device)))
-            .unwrap_or_else(|p| {
-                let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
-                Err(Error::invalid(format!("internal error: {msg}")))
-            })
+            .unwrap_or_else(|p| Err(Error::invalid(format!("internal error: {}", xpbd_core::error::panic_message(p.as_ref()).unwrap_or_default()))))
             .and_then(|()| read_summary(&summary_path).ok_or_else(|| Error::invalid(format!("{}: missing after the run", summary_path.display())))),
     };
     let mut rec = base;

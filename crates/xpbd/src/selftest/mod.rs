@@ -130,10 +130,7 @@ impl Case {
                 Compare::MgpbdFrames { frames, from_r0 } => compare::mgpbd_frames(&b, options, frames, from_r0),
             }
         }))
-        .unwrap_or_else(|payload| {
-            let message = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("unknown panic");
-            Err(format!("panicked: {message}"))
-        });
+        .unwrap_or_else(|payload| Err(format!("panicked: {}", xpbd_core::error::panic_message(payload.as_ref()).unwrap_or("unknown panic"))));
         let (difference, tolerance, failures) = match outcome {
             Ok(o) => (o.difference, o.tolerance, o.failures),
             Err(e) => (f64::NAN, f64::NAN, vec![e]),
