@@ -35,6 +35,14 @@ impl Precision {
             Precision::F64 => "f64",
         }
     }
+
+    /// Bytes of one device scalar.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => std::mem::size_of::<f32>(),
+            Precision::F64 => std::mem::size_of::<f64>(),
+        }
+    }
 }
 
 /// How the CUDA backend runs.
@@ -100,12 +108,10 @@ impl CudaBackend {
         unsafe { gpu.context().disable_event_tracking() };
         let layout = Layout::new(model, config)?;
         let info = gpu.info().clone();
-        let scalar = match options.precision {
-            Precision::F32 => 4,
-            Precision::F64 => 8,
-        };
         let (free, _) = gpu.context().mem_get_info().map_err(CudaError::on_gpu("reading the free memory"))?;
-        Footprint::xpbd(model, &layout, scalar, config.substeps).fits(free, &format!("cuda:{} ({})", info.ordinal, info.name)).map_err(CudaError::NoDevice)?;
+        Footprint::xpbd(model, &layout, options.precision.bytes(), config.substeps)
+            .fits(free, &format!("cuda:{} ({})", info.ordinal, info.name))
+            .map_err(CudaError::NoDevice)?;
         let colors = layout.colors();
         let runner = match options.precision {
             Precision::F32 => Runner::F32(Gpu::new(gpu, model, config, layout, options.graph)?),

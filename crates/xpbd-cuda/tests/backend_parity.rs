@@ -253,10 +253,10 @@ fn footprint_is_what_the_upload_allocates() {
         ("stack", stack()),
     ];
     for (name, b) in &scenes {
-        for (precision, scalar) in [(Precision::F32, 4), (Precision::F64, 8)] {
+        for precision in [Precision::F32, Precision::F64] {
             let backend = CudaBackend::new(&b.model, &b.config, CudaOptions { ordinal: 0, precision, graph: false }).unwrap();
             let layout = xpbd_cuda::xpbd::layout::Layout::new(&b.model, &b.config).unwrap();
-            let footprint = xpbd_cuda::xpbd::footprint::Footprint::xpbd(&b.model, &layout, scalar, b.config.substeps);
+            let footprint = xpbd_cuda::xpbd::footprint::Footprint::xpbd(&b.model, &layout, precision.bytes(), b.config.substeps);
             println!("{name} {precision:?}: {}", footprint.describe());
             assert_eq!(backend.allocated().unwrap(), footprint.families, "{name} {precision:?}");
         }
