@@ -105,14 +105,8 @@ impl ValidationCache {
     /// Writes the cache to `path` (through a temporary file beside it, so a reader never sees half of it),
     /// creating its directory.
     pub fn save(&self, path: &Path) -> Result<()> {
-        let io = |source| Error::Io { path: path.to_path_buf(), source };
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(io)?;
-        }
-        let tmp = path.with_extension(format!("json.{}", std::process::id()));
         let text = serde_json::to_string_pretty(self).map_err(|e| Error::invalid(format!("{}: {e}", path.display())))?;
-        std::fs::write(&tmp, text + "\n").map_err(|source| Error::Io { path: tmp.clone(), source })?;
-        std::fs::rename(&tmp, path).map_err(io)
+        xpbd_cuda::cache_dir::write_cache_file(path, (text + "\n").as_bytes()).map_err(|source| Error::Io { path: path.to_path_buf(), source })
     }
 
     /// Whether a pass is recorded for exactly `key`.

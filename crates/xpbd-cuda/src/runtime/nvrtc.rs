@@ -10,13 +10,13 @@
 
 use std::collections::HashSet;
 use std::ffi::{c_char, CStr, CString};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use cudarc::driver::{sys::CUresult, DriverError};
 
 use crate::error::{CudaError, Result};
-use crate::runtime::cache_dir::cache_dir;
+use crate::runtime::cache_dir::{cache_dir, write_cache_file};
 use crate::runtime::ptx::kernel_sources;
 
 /// The variable that makes every module come from NVRTC even where the embedded PTX loads (to test the
@@ -95,10 +95,16 @@ impl Api {
     }
 }
 
+/// Why NVRTC did not compile: the failing call's status (0 where no call was made) and the message.
+struct Failure {
+    status: i32,
+    message: String,
+}
+
 impl Nvrtc {
     /// Compiles `source` (named `name` in messages) with `options` into PTX; `Err` is NVRTC's status and log.
-    fn compile(&self, name: &str, source: &str, options: &[String]) -> std::result::Result<String, String> {
-        let c = |s: &str| CString::new(s).map_err(|_| format!("{name}: a NUL byte in the source or options"));
+    fn compile(&self, name: &str, source: &str, options: &[String]) -> std::result::Result<String, Failure> {
+        let c = |s: &str| CString::new(s).map_err(|_| Failure { status: 0, message: format!("{name}: a NUL byte in the source or options") });
         let (source, name_c) = (c(source)?, c(name)?);
         let options = options.iter().map(|o| c(o)).collect::<std::result::Result<Vec<_>, _>>()?;
         let pointers: Vec<*const c_char> = options.iter().map(|o| o.as_ptr()).collect();
@@ -109,7 +115,7 @@ impl Nvrtc {
             check((api.create)(&mut program, source.as_ptr(), name_c.as_ptr(), 0, std::ptr::null(), std::ptr::null()), "nvrtcCreateProgram")?;
             let compiled = check((api.compile)(program, pointers.len() as i32, pointers.as_ptr()), "nvrtcCompileProgram");
             let result = match compiled {
-                Err(status) => {
+                Err(failure) => {
                     let mut size = 0;
                     let log = if (api.log_size)(program, &mut size) == 0 && size > 1 {
                         let mut buffer = vec![0 as c_char; size];
@@ -118,7 +124,7 @@ impl Nvrtc {
                     } else {
                         String::new()
                     };
-                    Err(format!("{status}: {log}"))
+                    Err(Failure { message: format!("{}: {log}", failure.message), ..failure })
                 }
                 Ok(()) => {
                     let mut size = 0;
@@ -135,11 +141,11 @@ impl Nvrtc {
 }
 
 /// `Ok` for NVRTC_SUCCESS, else the call and its status.
-fn check(status: i32, call: &str) -> std::result::Result<(), String> {
+fn check(status: i32, call: &str) -> std::result::Result<(), Failure> {
     if status == 0 {
         Ok(())
     } else {
-        Err(format!("{call} returned NVRTC status {status}{}", if status == INVALID_OPTION { " (invalid option)" } else { "" }))
+        Err(Failure { status, message: format!("{call} returned NVRTC status {status}{}", if status == INVALID_OPTION { " (invalid option)" } else { "" }) })
     }
 }
 
@@ -171,7 +177,7 @@ fn load() -> std::result::Result<Nvrtc, String> {
     };
     let (mut major, mut minor) = (0, 0);
     // SAFETY: nvrtcVersion writes two ints.
-    check(unsafe { (api.version)(&mut major, &mut minor) }, "nvrtcVersion")?;
+    check(unsafe { (api.version)(&mut major, &mut minor) }, "nvrtcVersion").map_err(|f| f.message)?;
     Ok(Nvrtc { version: (major, minor), origin, api })
 }
 
@@ -226,13 +232,13 @@ pub fn compile_module(name: &str, arch: (u32, u32)) -> Result<String> {
     let nvrtc = nvrtc().map_err(|why| CudaError::NoKernels(format!("the NVRTC fallback is unavailable: {why}")))?;
     let source = inlined_source(&format!("{name}.cu"))?;
     match compile_cached(name, &source, arch, nvrtc) {
-        Err(e) if arch != BASELINE_ARCH && e.contains("(invalid option)") => compile_cached(name, &source, BASELINE_ARCH, nvrtc),
+        Err(f) if arch != BASELINE_ARCH && f.status == INVALID_OPTION => compile_cached(name, &source, BASELINE_ARCH, nvrtc),
         other => other,
     }
-    .map_err(|e| CudaError::NoKernels(format!("NVRTC {}.{} could not compile kernels/{name}.cu: {e}", nvrtc.version.0, nvrtc.version.1)))
+    .map_err(|f| CudaError::NoKernels(format!("NVRTC {}.{} could not compile kernels/{name}.cu: {}", nvrtc.version.0, nvrtc.version.1, f.message)))
 }
 
-fn compile_cached(name: &str, source: &str, arch: (u32, u32), nvrtc: &Nvrtc) -> std::result::Result<String, String> {
+fn compile_cached(name: &str, source: &str, arch: (u32, u32), nvrtc: &Nvrtc) -> std::result::Result<String, Failure> {
     let arch_name = format!("compute_{}{}", arch.0, arch.1);
     let key = xpbd_core::fnv::fnv1a(format!("{source}\n{arch_name}\nnvrtc {}.{}", nvrtc.version.0, nvrtc.version.1).as_bytes());
     let file = cache_dir().map(|dir| dir.join("nvrtc").join(format!("{name}-{arch_name}-{key:016x}.ptx")));
@@ -241,18 +247,9 @@ fn compile_cached(name: &str, source: &str, arch: (u32, u32), nvrtc: &Nvrtc) -> 
     }
     let options = [format!("--gpu-architecture={arch_name}"), "-std=c++17".into(), "-default-device".into()];
     let ptx = nvrtc.compile(&format!("{name}.cu"), source, &options)?;
+    // A cache that cannot be written only costs the next run a compilation.
     if let Some(file) = file {
-        store(&file, &ptx);
+        let _ = write_cache_file(&file, ptx.as_bytes());
     }
     Ok(ptx)
-}
-
-/// Writes the cache file (through a temporary name, so a reader never sees half of it); a cache that cannot be
-/// written only costs the next run a compilation.
-fn store(file: &Path, ptx: &str) {
-    let Some(dir) = file.parent() else { return };
-    let partial = file.with_extension(format!("ptx.{}", std::process::id()));
-    if std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&partial, ptx)).and_then(|_| std::fs::rename(&partial, file)).is_err() {
-        let _ = std::fs::remove_file(&partial);
-    }
 }
