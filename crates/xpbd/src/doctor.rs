@@ -193,8 +193,6 @@ pub fn examine(options: &Options, progress: &mut dyn FnMut(usize, &Check)) -> Re
     Report { kernels, driver, devices, cache, problems }
 }
 
-/// A device's probe, module loads and self-test; `recorded`, `validated` and `auto_reason` are left for
-/// [`examine`], which owns the cache.
 /// One line on this build's CUDA kernels, for `xpbd --version`: who built them and what driver they need, or
 /// why there are none.
 pub fn kernels_line() -> String {
@@ -219,6 +217,8 @@ pub fn kernels_line() -> String {
     }
 }
 
+/// A device's probe, module loads and self-test; `recorded`, `validated` and `auto_reason` are left for
+/// [`examine`], which owns the cache.
 fn examine_device(info: &xpbd_cuda::DeviceInfo, options: &Options, progress: &mut dyn FnMut(usize, &Check)) -> DeviceReport {
     let ordinal = info.ordinal;
     let unusable = xpbd_cuda::probe_ordinal(ordinal).err().map(|e| e.to_string());
