@@ -10,7 +10,8 @@
 //! frame. Without a usable GPU it prints `skipped: <reason>` and exits 0.
 //!
 //! Run: `bash benches/gpu/run.sh` (or `cargo run --release -p xpbd-cuda --example table2_gpu -- [--steps N]
-//! [--meshes 3.7k,20k] [--no-cpu]`).
+//! [--meshes 3.7k,20k] [--variants B,B+C] [--no-cpu] [--no-graph]`; the last three narrow a run down for a
+//! profiler, e.g. `ncu --kernel-name regex:project_items ... table2_gpu --meshes 160k --variants B --no-cpu --no-graph`).
 
 use xpbd_core::backend::Backend;
 use xpbd_core::scene::table2::{self, GPU_MESHES as MESHES, VARIANTS};
@@ -25,19 +26,32 @@ fn model(cells: [usize; 3], material: &str, ordering: &str, substeps: usize) -> 
 struct Args {
     steps: usize,
     meshes: Vec<String>,
+    variants: Vec<String>,
     cpu: bool,
+    graph: bool,
 }
 
 fn args() -> Result<Args, String> {
-    let mut a = Args { steps: 5, meshes: MESHES.iter().map(|m| m.0.to_string()).collect(), cpu: true };
+    let mut a = Args {
+        steps: 5,
+        meshes: MESHES.iter().map(|m| m.0.to_string()).collect(),
+        variants: VARIANTS.iter().map(|v| v.label.to_string()).collect(),
+        cpu: true,
+        graph: true,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         match arg.as_str() {
             "--steps" => a.steps = it.next().and_then(|s| s.parse().ok()).filter(|&n| n > 0).ok_or("--steps: a positive integer")?,
             "--meshes" => a.meshes = it.next().ok_or("--meshes: a comma-separated list of 3.7k, 20k, 56k, 160k")?.split(',').map(String::from).collect(),
+            "--variants" => a.variants = it.next().ok_or("--variants: a comma-separated list of baseline, C, B, B+C")?.split(',').map(String::from).collect(),
             "--no-cpu" => a.cpu = false,
-            other => return Err(format!("unknown argument '{other}' (--steps N, --meshes LIST, --no-cpu)")),
+            "--no-graph" => a.graph = false,
+            other => return Err(format!("unknown argument '{other}' (--steps N, --meshes LIST, --variants LIST, --no-cpu, --no-graph)")),
         }
+    }
+    if let Some(bad) = a.variants.iter().find(|v| !VARIANTS.iter().any(|known| known.label == v.as_str())) {
+        return Err(format!("--variants: '{bad}' is not one of baseline, C, B, B+C"));
     }
     if let Some(bad) = a.meshes.iter().find(|m| !MESHES.iter().any(|(l, _)| l == m)) {
         return Err(format!("--meshes: '{bad}' is not one of 3.7k, 20k, 56k, 160k"));
@@ -69,7 +83,7 @@ fn run() -> Result<(), String> {
     println!("| mesh | tets | variant | ordering | substeps | colors | CPU f64 ms/step | GPU f32 plain ms/step | GPU f32 graph ms/step | CPU/GPU (graph) |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for (label, cells) in MESHES.iter().filter(|(l, _)| args.meshes.iter().any(|m| m == l)) {
-        for v in VARIANTS {
+        for v in VARIANTS.iter().filter(|v| args.variants.iter().any(|a| a == v.label)) {
             let (variant, ordering, substeps) = (v.label, v.ordering, v.substeps(*label == "3.7k"));
             let Built { model: m, config, .. } = model(*cells, v.material, ordering, substeps)?;
             let cpu_ms = if args.cpu { Some(table2::ms_per_step(&m, &mut xpbd_cpu::CpuBackend::new(&m, &config), args.steps)?) } else { None };
@@ -78,11 +92,15 @@ fn run() -> Result<(), String> {
                 Ok((table2::ms_per_step(&m, &mut b, args.steps)?, b.colors()))
             };
             let (plain, colors) = gpu(false)?;
-            let (graph, _) = gpu(true)?;
+            let graph = if args.graph { Some(gpu(true)?.0) } else { None };
             let cpu_text = cpu_ms.map_or("-".into(), |c| format!("{c:.2}"));
-            let ratio = cpu_ms.map_or("-".into(), |c| format!("{:.1}", c / graph));
+            let ratio = match (cpu_ms, graph) {
+                (Some(c), Some(g)) => format!("{:.1}", c / g),
+                _ => "-".into(),
+            };
+            let graph = graph.map_or("-".into(), |g| format!("{g:.2}"));
             println!(
-                "| {label} | {} | {variant} | {ordering} | {substeps} | {} | {cpu_text} | {plain:.2} | {graph:.2} | {ratio} |",
+                "| {label} | {} | {variant} | {ordering} | {substeps} | {} | {cpu_text} | {plain:.2} | {graph} | {ratio} |",
                 m.element_count(),
                 colors.map_or("-".into(), |c| c.to_string())
             );

@@ -236,6 +236,19 @@ fn test_scenes_are_supported_and_exercise_every_path() {
     let s = stack();
     CudaBackend::supports(&s.model, &s.config).unwrap();
     assert!(s.model.contact.has_pairs() && s.model.contact.bodies && s.model.contact.self_contact && s.model.bodies.len() == 2);
+    for (name, b) in footprint_scenes() {
+        CudaBackend::supports(&b.model, &b.config).unwrap_or_else(|e| panic!("footprint scene {name}: {e}"));
+    }
+}
+
+/// One scene per family the footprint counts (`footprint_is_what_the_upload_allocates`).
+fn footprint_scenes() -> [(&'static str, Built); 4] {
+    [
+        ("beam", beam("neohookean_block", 0.0)),
+        ("armadillo on shapes", with_ordering(armadillo_on_shapes(), COLORED)),
+        ("cloth jacobi", with_ordering(cloth(1e-5), JACOBI)),
+        ("stack", stack()),
+    ]
 }
 
 /// The footprint (`xpbd::footprint::Footprint`, what `CudaBackend::new` checks against the free memory before it
@@ -246,13 +259,7 @@ fn footprint_is_what_the_upload_allocates() {
     if !gpu_available() {
         return;
     }
-    let scenes = [
-        ("beam", beam("neohookean_block", 0.0)),
-        ("armadillo on shapes", armadillo_on_shapes()),
-        ("cloth jacobi", with_ordering(cloth(1e-5), JACOBI)),
-        ("stack", stack()),
-    ];
-    for (name, b) in &scenes {
+    for (name, b) in &footprint_scenes() {
         for precision in [Precision::F32, Precision::F64] {
             let backend = CudaBackend::new(&b.model, &b.config, CudaOptions { ordinal: 0, precision, graph: false }).unwrap();
             let layout = xpbd_cuda::xpbd::layout::Layout::new(&b.model, &b.config).unwrap();
