@@ -49,9 +49,10 @@ git rev-parse --short HEAD > "$bundle/COMMIT"
 cat > "$bundle/run.sh" <<'EOF'
 #!/usr/bin/env bash
 # On the device machine, from the repository root:
-#   bash target/gpu-bundle/run.sh [doctor|tests|nvrtc|table2|squash|all]
+#   bash target/gpu-bundle/run.sh [doctor|tests|nvrtc|table2|squash|profile|all]
 # (see scripts/gpu-bundle.sh). doctor: `xpbd doctor` with its self-test, text and JSON; nvrtc: the XPBD and
-# MGPBD parity tests with every module compiled by the NVRTC fallback (XPBD_NVRTC=1, the device's libnvrtc).
+# MGPBD parity tests with every module compiled by the NVRTC fallback (XPBD_NVRTC=1, the device's libnvrtc);
+# profile (not in all): Nsight Compute on Table 2's launches (benches/gpu/ncu_table2.sh, MESH=160k).
 # TABLE2_ARGS go to table2_gpu (default --steps 5); SIZES and FRAMES go to benches/gpu/mgpbd_squash.sh.
 set -uo pipefail
 stage=${1:-all}
@@ -89,6 +90,9 @@ if [ "$stage" = table2 ] || [ "$stage" = all ]; then
     # shellcheck disable=SC2086 # TABLE2_ARGS is a list of arguments
     "$bundle/table2_gpu" ${TABLE2_ARGS:---steps 5} 2>&1 | tee "$out/table2.md"
     [ "${PIPESTATUS[0]}" = 0 ] || status=1
+fi
+if [ "$stage" = profile ]; then
+    bash benches/gpu/ncu_table2.sh "$bundle/table2_gpu" "$out" || status=1
 fi
 if [ "$stage" = squash ] || [ "$stage" = all ]; then
     mkdir -p target/release

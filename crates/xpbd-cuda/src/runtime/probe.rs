@@ -23,6 +23,8 @@ pub struct DeviceInfo {
     pub uuid: Option<String>,
     /// (major, minor), e.g. (9, 0).
     pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors: how many blocks a launch needs to reach all of them ([`crate::runtime::launch::spread`]).
+    pub multiprocessors: u32,
     pub total_memory_bytes: usize,
     /// The CUDA version the driver supports, (major, minor), e.g. (13, 0).
     pub driver_version: (i32, i32),
@@ -173,10 +175,19 @@ fn device_info(ordinal: usize) -> Result<DeviceInfo> {
         let attribute = |a| unsafe { result::device::get_attribute(dev, a) };
         let major = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR).map_err(|e| fail("compute capability", e))?;
         let minor = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR).map_err(|e| fail("compute capability", e))?;
+        let multiprocessors = attribute(sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT).map_err(|e| fail("multiprocessor count", e))?;
         let total_memory_bytes = unsafe { result::device::total_mem(dev) }.map_err(|e| fail("memory size", e))?;
         // Optional: an old driver without `cuDeviceGetUuid` still describes its device.
         let uuid = guarded(|| result::device::get_uuid(dev).map_err(|e| fail("UUID", e))).ok().map(|u| format_uuid(&u.bytes.map(|b| b as u8)));
-        Ok(DeviceInfo { ordinal, name, uuid, compute_capability: (major, minor), total_memory_bytes, driver_version })
+        Ok(DeviceInfo {
+            ordinal,
+            name,
+            uuid,
+            compute_capability: (major, minor),
+            multiprocessors: multiprocessors.max(1) as u32,
+            total_memory_bytes,
+            driver_version,
+        })
     })
 }
 

@@ -20,7 +20,7 @@ use xpbd_core::state::State;
 
 use crate::convert::{flat3, to_f64, vectors};
 use crate::error::{CudaError, Result};
-use crate::runtime::launch::{blocks, grid, BLOCK};
+use crate::runtime::launch::{blocks, grid, spread, BLOCK};
 use crate::runtime::{GpuContext, KernelScalar};
 use crate::xpbd::contact_rows::collider_rows;
 use crate::xpbd::device_model::{DeviceModel, RESIDUAL_BLOCKS};
@@ -234,7 +234,7 @@ impl<T: KernelScalar> Gpu<T> {
             residual(&stream, d, ht, 0)?;
         }
         for _ in 0..self.config.iterations {
-            sweep(&stream, d, ht)?;
+            sweep(&stream, d, ht, self.gpu.info().multiprocessors)?;
             if let Some(s) = &mut d.soft {
                 let t = d.times.slice(k..k + 1);
                 let mut l = stream.launch_builder(&s.kernel);
@@ -297,8 +297,9 @@ fn residual_blocks(count: u32) -> u32 {
     blocks(count).min(RESIDUAL_BLOCKS)
 }
 
-/// One iteration over every element family: batch by batch (Gauss-Seidel), or Jacobi slots and the gather.
-fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut DeviceModel<T>, h: T) -> Result<()> {
+/// One iteration over every element family: batch by batch (Gauss-Seidel), or Jacobi slots and the gather; each
+/// launch [`spread`] over the device's `multiprocessors`.
+fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut DeviceModel<T>, h: T, multiprocessors: u32) -> Result<()> {
     let e = CudaError::on_gpu("a sweep");
     for (i, f) in d.families.iter().enumerate() {
         let beta_h = T::from_f64(f.host.damping * h.to_f64());
@@ -313,7 +314,7 @@ fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut Devi
                     // SAFETY: project_items_<kind>_<T>(x, x_prev, inv_mass, idx, data0, data1, lambda, item_start,
                     // first_item, item_count, c0, c1, h, beta_h) of kernels/sweeps.cu; the items of a batch share no
                     // vertex (the CPU's schedule, checked by the layout tests).
-                    unsafe { l.launch(grid(count)) }.map_err(&e)?;
+                    unsafe { l.launch(spread(count, multiprocessors)) }.map_err(&e)?;
                 }
             }
             Some(j) => {
@@ -326,7 +327,7 @@ fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut Devi
                 l.arg(&inv_count).arg(&mut slots).arg(&j.omega).arg(&f.count).arg(&f.c0).arg(&f.c1).arg(&h).arg(&beta_h);
                 // SAFETY: jacobi_<kind>_<T>(x, x_prev, inv_mass, idx, data0, data1, lambda, inv_count, slots, omega,
                 // count, c0, c1, h, beta_h); every element writes only its own slots and multipliers.
-                unsafe { l.launch(grid(f.count)) }.map_err(&e)?;
+                unsafe { l.launch(spread(f.count, multiprocessors)) }.map_err(&e)?;
             }
         }
     }
