@@ -102,11 +102,14 @@ __device__ __forceinline__ void gauss_seidel_color_impl(T* __restrict__ x, const
 }
 
 // Numeric sparse product c = a b on c's fixed pattern (the CPU's symbolic product of the full setup), one thread
-// per row of c: Gustavson's accumulation, row i of c = sum over a's stored entries a_ik, in a's order, of a_ik times
-// row k of b, each term added at its column's place in c's row (found by binary search in the sorted columns). Every
-// entry of c thus adds its terms in the order of the CPU's product (xpbd_core::amg::product). Run twice per level,
-// A P then P^T (A P), it is the Galerkin refresh. The CPU's pattern holds every structural product; a column not
-// found (which that rules out) is skipped rather than added elsewhere.
+// per stored entry c_ij: its row i found by binary search in c's row pointers, then c_ij = sum over a's stored
+// entries a_ik of row i, in a's order, of a_ik b_kj, with b_kj found by binary search in b's sorted row k (no term
+// where row k has no column j). Every entry thus adds its terms in the order of the CPU's product
+// (xpbd_core::amg::product), and the result is the same bits as one thread per row would give. Run twice per
+// level, A P then P^T (A P), it is the Galerkin refresh. One thread per entry, not per row: a coarse row of
+// P^T (A P) sums thousands of terms, and the coarse levels have few rows (on an H200 the row-per-thread product
+// took 60 ms for a 28k-row level in 109 blocks, docs/gpu.md). `nnz` bounds the threads; entries past c_ptr[rows]
+// (the one placeholder of an empty pattern) are skipped.
 template <typename T>
 __device__ __forceinline__ void csr_product_impl(T* __restrict__ c_val, const unsigned int* __restrict__ c_ptr,
                                                  const unsigned int* __restrict__ c_col,
@@ -114,28 +117,34 @@ __device__ __forceinline__ void csr_product_impl(T* __restrict__ c_val, const un
                                                  const unsigned int* __restrict__ a_col, const T* __restrict__ a_val,
                                                  const unsigned int* __restrict__ b_ptr,
                                                  const unsigned int* __restrict__ b_col, const T* __restrict__ b_val,
-                                                 unsigned int rows) {
-    for (size_t i = xpbd::global_thread_index(); i < rows; i += xpbd::grid_stride()) {
-        const unsigned int first = c_ptr[i], last = c_ptr[i + 1];
-        for (unsigned int o = first; o < last; ++o) c_val[o] = T(0);
-        for (unsigned int ka = a_ptr[i]; ka < a_ptr[i + 1]; ++ka) {
-            const unsigned int k = a_col[ka];
-            const T av = a_val[ka];
-            // b's row k has ascending columns: each search starts after the previous one's place.
-            unsigned int lo = first;
-            for (unsigned int kb = b_ptr[k]; kb < b_ptr[k + 1]; ++kb) {
-                const unsigned int j = b_col[kb];
-                unsigned int hi = last;
-                while (lo < hi) {
-                    const unsigned int mid = lo + (hi - lo) / 2;
-                    if (c_col[mid] < j)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                if (lo < last && c_col[lo] == j) c_val[lo] += av * b_val[kb];
-            }
+                                                 unsigned int rows, unsigned int nnz) {
+    const unsigned int stored = c_ptr[rows];
+    for (size_t o = xpbd::global_thread_index(); o < nnz; o += xpbd::grid_stride()) {
+        if (o >= stored) continue;
+        // The row holding entry o: the last i with c_ptr[i] <= o (empty rows share their pointer with the next).
+        unsigned int lo = 0, hi = rows;
+        while (hi - lo > 1) {
+            const unsigned int mid = lo + (hi - lo) / 2;
+            if (c_ptr[mid] <= o)
+                lo = mid;
+            else
+                hi = mid;
         }
+        const unsigned int j = c_col[o];
+        T sum = T(0);
+        for (unsigned int ka = a_ptr[lo]; ka < a_ptr[lo + 1]; ++ka) {
+            const unsigned int k = a_col[ka];
+            unsigned int first = b_ptr[k], last = b_ptr[k + 1];
+            while (first < last) {
+                const unsigned int mid = first + (last - first) / 2;
+                if (b_col[mid] < j)
+                    first = mid + 1;
+                else
+                    last = mid;
+            }
+            if (first < b_ptr[k + 1] && b_col[first] == j) sum += a_val[ka] * b_val[first];
+        }
+        c_val[o] = sum;
     }
 }
 
@@ -270,8 +279,9 @@ XPBD_EXPORT_F32_F64(csr_product,
                     (T* __restrict__ c_val, const unsigned int* __restrict__ c_ptr, const unsigned int* __restrict__ c_col,
                      const unsigned int* __restrict__ a_ptr, const unsigned int* __restrict__ a_col,
                      const T* __restrict__ a_val, const unsigned int* __restrict__ b_ptr,
-                     const unsigned int* __restrict__ b_col, const T* __restrict__ b_val, unsigned int rows),
-                    (c_val, c_ptr, c_col, a_ptr, a_col, a_val, b_ptr, b_col, b_val, rows))
+                     const unsigned int* __restrict__ b_col, const T* __restrict__ b_val, unsigned int rows,
+                     unsigned int nnz),
+                    (c_val, c_ptr, c_col, a_ptr, a_col, a_val, b_ptr, b_col, b_val, rows, nnz))
 XPBD_EXPORT_F32_F64(dense_scatter, (T* __restrict__ dense, XPBD_CSR_PARAMS, unsigned int n), (dense, row_ptr, col, val, n))
 XPBD_EXPORT_F32_F64(dense_cholesky, (T* a, unsigned int n, unsigned int* __restrict__ status), (a, n, status))
 XPBD_EXPORT_F32_F64(cholesky_solve, (const T* __restrict__ l, const T* __restrict__ b, T* x, unsigned int n), (l, b, x, n))

@@ -100,8 +100,10 @@ impl<T: KernelScalar> LinearOps for CudaOps<T> {
     }
     fn csr_product(&self, a: &DeviceCsr<Self>, b: &DeviceCsr<Self>, c: &mut DeviceCsr<Self>) -> Result<()> {
         let mut l = self.builder("csr_product");
-        l.arg(&mut c.val).arg(&c.row_ptr).arg(&c.col).arg(&a.row_ptr).arg(&a.col).arg(&a.val).arg(&b.row_ptr).arg(&b.col).arg(&b.val).arg(&c.rows);
-        launch(l, grid(c.rows), "csr_product")
+        // One thread per stored entry of c (kernels/amg_solve.cu); c's values have nnz entries (one when empty).
+        let nnz = c.val.len() as u32;
+        l.arg(&mut c.val).arg(&c.row_ptr).arg(&c.col).arg(&a.row_ptr).arg(&a.col).arg(&a.val).arg(&b.row_ptr).arg(&b.col).arg(&b.val).arg(&c.rows).arg(&nnz);
+        launch(l, grid(nnz), "csr_product")
     }
     fn dense_scatter(&self, a: &DeviceCsr<Self>, dense: &mut CudaSlice<T>) -> Result<()> {
         let mut l = self.builder("dense_scatter");

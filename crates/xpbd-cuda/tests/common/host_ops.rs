@@ -36,7 +36,7 @@ type InvDiag<T> = unsafe extern "C" fn(*mut T, U, U, *const T, u32);
 type Jacobi<T> = unsafe extern "C" fn(*mut T, *const T, *const T, *const T, T, u32);
 type Chebyshev<T> = unsafe extern "C" fn(*mut T, *mut T, *const T, *const T, *const T, T, T, u32);
 type GaussSeidel<T> = unsafe extern "C" fn(*mut T, *const T, *const T, U, U, *const T, U, u32, u32);
-type Product<T> = unsafe extern "C" fn(*mut T, U, U, U, U, *const T, U, U, *const T, u32);
+type Product<T> = unsafe extern "C" fn(*mut T, U, U, U, U, *const T, U, U, *const T, u32, u32);
 type Cholesky<T> = unsafe extern "C" fn(*mut T, u32, *mut u32);
 type CholeskySolve<T> = unsafe extern "C" fn(*const T, *const T, *mut T, u32);
 type Axpy<T> = unsafe extern "C" fn(*mut T, T, *const T, u32);
@@ -135,7 +135,7 @@ impl<T: KernelScalar> LinearOps for HostOps<T> {
     fn csr_product(&self, a: &DeviceCsr<Self>, b: &DeviceCsr<Self>, c: &mut DeviceCsr<Self>) -> Result<(), CudaError> {
         let f = self.f::<Product<T>>("csr_product");
         let (ap, ac, av, bp, bc, bv) = (a.row_ptr.as_ptr(), a.col.as_ptr(), a.val.as_ptr(), b.row_ptr.as_ptr(), b.col.as_ptr(), b.val.as_ptr());
-        unsafe { f(c.val.as_mut_ptr(), c.row_ptr.as_ptr(), c.col.as_ptr(), ap, ac, av, bp, bc, bv, c.rows) };
+        unsafe { f(c.val.as_mut_ptr(), c.row_ptr.as_ptr(), c.col.as_ptr(), ap, ac, av, bp, bc, bv, c.rows, c.val.len() as u32) };
         Ok(())
     }
     fn dense_scatter(&self, a: &DeviceCsr<Self>, dense: &mut Vec<T>) -> Result<(), CudaError> {
