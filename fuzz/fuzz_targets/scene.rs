@@ -3,12 +3,7 @@
 //! through `scene::build` (meshes from generators; files resolve in a folder that does not exist)
 //! under a 64 MB memory limit, so generator sizes go through the memory estimate.
 
-use std::path::Path;
-
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    if let Ok(scene) = xpbd_core::scene::parse(text, Path::new("fuzz.toml")) {
-        std::env::set_var("XPBD_MEMORY_LIMIT_MB", "64");
-        let _ = xpbd_core::scene::build(&scene, Path::new("/nonexistent-fuzz-dir"));
-    }
+    std::env::set_var("XPBD_MEMORY_LIMIT_MB", "64");
+    let _ = xpbd_fuzz::scene(data);
 });

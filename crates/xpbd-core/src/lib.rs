@@ -17,6 +17,7 @@ pub mod constraint;
 pub mod contact;
 pub mod fem;
 pub mod fnv;
+pub mod fuzzing;
 pub mod graph;
 pub mod implicit;
 pub mod layers;

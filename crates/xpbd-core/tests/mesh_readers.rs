@@ -482,3 +482,22 @@ fn truncated_and_corrupted_fixtures_never_panic() {
         }
     }
 }
+
+/// The meshes the scenes ship (`scenes/meshes/`) are positively oriented as stored: loading one reorients
+/// nothing, so no run warns about it (the bunny's file once had every tetrahedron inside out).
+#[test]
+fn shipped_meshes_need_no_reorientation() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenes/meshes");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "node") {
+            let m = read_tet_mesh(&path).unwrap();
+            let corner = |t: &[u32; 4], k: usize| m.vertices[t[k] as usize];
+            let inverted = m.tets.iter().filter(|t| signed_tet_volume(&corner(t, 0), &corner(t, 1), &corner(t, 2), &corner(t, 3)) <= 0.0).count();
+            assert_eq!(inverted, 0, "{}: {inverted} of {} tetrahedra are inside out", path.display(), m.tets.len());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 2, "no meshes found in {}", dir.display());
+}
