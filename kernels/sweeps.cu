@@ -50,25 +50,29 @@ __device__ __forceinline__ void project_items(T* x, const T* __restrict__ x_prev
     }
 }
 
+// Jacobi with mass splitting (crates/xpbd-cpu/src/jacobi.rs): each element solves with its vertices' split inverse
+// masses n_v w_v, its multipliers take ω Δλ, and each vertex's slot ω Δx / n_v (inv_count is per vertex).
 template <typename Elem, typename T>
-__device__ __forceinline__ void jacobi(const T* __restrict__ x, const T* __restrict__ x_prev, const T* __restrict__ inv_mass,
-                                       const unsigned int* __restrict__ idx, const T* __restrict__ data0,
-                                       const T* __restrict__ data1, T* __restrict__ lambda, const T* __restrict__ inv_count,
-                                       T* __restrict__ slots, T omega, unsigned int count, T c0, T c1, T h, T beta_h) {
+__device__ __forceinline__ void jacobi(const T* __restrict__ x, const T* __restrict__ x_prev,
+                                       const T* __restrict__ split_inv_mass, const unsigned int* __restrict__ idx,
+                                       const T* __restrict__ data0, const T* __restrict__ data1, T* __restrict__ lambda,
+                                       const T* __restrict__ inv_count, T* __restrict__ slots, T omega, unsigned int count,
+                                       T c0, T c1, T h, T beta_h) {
     const ElementParams<T> m{c0, c1, h, beta_h};
     for (size_t e = global_thread_index(); e < count; e += grid_stride()) {
         Local<T, Elem::N> l;
-        gather(l, e, idx, x, x_prev, inv_mass, beta_h > T(0));
+        gather(l, e, idx, x, x_prev, split_inv_mass, beta_h > T(0));
         T old[Elem::ROWS], lam[Elem::ROWS];
         for (int k = 0; k < Elem::ROWS; ++k) old[k] = lam[k] = lambda[Elem::ROWS * e + k];
         T start[Elem::N][3];
         for (int n = 0; n < Elem::N; ++n)
             for (int k = 0; k < 3; ++k) start[n][k] = l.p[n][k];
         Elem::project(m, e, data0, data1, l.w, l.p, l.p0, lam);
-        const T s = omega * inv_count[e];
-        for (int n = 0; n < Elem::N; ++n)
+        for (int n = 0; n < Elem::N; ++n) {
+            const T s = omega * inv_count[idx[Elem::N * e + n]];
             for (int k = 0; k < 3; ++k) slots[3 * (Elem::N * e + n) + k] = (l.p[n][k] - start[n][k]) * s;
-        for (int k = 0; k < Elem::ROWS; ++k) lambda[Elem::ROWS * e + k] = old[k] + (lam[k] - old[k]) * s;
+        }
+        for (int k = 0; k < Elem::ROWS; ++k) lambda[Elem::ROWS * e + k] = old[k] + (lam[k] - old[k]) * omega;
     }
 }
 

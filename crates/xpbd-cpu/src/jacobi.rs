@@ -1,9 +1,12 @@
-//! The Jacobi loop with relaxation: every element is visited from the same positions (in parallel
-//! with rayon) and its corrections stored in its own slots; then each vertex moves by the sum of its
-//! slots. Each element's corrections and multiplier increments are scaled by s = ω / n_max, with
-//! n_max the largest number of constraints on any of its vertices: a uniform scale per constraint keeps
-//! Σ m Δx = 0, so linear momentum is conserved (per-vertex averaging would break that), and scaling
-//! Δλ alike keeps the multipliers consistent with the motion. Deterministic: no atomics.
+//! The Jacobi loop with relaxation and mass splitting: every element is visited from the same positions (in
+//! parallel with rayon) and its corrections stored in its own slots; then each vertex moves by the sum of its
+//! slots. A vertex touched by n_v constraints lends each of them an n_v-th of its mass: the element solves with
+//! the inverse masses n_v w_v, its multipliers take ω Δλ, and vertex v's slot ω Δx_v / n_v, which is ω w_v ∇C Δλ:
+//! the vertex moves by the sum of every constraint's correction at its own mass. So the motion matches the
+//! multipliers (the fixed point is the Gauss-Seidel one, C = −α̃λ), linear momentum is kept (Σ_v ∇_v C = 0), and
+//! compliant constraints add their forces as they should. The previous scheme, ω / n_max on each element's
+//! correction and multipliers alike, divided the elastic forces by about n_max as well: a soft beam (E = 2.5e5
+//! Pa, 56k tets, 24 tets per vertex) fell almost freely at any substep count. Deterministic: no atomics.
 
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, Local};
 use rayon::prelude::*;
@@ -16,14 +19,14 @@ pub struct Jacobi {
     slots: Vec<Vec3>,
     /// First slot of each family.
     family_slot: Vec<usize>,
-    /// 1 / n_max per element, indexed like the slots' elements (first slot / N).
+    /// n_v w_v: the inverse mass of vertex v's share in each of its n_v constraints (mass splitting).
+    split_inv_mass: Vec<f64>,
+    /// 1 / n_v per vertex (0 where no constraint touches it).
     inv_count: Vec<f64>,
-    /// First element (in `inv_count`) of each family.
-    family_element: Vec<usize>,
     /// CSR: slots of vertex v are `adj[start[v]..start[v+1]]`.
     start: Vec<usize>,
     adj: Vec<u32>,
-    /// ω: x += ω Σ Δx / n_v.
+    /// ω, on every multiplier increment and correction.
     relaxation: f64,
 }
 
@@ -55,15 +58,8 @@ impl Jacobi {
         for &v in &l.owners {
             start[v as usize + 1] += 1;
         }
-        let mut inv_count = Vec::new();
-        let mut family_element = Vec::new();
-        for (&(count, size), &first) in l.element_sizes.iter().zip(&l.family_slot) {
-            family_element.push(inv_count.len());
-            inv_count.extend((0..count).map(|e| {
-                let verts = &l.owners[first + e * size..first + (e + 1) * size];
-                1.0 / verts.iter().map(|&v| start[v as usize + 1]).max().unwrap_or(1) as f64
-            }));
-        }
+        let split_inv_mass = (0..n).map(|v| start[v + 1] as f64 * model.inv_mass[v]).collect();
+        let inv_count = (0..n).map(|v| if start[v + 1] > 0 { 1.0 / start[v + 1] as f64 } else { 0.0 }).collect();
         for i in 0..n {
             start[i + 1] += start[i];
         }
@@ -73,13 +69,13 @@ impl Jacobi {
             adj[fill[v as usize]] = slot as u32;
             fill[v as usize] += 1;
         }
-        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, inv_count, family_element, start, adj, relaxation }
+        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split_inv_mass, inv_count, start, adj, relaxation }
     }
 
     /// One Jacobi iteration over every elastic constraint.
     pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
         let omega = self.relaxation;
-        let mut pass = Pass { jacobi: self, x, x_prev, w: &model.inv_mass, lambda, omega };
+        let mut pass = Pass { jacobi: self, x, x_prev, lambda, omega };
         for_each_family(model, h, &mut pass);
         let (start, adj, slots) = (&self.start, &self.adj, &self.slots);
         x.par_iter_mut().enumerate().for_each(|(v, xv)| {
@@ -92,7 +88,6 @@ struct Pass<'a> {
     jacobi: &'a mut Jacobi,
     x: &'a [Vec3],
     x_prev: &'a [Vec3],
-    w: &'a [f64],
     lambda: &'a mut [f64],
     omega: f64,
 }
@@ -105,20 +100,18 @@ impl FamilyVisitor for Pass<'_> {
         let Family { index: family, elements, damped, rows, lambda_offset, .. } = f;
         let first = self.jacobi.family_slot[family];
         let slots = &mut self.jacobi.slots[first..first + N * elements.len()];
-        let first_e = self.jacobi.family_element[family];
-        let scale = &self.jacobi.inv_count[first_e..first_e + elements.len()];
+        let (split_w, inv_count) = (&self.jacobi.split_inv_mass, &self.jacobi.inv_count);
         let lam = &mut self.lambda[lambda_offset..lambda_offset + rows * elements.len()];
-        let (x, x_prev, w, omega) = (self.x, self.x_prev, self.w, self.omega);
+        let (x, x_prev, omega) = (self.x, self.x_prev, self.omega);
         slots.par_chunks_exact_mut(N).zip(lam.par_chunks_exact_mut(rows)).enumerate().for_each(|(e, (s, l))| {
             let mut old = [0.0; 6];
             old[..rows].copy_from_slice(l);
-            let dx = project(e, &gather(&elements[e], |v| x[v], x_prev, w, damped), l);
-            let k = omega * scale[e];
-            for (slot, d) in s.iter_mut().zip(dx) {
-                *slot = d * k;
+            let dx = project(e, &gather(&elements[e], |v| x[v], x_prev, split_w, damped), l);
+            for ((slot, d), &v) in s.iter_mut().zip(dx).zip(&elements[e]) {
+                *slot = d * (omega * inv_count[v as usize]);
             }
             for (l, o) in l.iter_mut().zip(&old) {
-                *l = o + (*l - o) * k;
+                *l = o + (*l - o) * omega;
             }
         });
     }

@@ -107,6 +107,7 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
     let vectors = |a: &[T]| -> Vec<Vec3> { a.chunks_exact(3).map(|p| Vec3::new(p[0].to_f64(), p[1].to_f64(), p[2].to_f64())).collect() };
     let mut slots = vec![T::default(); l.jacobi.as_ref().map_or(0, |j| 3 * j.adj.len())];
     let inv_count: Vec<T> = l.jacobi.as_ref().map_or(Vec::new(), |j| to_t(j.inv_count.iter().copied()));
+    let split_inv_mass: Vec<T> = l.jacobi.as_ref().map_or(Vec::new(), |j| to_t(j.split_inv_mass.iter().copied()));
     let mut residuals = (0.0, 0.0);
     let mut touched = 0u32;
     let residual = |x: &[T], lambda: &[T]| -> f64 {
@@ -225,19 +226,19 @@ fn host_frame<T: KernelScalar>(lib: &Library, b: &Built) -> HostFrame {
                             }
                         }
                         Some(j) => {
-                            let (first, first_slot) = j.family_start[i];
+                            let first_slot = j.family_start[i];
                             let jacobi: JacobiElements<T> = get(lib, &k(&format!("jacobi_{suffix}")));
                             let omega = T::from_f64(j.relaxation);
                             let count = f.elements() as u32;
                             jacobi(
                                 x.as_ptr(),
                                 x_prev.as_ptr(),
-                                inv_mass.as_ptr(),
+                                split_inv_mass.as_ptr(),
                                 f.idx.as_ptr(),
                                 dm.as_ptr(),
                                 vol.as_ptr(),
                                 lam,
-                                inv_count[first..].as_ptr(),
+                                inv_count.as_ptr(),
                                 slots[3 * first_slot..].as_mut_ptr(),
                                 omega,
                                 count,

@@ -37,10 +37,12 @@ pub struct DeviceFamily<T> {
 }
 
 pub struct DeviceJacobi<T> {
+    /// n_v w_v and 1 / n_v per vertex (`JacobiLayout`).
+    pub split_inv_mass: CudaSlice<T>,
     pub inv_count: CudaSlice<T>,
     pub slots: CudaSlice<T>,
-    /// Per family: first element in `inv_count`, first slot.
-    pub family_start: Vec<(usize, usize)>,
+    /// Per family: its first slot.
+    pub family_start: Vec<usize>,
     pub start: CudaSlice<u32>,
     pub adj: CudaSlice<u32>,
     pub omega: T,
@@ -200,7 +202,7 @@ impl<T> DeviceModel<T> {
         let mut out = vec![("state", b(&self.x) + b(&self.v) + b(&self.x_prev) + b(&self.inv_mass) + b(&self.lambda) + b(&self.times) + b(&self.partials))];
         out.push(("elements", self.families.iter().map(|f| u(&f.idx) + b(&f.data0) + b(&f.data1) + u(&f.item_start)).sum()));
         if let Some(j) = &self.jacobi {
-            out.push(("jacobi", b(&j.inv_count) + b(&j.slots) + u(&j.start) + u(&j.adj)));
+            out.push(("jacobi", b(&j.split_inv_mass) + b(&j.inv_count) + b(&j.slots) + u(&j.start) + u(&j.adj)));
         }
         let attachments: usize =
             [&self.pins, &self.soft].into_iter().flatten().map(|a| u(&a.vertex) + b(&a.origin) + b(&a.velocity) + b(&a.compliance) + b(&a.lambda)).sum();
@@ -247,6 +249,7 @@ impl<T: KernelScalar> DeviceModel<T> {
         let jacobi = match &layout.jacobi {
             None => None,
             Some(j) => Some(DeviceJacobi {
+                split_inv_mass: up_t(nonempty(&to_t(&j.split_inv_mass)))?,
                 inv_count: up_t(nonempty(&to_t(&j.inv_count)))?,
                 slots: s.alloc_zeros(3 * j.adj.len().max(1)).map_err(&e)?,
                 family_start: j.family_start.clone(),

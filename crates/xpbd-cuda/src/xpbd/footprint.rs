@@ -42,7 +42,8 @@ impl Footprint {
         families.push(("elements", elements));
         if let Some(j) = &layout.jacobi {
             let slots = 3 * at_least_one(j.adj.len());
-            families.push(("jacobi", scalar * (at_least_one(j.inv_count.len()) + slots) + INDEX * (j.start.len() + at_least_one(j.adj.len()))));
+            let per_vertex = at_least_one(j.split_inv_mass.len()) + at_least_one(j.inv_count.len());
+            families.push(("jacobi", scalar * (per_vertex + slots) + INDEX * (j.start.len() + at_least_one(j.adj.len()))));
         }
         // Hard pins that move and soft attachments: vertex, origin, velocity, compliance, λ.
         let attached = model.attachments.len();

@@ -161,14 +161,17 @@ impl Family {
     }
 }
 
-/// The Jacobi pass's slots and per-vertex adjacency (as the CPU backend's `jacobi.rs`): the families' vertex slots one after
-/// the other, N per element; the slots of vertex v are `adj[start[v]..start[v+1]]`.
+/// The Jacobi pass's slots, per-vertex adjacency and mass splitting (as the CPU backend's `jacobi.rs`): the families'
+/// vertex slots one after the other, N per element; the slots of vertex v are `adj[start[v]..start[v+1]]`, and its
+/// n_v constraints each see the inverse mass n_v w_v.
 #[derive(Clone, Debug, PartialEq)]
 pub struct JacobiLayout {
-    /// 1 / (most constraints on one of the element's vertices), per element of all families in order.
+    /// n_v w_v per vertex.
+    pub split_inv_mass: Vec<f64>,
+    /// 1 / n_v per vertex (0 where no constraint touches it).
     pub inv_count: Vec<f64>,
-    /// Per family: its first element (in `inv_count`) and its first slot.
-    pub family_start: Vec<(usize, usize)>,
+    /// Per family: its first slot.
+    pub family_start: Vec<usize>,
     pub start: Vec<u32>,
     pub adj: Vec<u32>,
     /// ω: x += ω Σ Δx / n_v.
@@ -176,18 +179,14 @@ pub struct JacobiLayout {
 }
 
 impl JacobiLayout {
-    fn new(families: &[Family], vertex_count: usize, relaxation: f64) -> Self {
+    fn new(families: &[Family], inv_mass: &[f64], relaxation: f64) -> Self {
         let owners: Vec<u32> = families.iter().flat_map(|f| f.idx.iter().copied()).collect();
-        let slots = Groups::from_labels(&owners, vertex_count);
-        let mut family_start = Vec::with_capacity(families.len());
-        let mut inv_count = Vec::new();
-        let mut slot = 0;
-        for f in families {
-            family_start.push((inv_count.len(), slot));
-            inv_count.extend(f.idx.chunks_exact(f.kind.vertices()).map(|t| 1.0 / t.iter().map(|&v| slots.group(v as usize).len()).max().unwrap_or(1) as f64));
-            slot += f.idx.len();
-        }
-        JacobiLayout { inv_count, family_start, start: narrow(&slots.offsets), adj: slots.members, relaxation }
+        let slots = Groups::from_labels(&owners, inv_mass.len());
+        let count = |v: usize| slots.group(v).len();
+        let split_inv_mass = inv_mass.iter().enumerate().map(|(v, w)| count(v) as f64 * w).collect();
+        let inv_count = (0..inv_mass.len()).map(|v| if count(v) > 0 { 1.0 / count(v) as f64 } else { 0.0 }).collect();
+        let family_start = families.iter().scan(0, |slot, f| Some(std::mem::replace(slot, *slot + f.idx.len()))).collect();
+        JacobiLayout { split_inv_mass, inv_count, family_start, start: narrow(&slots.offsets), adj: slots.members, relaxation }
     }
 }
 
@@ -233,7 +232,7 @@ impl Layout {
             families.push(f);
         }
         let jacobi = match ordering {
-            Ordering::Jacobi { relaxation } => Some(JacobiLayout::new(&families, model.vertex_count(), relaxation)),
+            Ordering::Jacobi { relaxation } => Some(JacobiLayout::new(&families, &model.inv_mass, relaxation)),
             _ => None,
         };
         Ok(Layout { families, lambda_of, jacobi })

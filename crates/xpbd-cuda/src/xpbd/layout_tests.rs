@@ -56,7 +56,7 @@ fn params(f: &Family, h: f64) -> TetParams {
 /// One iteration as the kernels run it: Gauss-Seidel batch by batch, item by item, element by element over the
 /// flat arrays, or Jacobi slots then the per-vertex gather.
 fn emulate_sweep(model: &Model, l: &Layout, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
-    let w = &model.inv_mass;
+    let w = l.jacobi.as_ref().map_or(&model.inv_mass, |j| &j.split_inv_mass);
     let visit = |f: &Family, e: usize, x: &[Vec3], lambda: &mut [f64]| {
         let t = tet_of(f, e);
         let mut p = t.map(|v| x[v as usize]);
@@ -85,18 +85,17 @@ fn emulate_sweep(model: &Model, l: &Layout, x: &mut [Vec3], x_prev: &[Vec3], lam
         Some(j) => {
             let omega = j.relaxation;
             let mut slots = vec![Vec3::zeros(); j.adj.len()];
-            for (f, &(first, first_slot)) in l.families.iter().zip(&j.family_start) {
+            for (f, &first_slot) in l.families.iter().zip(&j.family_start) {
                 for e in 0..f.elements() {
                     let rows = f.rows();
                     let old: Vec<f64> = lambda[f.lambda_offset + rows * e..][..rows].to_vec();
                     let (t, p) = visit(f, e, x, lambda);
-                    let s = omega * j.inv_count[first + e];
                     for n in 0..4 {
-                        slots[first_slot + 4 * e + n] = (p[n] - x[t[n] as usize]) * s;
+                        slots[first_slot + 4 * e + n] = (p[n] - x[t[n] as usize]) * (omega * j.inv_count[t[n] as usize]);
                     }
                     for (k, o) in old.iter().enumerate() {
                         let l = &mut lambda[f.lambda_offset + rows * e + k];
-                        *l = o + (*l - o) * s;
+                        *l = o + (*l - o) * omega;
                     }
                 }
             }
@@ -212,9 +211,9 @@ fn jacobi_slots_count_constraints_per_vertex() {
     let f = &l.families[0];
     assert!(f.batch_start.is_empty() && l.colors().is_none());
     assert_eq!(j.adj.len(), 4 * f.elements());
-    for e in 0..f.elements() {
-        let most = tet_of(f, e).iter().map(|&v| j.start[v as usize + 1] - j.start[v as usize]).max().unwrap();
-        assert_eq!(j.inv_count[e], 1.0 / most as f64);
+    for v in 0..m.vertex_count() {
+        let n = (j.start[v + 1] - j.start[v]) as f64;
+        assert_eq!((j.inv_count[v], j.split_inv_mass[v]), (if n > 0.0 { 1.0 / n } else { 0.0 }, n * m.inv_mass[v]), "vertex {v}");
     }
     for v in 0..m.vertex_count() {
         for &s in &j.adj[j.start[v] as usize..j.start[v + 1] as usize] {

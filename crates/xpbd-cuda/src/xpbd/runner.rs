@@ -318,15 +318,15 @@ fn sweep<T: KernelScalar>(stream: &Arc<cudarc::driver::CudaStream>, d: &mut Devi
                 }
             }
             Some(j) => {
-                let (first_element, first_slot) = j.family_start[i];
+                let first_slot = j.family_start[i];
                 let n_vertices = f.host.kind.vertices();
-                let inv_count = j.inv_count.slice(first_element..first_element + f.count as usize);
                 let mut slots = j.slots.slice_mut(3 * first_slot..3 * (first_slot + n_vertices * f.count as usize));
                 let mut l = stream.launch_builder(&f.jacobi);
-                l.arg(&d.x).arg(&d.x_prev).arg(&d.inv_mass).arg(&f.idx).arg(&f.data0).arg(&f.data1).arg(&mut lambda_view);
-                l.arg(&inv_count).arg(&mut slots).arg(&j.omega).arg(&f.count).arg(&f.c0).arg(&f.c1).arg(&h).arg(&beta_h);
-                // SAFETY: jacobi_<kind>_<T>(x, x_prev, inv_mass, idx, data0, data1, lambda, inv_count, slots, omega,
-                // count, c0, c1, h, beta_h); every element writes only its own slots and multipliers.
+                l.arg(&d.x).arg(&d.x_prev).arg(&j.split_inv_mass).arg(&f.idx).arg(&f.data0).arg(&f.data1).arg(&mut lambda_view);
+                l.arg(&j.inv_count).arg(&mut slots).arg(&j.omega).arg(&f.count).arg(&f.c0).arg(&f.c1).arg(&h).arg(&beta_h);
+                // SAFETY: jacobi_<kind>_<T>(x, x_prev, split_inv_mass, idx, data0, data1, lambda, inv_count, slots,
+                // omega, count, c0, c1, h, beta_h), the last two per vertex; every element writes only its own slots
+                // and multipliers.
                 unsafe { l.launch(spread(f.count, multiprocessors)) }.map_err(&e)?;
             }
         }
