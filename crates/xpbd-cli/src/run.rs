@@ -79,6 +79,12 @@ pub fn run(a: RunArgs) -> Result<()> {
     let result = sim.run(&out, Some(total), &mut |done, _| progress.frame(done));
     progress.finish();
     let s = result?;
+    if let Some(first) = s.failed_checks.first() {
+        eprintln!(
+            "warning: {} frames failed a health check (first at frame {}: {}); the run went on (on_failure = \"continue\"), see summary.json",
+            s.failed_check_count, first.frame, first.cause
+        );
+    }
     if let Some(i) = &s.interrupted {
         eprintln!(
             "interrupted by {} at frame {} of {total}: frames 0–{}, checkpoint.bin and summary.json are in {}; resume with: {}",
@@ -89,12 +95,6 @@ pub fn run(a: RunArgs) -> Result<()> {
             i.resume
         );
         std::process::exit(i.exit_code);
-    }
-    if let Some(first) = s.failed_checks.first() {
-        eprintln!(
-            "warning: {} frames failed a health check (first at frame {}: {}); the run went on (on_failure = \"continue\"), see summary.json",
-            s.failed_check_count, first.frame, first.cause
-        );
     }
     if !a.quiet {
         // The implicit solvers solve each step directly: they have no constraint residual to report.
