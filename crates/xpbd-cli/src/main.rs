@@ -1,5 +1,6 @@
 //! The `xpbd` command (docs/output-format.md). User errors print one line on standard error and exit 1;
-//! usage errors exit 2; a panic (a bug) prints one line and exits 101, without a backtrace.
+//! usage errors exit 2; a panic (a bug) prints one line and exits 101, without a backtrace; a `run` stopped
+//! by SIGINT or SIGTERM prints its resume command and exits 130 or 143.
 
 mod batch;
 mod converge;

@@ -6,7 +6,7 @@ use xpbd_core::Result;
 
 #[derive(Args)]
 pub struct ReportArgs {
-    /// A run folder (with summary.json) or a batch folder (with results.jsonl).
+    /// A run folder (with summary.json, or metrics.csv alone for a killed run) or a batch folder (with results.jsonl).
     dir: PathBuf,
     /// First draw the last frame of every run that has VTU frames and no picture yet (320×240 PNG in
     /// its render/ folder), so the table shows one picture per run.

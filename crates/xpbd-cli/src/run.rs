@@ -1,9 +1,11 @@
 //! `xpbd run SCENE.toml [--out DIR] [--device auto|cpu|cuda[:N]] [--frames N] [--threads N] [--quiet]
-//! [--checkpoint-every N] [--resume DIR]`.
+//! [--checkpoint-every N] [--resume DIR]`. SIGINT or SIGTERM stops the run after the current frame
+//! ([`xpbd::interrupt`]): it prints the resume command and exits 130 or 143.
 
 use crate::progress::Progress;
 use clap::Args;
 use std::path::PathBuf;
+use xpbd::interrupt::Interrupt;
 use xpbd::simulation::default_out_dir;
 use xpbd::{Device, Simulation};
 use xpbd_core::{Error, Result};
@@ -28,12 +30,13 @@ pub struct RunArgs {
     /// Worker threads for parallel solvers (default: all cores).
     #[arg(long)]
     threads: Option<usize>,
-    /// Write DIR/checkpoint.bin every N frames (the full state, for --resume).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    checkpoint_every: usize,
+    /// Write DIR/checkpoint.bin every N frames (the full state, for --resume; default: never, or with
+    /// --resume the checkpoint's interval). An interrupted run always writes one.
+    #[arg(long, value_name = "N")]
+    checkpoint_every: Option<usize>,
     /// Continue the run in DIR from its checkpoint.bin (bit-exact on the CPU backend for the XPBD family;
     /// the implicit solvers restart their contact warm starts), appending to its outputs; --frames is then
-    /// the final frame count.
+    /// the final frame count, which must be after the checkpoint's frame.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     resume: Option<PathBuf>,
     /// No progress (bar or lines) and no final report.
@@ -56,15 +59,22 @@ pub fn run(a: RunArgs) -> Result<()> {
     for w in &sim.warnings {
         eprintln!("warning: {w}");
     }
-    sim.checkpoint_every = a.checkpoint_every;
     if let Some(dir) = &a.resume {
         sim.resume(dir)?;
+    }
+    if let Some(n) = a.checkpoint_every {
+        sim.checkpoint_every = n;
     }
     let out = match a.resume.or(a.out) {
         Some(dir) => dir,
         None => default_out_dir(&a.scene, &sim.scene.name)?,
     };
     let total = a.frames.unwrap_or(sim.scene.simulation.frames);
+    let program = std::env::args_os().next().map_or_else(|| "xpbd".into(), |p| p.to_string_lossy().into_owned());
+    let mut resume = vec![program, "run".into()];
+    resume.extend([a.scene.display().to_string(), "--resume".into(), out.display().to_string(), "--frames".into(), total.to_string()]);
+    resume.extend(a.device.iter().flat_map(|d| ["--device".to_string(), d.clone()]));
+    sim.interrupt = Some(Interrupt::install(resume.iter().map(|w| shell_word(w)).collect::<Vec<_>>().join(" "))?);
     let mut progress = Progress::new(&sim.scene.name, sim.state.frame, total, a.quiet);
     let result = sim.run(&out, Some(total), &mut |done, _| progress.frame(done));
     progress.finish();
@@ -74,6 +84,17 @@ pub fn run(a: RunArgs) -> Result<()> {
             "warning: {} frames failed a health check (first at frame {}: {}); the run went on (on_failure = \"continue\"), see summary.json",
             s.failed_check_count, first.frame, first.cause
         );
+    }
+    if let Some(i) = &s.interrupted {
+        eprintln!(
+            "interrupted by {} at frame {} of {total}: frames 0–{}, checkpoint.bin and summary.json are in {}; resume with: {}",
+            i.signal,
+            i.frame,
+            i.frame,
+            out.display(),
+            i.resume
+        );
+        std::process::exit(i.exit_code);
     }
     if !a.quiet {
         // The implicit solvers solve each step directly: they have no constraint residual to report.
@@ -93,4 +114,14 @@ pub fn run(a: RunArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `s` as one POSIX shell word: as it is when it holds only characters a shell leaves alone, else in
+/// single quotes.
+fn shell_word(s: &str) -> String {
+    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c)) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
 }

@@ -79,7 +79,8 @@ pub fn write(dir: &Path, render: bool) -> Result<Report> {
     Ok(out)
 }
 
-/// The runs of a run folder (itself) or of a batch folder (its results files).
+/// The runs of a run folder (itself, from its `summary.json` or, for a run killed before writing one,
+/// its `metrics.csv`) or of a batch folder (its results files).
 fn entries(dir: &Path) -> Result<Vec<Entry>> {
     let summary = dir.join("summary.json");
     if summary.exists() {
@@ -88,11 +89,33 @@ fn entries(dir: &Path) -> Result<Vec<Entry>> {
         record["params"] = json!({});
         return Ok(vec![Entry { dir: ".".into(), record }]);
     }
+    if let Ok(metrics) = std::fs::read_to_string(dir.join("metrics.csv")) {
+        return Ok(vec![Entry { dir: ".".into(), record: unfinished(&metrics) }]);
+    }
     let records = results::read_all(dir)?;
     if records.is_empty() {
-        return Err(Error::invalid(format!("{}: neither a run folder (summary.json) nor a batch folder with results (results*.jsonl)", dir.display())));
+        return Err(Error::invalid(format!(
+            "{}: neither a run folder (summary.json or metrics.csv) nor a batch folder with results (results*.jsonl)",
+            dir.display()
+        )));
     }
     Ok(records.into_iter().map(|r| Entry { dir: r["dir"].as_str().unwrap_or(".").to_string(), record: r }).collect())
+}
+
+/// The record of a run without `summary.json` (killed, or still running), from its `metrics.csv` text:
+/// status `unfinished`, its last frame and final values, its mean time per frame.
+fn unfinished(metrics: &str) -> Value {
+    let last = |column| column_points(metrics, column).last().map(|&(_, v)| v);
+    let ms = column_points(metrics, "ms");
+    let ms_per_frame = (!ms.is_empty()).then(|| ms.iter().map(|p| p.1).sum::<f64>() / ms.len() as f64);
+    json!({
+        "status": "unfinished",
+        "error": "no summary.json: the run was killed or is still running",
+        "frames": column_points(metrics, "frame").last().map_or(0, |p| p.0 as usize),
+        "ms_per_frame": ms_per_frame,
+        "final": { "relative_residual": last("relative_residual"), "elastic_energy": last("elastic_energy") },
+        "params": {},
+    })
 }
 
 fn panel(title: &str, y_label: &str, log_y: bool) -> Panel {

@@ -12,8 +12,8 @@
 //!
 //! Layout, all little-endian: `MAGIC` (8 bytes), version (u32), scene fingerprint (u64), frame
 //! (u64), time (f64), vertex count n (u64), multiplier count m (u64), carried count k (u64, not in
-//! version 1), then n positions and n velocities (3 × f64 each), m multipliers and k carried values
-//! (f64).
+//! version 1), checkpoint interval (u64, since version 3: a resumed run keeps checkpointing at it),
+//! then n positions and n velocities (3 × f64 each), m multipliers and k carried values (f64).
 
 use std::path::Path;
 use xpbd_core::mesh::io::write_atomic;
@@ -24,8 +24,10 @@ use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
 
 const MAGIC: &[u8; 8] = b"XPBDCKPT";
-const VERSION: u32 = 2;
-/// Version 1 had no carried values; it is still read (with none).
+const VERSION: u32 = 3;
+/// Version 2 had no checkpoint interval; it is still read (with none).
+const VERSION_WITHOUT_INTERVAL: u32 = 2;
+/// Version 1 had no carried values either; it is still read (with none).
 const VERSION_WITHOUT_CARRIED: u32 = 1;
 /// The checkpoint's file name inside a run folder.
 pub const FILE: &str = "checkpoint.bin";
@@ -40,9 +42,19 @@ pub fn fingerprint(scene: &Scene) -> u64 {
     crate::fnv::fnv1a(&serde_json::to_vec(&s).unwrap_or_default())
 }
 
-/// Writes `state` and the solver's `carried` values to `path` atomically.
-pub fn write(path: &Path, scene_fingerprint: u64, state: &State, carried: &[f64]) -> Result<()> {
-    let mut b = Vec::with_capacity(56 + 48 * state.x.len() + 8 * (state.lambda.len() + carried.len()));
+/// What a checkpoint holds besides the scene's fingerprint.
+pub struct Checkpoint {
+    pub state: State,
+    /// What the solver carries between frames ([`Backend::carried`](xpbd_core::backend::Backend::carried)).
+    pub carried: Vec<f64>,
+    /// The run's checkpoint interval in frames (0: none, only a checkpoint on interruption); `None`
+    /// in files before version 3.
+    pub every: Option<usize>,
+}
+
+/// Writes `state`, the solver's `carried` values and the checkpoint interval `every` to `path` atomically.
+pub fn write(path: &Path, scene_fingerprint: u64, state: &State, carried: &[f64], every: usize) -> Result<()> {
+    let mut b = Vec::with_capacity(64 + 48 * state.x.len() + 8 * (state.lambda.len() + carried.len()));
     b.extend_from_slice(MAGIC);
     b.extend_from_slice(&VERSION.to_le_bytes());
     b.extend_from_slice(&scene_fingerprint.to_le_bytes());
@@ -51,6 +63,7 @@ pub fn write(path: &Path, scene_fingerprint: u64, state: &State, carried: &[f64]
     b.extend_from_slice(&(state.x.len() as u64).to_le_bytes());
     b.extend_from_slice(&(state.lambda.len() as u64).to_le_bytes());
     b.extend_from_slice(&(carried.len() as u64).to_le_bytes());
+    b.extend_from_slice(&(every as u64).to_le_bytes());
     for p in state.x.iter().chain(&state.v) {
         for c in [p.x, p.y, p.z] {
             b.extend_from_slice(&c.to_le_bytes());
@@ -63,8 +76,8 @@ pub fn write(path: &Path, scene_fingerprint: u64, state: &State, carried: &[f64]
 }
 
 /// Reads a checkpoint written for a scene with fingerprint `scene_fingerprint` into a state shaped
-/// like `like` (the model's initial state) and the solver's carried values.
-pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<(State, Vec<f64>)> {
+/// like `like` (the model's initial state).
+pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<Checkpoint> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
     let bad = |msg: String| Error::parse(path, None, msg);
     let mut r = Reader { b: &bytes, pos: 0 };
@@ -72,12 +85,13 @@ pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<(State,
         return Err(bad("not an xpbd checkpoint (bad magic)".into()));
     }
     let version = r.uint(4).ok_or_else(|| bad("truncated header".into()))? as u32;
-    if version != VERSION && version != VERSION_WITHOUT_CARRIED {
+    if ![VERSION, VERSION_WITHOUT_INTERVAL, VERSION_WITHOUT_CARRIED].contains(&version) {
         return Err(bad(format!("checkpoint version {version} is not supported (expected {VERSION})")));
     }
     let header = [r.uint(8), r.uint(8), r.uint(8), r.uint(8), r.uint(8)];
-    let carried = if version == VERSION { r.uint(8) } else { Some(0) };
-    let ([Some(fp), Some(frame), Some(time), Some(n), Some(m)], Some(k)) = (header, carried) else {
+    let carried = if version == VERSION_WITHOUT_CARRIED { Some(0) } else { r.uint(8) };
+    let every = if version == VERSION { r.uint(8).map(Some) } else { Some(None) };
+    let ([Some(fp), Some(frame), Some(time), Some(n), Some(m)], Some(k), Some(every)) = (header, carried, every) else {
         return Err(bad("truncated header".into()));
     };
     if fp != scene_fingerprint {
@@ -96,7 +110,8 @@ pub fn read(path: &Path, scene_fingerprint: u64, like: &State) -> Result<(State,
     let v = vec3s(n as usize);
     let lambda = (0..m).map(|_| f()).collect();
     let carried = (0..k).map(|_| f()).collect();
-    Ok((State { x, v, lambda, time: f64::from_bits(time), frame: frame as usize }, carried))
+    let state = State { x, v, lambda, time: f64::from_bits(time), frame: frame as usize };
+    Ok(Checkpoint { state, carried, every: every.map(|e| e as usize) })
 }
 
 struct Reader<'a> {

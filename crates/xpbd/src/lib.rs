@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod dual_system;
 pub use xpbd_core::fnv;
 pub mod health;
+pub mod interrupt;
 pub mod output;
 pub mod selftest;
 pub mod simulation;

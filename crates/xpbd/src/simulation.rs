@@ -4,6 +4,7 @@
 use crate::checkpoint;
 use crate::device::{select, Device, Selection};
 use crate::health::{Failure, Health, OnFailure};
+use crate::interrupt::{Interrupt, Interrupted};
 use crate::output::{FrameMetrics, Frames, Writer};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,8 @@ pub struct Simulation {
     pub warnings: Vec<String>,
     /// Write a checkpoint every this many frames (0: never).
     pub checkpoint_every: usize,
+    /// Stop between frames when a signal asks to ([`crate::interrupt`]); `None`: run to the end.
+    pub interrupt: Option<Interrupt>,
     /// The checkpoint's frame after [`resume`](Self::resume), until the next run continues from it.
     resumed_at: Option<usize>,
 }
@@ -63,6 +66,9 @@ pub struct Summary {
     pub failed_checks: Vec<Failure>,
     #[serde(skip_serializing_if = "is_zero")]
     pub failed_check_count: usize,
+    /// A run stopped by a signal: which, at what frame, and how to resume it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<Interrupted>,
 }
 
 /// How many failed checks of a continued run `summary.json` lists.
@@ -109,16 +115,18 @@ impl Simulation {
             selection.backend.contact_forces(&model, &state).map_err(refused)?;
         }
         let health = Health::new(&scene.simulation).map_err(|e| prefix(path, e))?;
-        Ok(Simulation { scene, model, config, state, selection, health, warnings, checkpoint_every: 0, resumed_at: None })
+        Ok(Simulation { scene, model, config, state, selection, health, warnings, checkpoint_every: 0, interrupt: None, resumed_at: None })
     }
 
-    /// Continues from the checkpoint in the run folder `dir`; the next [`run`](Self::run) into `dir`
-    /// appends to its outputs.
+    /// Continues from the checkpoint in the run folder `dir`, at its checkpoint interval (when it records
+    /// one; set [`checkpoint_every`](Self::checkpoint_every) afterwards to change it); the next
+    /// [`run`](Self::run) into `dir` appends to its outputs.
     pub fn resume(&mut self, dir: &Path) -> Result<()> {
         let file = dir.join(checkpoint::FILE);
-        let (state, carried) = checkpoint::read(&file, checkpoint::fingerprint(&self.scene), &self.state)?;
-        self.selection.backend.restore_carried(&state, &carried).map_err(|e| Error::parse(&file, None, e.to_string()))?;
-        self.state = state;
+        let c = checkpoint::read(&file, checkpoint::fingerprint(&self.scene), &self.state)?;
+        self.selection.backend.restore_carried(&c.state, &c.carried).map_err(|e| Error::parse(&file, None, e.to_string()))?;
+        self.checkpoint_every = c.every.unwrap_or(self.checkpoint_every);
+        self.state = c.state;
         self.resumed_at = Some(self.state.frame);
         Ok(())
     }
@@ -126,11 +134,19 @@ impl Simulation {
     /// Runs `frames` frames (the scene's count when `None`) writing into `out`; after
     /// [`resume`](Self::resume), runs up to frame `frames` continuing the outputs in `out`.
     /// `progress(done, total)` is called after each frame. A run that blows up stops, keeps what it wrote, records the failure
-    /// in `summary.json` and returns the error.
+    /// in `summary.json` and returns the error. A run stopped by [`interrupt`](Self::interrupt) writes its
+    /// last frame, a checkpoint and `summary.json` with `status = "interrupted"`, and returns the summary.
+    /// A resumed run must end after its checkpoint's frame: an earlier end is refused, nothing touched.
     pub fn run(&mut self, out: &Path, frames: Option<usize>, progress: &mut dyn FnMut(usize, usize)) -> Result<Summary> {
         let total = frames.unwrap_or(self.scene.simulation.frames);
         let frames = Frames::of(&self.scene.output)?;
         let resumed_at = self.resumed_at.take();
+        if let Some(frame) = resumed_at.filter(|&f| total <= f) {
+            return Err(Error::invalid(format!(
+                "{}: its checkpoint is at frame {frame}, so the resumed run must end after it: ask for more than {frame} frames (--frames), not {total}",
+                out.display()
+            )));
+        }
         let mut writer = match resumed_at {
             Some(frame) => Writer::resume(out, &self.model, frames, frame)?,
             None => Writer::create(out, &self.model, &self.config, frames)?,
@@ -148,7 +164,7 @@ impl Simulation {
         let mut done = first;
         let mut solve_s = 0.0;
         let mut last = self.final_state(0.0, 0.0);
-        let (mut failure, mut failed_checks, mut failed_check_count) = (None, Vec::new(), 0);
+        let (mut failure, mut failed_checks, mut failed_check_count, mut interrupted) = (None, Vec::new(), 0, None);
         for _ in 0..count {
             let stats = match self.selection.backend.step_frame(&self.model, &mut self.state) {
                 Ok(stats) => stats,
@@ -182,10 +198,13 @@ impl Simulation {
             })?;
             // A frame that fails a check under `on_failure = "stop"` ends the run: it is the last one.
             let stops = check.is_some() && matches!(self.health.on_failure, OnFailure::Stop);
-            writer.frame(&self.model, &self.state, &*self.selection.backend, self.state.frame == end || stops)?;
+            // An interruption after the final frame changes nothing; before it, this frame is the last one.
+            interrupted = self.interrupt.as_ref().and_then(|i| i.requested(self.state.frame)).filter(|_| self.state.frame < end && !stops);
+            writer.frame(&self.model, &self.state, &*self.selection.backend, self.state.frame == end || stops || interrupted.is_some())?;
             done = self.state.frame;
-            if self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0 {
-                checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state, &self.selection.backend.carried())?;
+            let due = self.checkpoint_every > 0 && self.state.frame % self.checkpoint_every == 0;
+            if due || interrupted.is_some() {
+                checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state, &self.selection.backend.carried(), self.checkpoint_every)?;
             }
             progress(self.state.frame, total);
             match (check, self.health.on_failure) {
@@ -201,15 +220,19 @@ impl Simulation {
                     }
                 }
             }
+            if interrupted.is_some() {
+                break;
+            }
         }
         // A non-finite frame is not written; a frame that failed a limit is (its state is finite).
         let ms_per_frame = if done > first { solve_s * 1e3 / (done - first) as f64 } else { 0.0 };
         let summary = Summary {
             scene: self.scene.name.clone(),
-            status: match (&failure, failed_check_count) {
-                (Some(_), _) => "failed",
-                (None, 0) => "completed",
-                (None, _) => "completed_with_failures",
+            status: match (&failure, &interrupted, failed_check_count) {
+                (Some(_), _, _) => "failed",
+                (None, Some(_), _) => "interrupted",
+                (None, None, 0) => "completed",
+                (None, None, _) => "completed_with_failures",
             },
             device: self.selection.device.clone(),
             device_reason: self.selection.reason.clone(),
@@ -227,6 +250,7 @@ impl Simulation {
             failure: failure.clone(),
             failed_checks,
             failed_check_count,
+            interrupted,
         };
         writer.summary(&summary)?;
         match failure {

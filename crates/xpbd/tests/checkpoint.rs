@@ -88,6 +88,10 @@ fn checkpoints_of_other_scenes_versions_and_truncated_files_are_rejected() {
     a.checkpoint_every = 2;
     a.run(dir.path(), Some(2), &mut |_, _| {}).unwrap();
     let file = dir.path().join(checkpoint::FILE);
+    // A resumed run keeps checkpointing at the interval of the run it continues.
+    let mut resumed = sim(&serial());
+    resumed.resume(dir.path()).unwrap();
+    assert_eq!(resumed.checkpoint_every, 2);
 
     // The frame count and output options may differ; the physics may not.
     let mut longer = serial();
@@ -105,10 +109,16 @@ fn checkpoints_of_other_scenes_versions_and_truncated_files_are_rejected() {
     let err = sim(&serial()).resume(dir.path()).unwrap_err().to_string();
     assert!(err.contains("version 9 is not supported"), "{err}");
 
-    // Version 1 (no carried values) is still read; the multi-layer solver needs its strain rates.
-    let v1 = |v2: &[u8]| {
-        let carried = u64::from_le_bytes(v2[52..60].try_into().unwrap()) as usize;
-        [&v2[..8], &1u32.to_le_bytes(), &v2[12..52], &v2[60..v2.len() - 8 * carried]].concat()
+    // Version 2 (no checkpoint interval) is still read, and the run keeps its own interval.
+    std::fs::write(&file, [&good[..8], &2u32.to_le_bytes(), &good[12..60], &good[68..]].concat()).unwrap();
+    let mut v2 = sim(&serial());
+    v2.checkpoint_every = 5;
+    v2.resume(dir.path()).unwrap();
+    assert_eq!(v2.checkpoint_every, 5);
+    // Version 1 (no carried values either) is still read; the multi-layer solver needs its strain rates.
+    let v1 = |v3: &[u8]| {
+        let carried = u64::from_le_bytes(v3[52..60].try_into().unwrap()) as usize;
+        [&v3[..8], &1u32.to_le_bytes(), &v3[12..52], &v3[68..v3.len() - 8 * carried]].concat()
     };
     std::fs::write(&file, v1(&good)).unwrap();
     sim(&serial()).resume(dir.path()).unwrap();

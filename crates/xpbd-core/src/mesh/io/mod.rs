@@ -102,16 +102,17 @@ pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 }
 
 /// Writes `bytes` to `path` through a temporary sibling (`path` + `.tmp`) and a rename, so a killed run
-/// never leaves a truncated file behind.
+/// never leaves a truncated file behind; a failed write or rename (a full disk) removes the temporary.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);
-    std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
+    let failed = |e: std::io::Error| {
         let _ = std::fs::remove_file(&tmp);
         Error::io(path, e)
-    })
+    };
+    std::fs::write(&tmp, bytes).map_err(failed)?;
+    std::fs::rename(&tmp, path).map_err(failed)
 }
 
 /// Picks the mesh to return from a file that held both kinds: tetrahedra win, else triangles.
