@@ -28,7 +28,8 @@ pub enum OnFailure {
 
 /// One failed check: the frame it was seen after (or, for `backend`, the frame whose step failed), a
 /// machine-readable `kind` (`non_finite`, `max_speed`, `inverted`, `edge_strain`, `energy`,
-/// `volume_ratio`, `stagnation`, `backend`: the backend reported an error, e.g. a device failure) and a one-line cause naming the vertex, the count or the error.
+/// `volume_ratio`, `stagnation`, `backend`: the backend reported an error, e.g. a device failure) and a
+/// one-line cause naming the vertex, the tetrahedron, the count or the error.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Failure {
     pub frame: usize,
