@@ -1,8 +1,18 @@
 //! Per-frame health checks of a run (issue 9): a non-finite state, a runaway vertex speed, too many
-//! inverted tetrahedra. Settings come from the scene's `[simulation]` table (`on_failure`, `max_speed`,
-//! `max_inverted_fraction`, docs/scene-format.md); what a failed check does is docs/robustness.md.
+//! inverted tetrahedra, a stretched cloth edge, and the blow-ups that stay finite and slow: energy no
+//! force in the scene put in, a tetrahedron turned inside out and grown, a stagnated solve. Settings come
+//! from the scene's `[simulation]` table (`on_failure`, `max_speed`, `max_inverted_fraction`,
+//! `max_edge_strain`, `max_energy_ratio`, `min_volume_ratio`, `stagnation_frames`,
+//! docs/scene-format.md); what a failed check does is docs/robustness.md.
 
+mod energy_budget;
+mod stagnation;
+
+use crate::simulation::FinalState;
+use energy_budget::EnergyBudget;
 use serde::Serialize;
+use stagnation::Stagnation;
+use xpbd_core::constraint::tet_model::{gather, volume_ratio};
 use xpbd_core::model::Model;
 use xpbd_core::scene::schema;
 use xpbd_core::state::State;
@@ -17,8 +27,9 @@ pub enum OnFailure {
 }
 
 /// One failed check: the frame it was seen after (or, for `backend`, the frame whose step failed), a
-/// machine-readable `kind` (`non_finite`, `max_speed`, `inverted`, `edge_strain`, `backend`: the backend
-/// reported an error, e.g. a device failure) and a one-line cause naming the vertex, the count or the error.
+/// machine-readable `kind` (`non_finite`, `max_speed`, `inverted`, `edge_strain`, `energy`,
+/// `volume_ratio`, `stagnation`, `backend`: the backend reported an error, e.g. a device failure) and a
+/// one-line cause naming the vertex, the tetrahedron, the count or the error.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Failure {
     pub frame: usize,
@@ -32,6 +43,16 @@ pub struct Health {
     max_speed: f64,
     max_inverted_fraction: f64,
     max_edge_strain: f64,
+    max_energy_ratio: f64,
+    min_volume_ratio: f64,
+    stagnation_frames: usize,
+}
+
+/// What the checks of one run remember between its frames.
+#[derive(Clone, Debug)]
+pub struct Watch {
+    budget: EnergyBudget,
+    stagnation: Stagnation,
 }
 
 impl Health {
@@ -51,7 +72,51 @@ impl Health {
         if !(s.max_edge_strain > 0.0) {
             return Err(Error::invalid(format!("simulation.max_edge_strain: must be a positive strain (or inf), got {}", s.max_edge_strain)));
         }
-        Ok(Health { on_failure, max_speed: s.max_speed, max_inverted_fraction: s.max_inverted_fraction, max_edge_strain: s.max_edge_strain })
+        if s.max_energy_ratio.is_nan() || s.max_energy_ratio < 1.0 {
+            return Err(Error::invalid(format!("simulation.max_energy_ratio: must be a ratio of at least 1 (or inf), got {}", s.max_energy_ratio)));
+        }
+        if s.min_volume_ratio.is_nan() || s.min_volume_ratio >= 0.0 {
+            return Err(Error::invalid(format!("simulation.min_volume_ratio: must be a negative det F (or -inf), got {}", s.min_volume_ratio)));
+        }
+        Ok(Health {
+            on_failure,
+            max_speed: s.max_speed,
+            max_inverted_fraction: s.max_inverted_fraction,
+            max_edge_strain: s.max_edge_strain,
+            max_energy_ratio: s.max_energy_ratio,
+            min_volume_ratio: s.min_volume_ratio,
+            stagnation_frames: s.stagnation_frames,
+        })
+    }
+
+    /// A fresh memory for a run of `model`.
+    pub fn watch(&self, model: &Model) -> Watch {
+        Watch { budget: EnergyBudget::of(model), stagnation: Stagnation::new(self.stagnation_frames) }
+    }
+
+    /// Every check of a finite frame, `last` its measures: [`limits`](Self::limits), then the volume,
+    /// energy and stagnation checks; the first that fails.
+    pub fn check(&self, watch: &mut Watch, model: &Model, state: &State, last: &FinalState) -> Option<Failure> {
+        let failure = |kind, cause| Some(Failure { frame: state.frame, kind, cause });
+        let stagnated = watch.stagnation.push(last.relative_residual, last.inverted_elements);
+        if let Some(f) = self.limits(model, state, last.inverted_elements, last.max_edge_strain) {
+            return Some(f);
+        }
+        if last.min_volume_ratio < self.min_volume_ratio {
+            let (j, tet) = most_inverted(model, state);
+            return failure("volume_ratio", format!("det F = {j:.4e} at {tet}: turned inside out (simulation.min_volume_ratio = {})", self.min_volume_ratio));
+        }
+        let energy = last.elastic_energy + last.kinetic_energy;
+        let budget = watch.budget.at(model, state);
+        if energy > self.max_energy_ratio * budget {
+            let cause = format!(
+                "elastic + kinetic energy {energy:.4e} J is {:.3e} times the {budget:.4e} J the scene can hold (simulation.max_energy_ratio = {})",
+                energy / budget,
+                self.max_energy_ratio
+            );
+            return failure("energy", cause);
+        }
+        stagnated.and_then(|cause| failure("stagnation", cause))
     }
 
     /// A non-finite position or velocity, or a non-finite reported residual.
@@ -84,6 +149,22 @@ impl Health {
         }
         None
     }
+}
+
+/// The smallest det F and "tetrahedron T of body 'B'", `T` counted within its body.
+fn most_inverted(model: &Model, state: &State) -> (f64, String) {
+    let mut seen = vec![0; model.bodies.len()];
+    let (mut min, mut at) = (f64::INFINITY, (0, 0));
+    for g in &model.tet_groups {
+        for (e, (t, r)) in g.tets.iter().zip(&g.rest).enumerate() {
+            let j = volume_ratio(r, &gather(&state.x, t));
+            if j < min {
+                (min, at) = (j, (g.body, seen[g.body] + e));
+            }
+        }
+        seen[g.body] += g.tets.len();
+    }
+    (min, format!("tetrahedron {} of body '{}'", at.1, model.bodies[at.0].name))
 }
 
 /// "vertex V of body 'B'", with `V` counted within its body.
@@ -176,6 +257,79 @@ mod tests {
         assert!(e(settings("stop", 0.0, 1.0)).starts_with("simulation.max_speed:"));
         assert!(e(settings("stop", f64::NAN, 1.0)).starts_with("simulation.max_speed:"));
         assert!(e(settings("stop", 1.0, 1.5)).starts_with("simulation.max_inverted_fraction:"));
+        assert!(e(schema::Simulation { max_energy_ratio: 0.5, ..Default::default() }).starts_with("simulation.max_energy_ratio:"));
+        assert!(e(schema::Simulation { max_energy_ratio: f64::NAN, ..Default::default() }).starts_with("simulation.max_energy_ratio:"));
+        assert!(e(schema::Simulation { min_volume_ratio: 0.0, ..Default::default() }).starts_with("simulation.min_volume_ratio:"));
         assert_eq!(Health::new(&settings("continue", f64::INFINITY, 0.0)).unwrap().on_failure, OnFailure::Continue);
+    }
+
+    /// The measures `Simulation` reports for `state`.
+    fn measured(model: &Model, state: &State, relative_residual: f64) -> FinalState {
+        let (min_volume_ratio, inverted_elements) = xpbd_core::metrics::volume_stats(model, &state.x);
+        FinalState {
+            relative_residual,
+            elastic_energy: xpbd_core::metrics::elastic_energy(model, &state.x),
+            kinetic_energy: xpbd_core::metrics::kinetic_energy(model, &state.v),
+            min_volume_ratio,
+            inverted_elements,
+            ..Default::default()
+        }
+    }
+
+    /// Mirrored, every tetrahedron has det F = −1: the default bound (−1) passes it; mirrored and stretched,
+    /// det F = −2 fails, naming a tetrahedron; `-inf` turns the check off.
+    #[test]
+    fn a_tetrahedron_inside_out_and_grown_fails() {
+        let (model, mut state) = cube();
+        // Inside out, the whole cube holds more than ten times its energy at unit strain: energy is not checked here.
+        let h = Health::new(&schema::Simulation { max_energy_ratio: f64::INFINITY, ..Default::default() }).unwrap();
+        state.x.iter_mut().for_each(|p| p.x = -p.x);
+        assert_eq!(h.check(&mut h.watch(&model), &model, &state, &measured(&model, &state, 0.5)), None);
+        state.x.iter_mut().for_each(|p| p.x *= 2.0);
+        let f = h.check(&mut h.watch(&model), &model, &state, &measured(&model, &state, 0.5)).unwrap();
+        assert_eq!(f.kind, "volume_ratio");
+        assert!(f.cause.starts_with("det F = -2.0000e0 at tetrahedron ") && f.cause.contains("of body 'cube'"), "{}", f.cause);
+        assert!(f.cause.ends_with("(simulation.min_volume_ratio = -1)"), "{}", f.cause);
+        let off = Health::new(&schema::Simulation { min_volume_ratio: f64::NEG_INFINITY, ..Default::default() }).unwrap();
+        assert_eq!(off.check(&mut off.watch(&model), &model, &state, &measured(&model, &state, 0.5)), None);
+    }
+
+    /// Falling 1000 m, the cube's kinetic energy is gravity's work and passes; the same speed with no
+    /// fall behind it is energy nothing put in, and fails; `inf` turns the check off.
+    #[test]
+    fn energy_nothing_put_in_fails() {
+        let (model, mut state) = cube();
+        let h = Health::new(&schema::Simulation { max_speed: f64::INFINITY, ..Default::default() }).unwrap();
+        let fall = (2.0 * 9.81 * 1000.0_f64).sqrt();
+        state.v.iter_mut().for_each(|v| v.y = -fall);
+        state.x.iter_mut().for_each(|p| p.y -= 1000.0);
+        let mut watch = h.watch(&model);
+        assert_eq!(h.check(&mut watch, &model, &state, &measured(&model, &state, 0.5)), None);
+        state.x = model.initial_position.clone();
+        let f = h.check(&mut watch, &model, &state, &measured(&model, &state, 0.5)).unwrap();
+        assert_eq!(f.kind, "energy");
+        assert!(f.cause.starts_with("elastic + kinetic energy 9.8100e6 J is "), "{}", f.cause);
+        assert!(f.cause.ends_with("(simulation.max_energy_ratio = 10)"), "{}", f.cause);
+        let off = Health::new(&schema::Simulation { max_speed: f64::INFINITY, max_energy_ratio: f64::INFINITY, ..Default::default() }).unwrap();
+        assert_eq!(off.check(&mut off.watch(&model), &model, &state, &measured(&model, &state, 0.5)), None);
+    }
+
+    /// A relative residual still to 1e-3 for 5 frames while the inverted count grows fails on the 6th
+    /// frame; a moving residual, a count that did not grow, a zero residual or `stagnation_frames = 0` do not.
+    #[test]
+    fn a_still_residual_while_inversions_grow_fails() {
+        let run = |frames: usize, residuals: &[f64], inverted: &[usize]| {
+            let mut s = Stagnation::new(frames);
+            residuals.iter().zip(inverted).map(|(&r, &n)| s.push(r, n)).collect::<Vec<_>>()
+        };
+        let growing = [3, 3, 4, 5, 5, 6, 7];
+        let stuck = run(5, &[0.5, 1.0, 1.0004, 1.0, 0.9999, 1.0, 1.0], &growing);
+        assert!(stuck[..6].iter().all(Option::is_none), "{stuck:?}");
+        let cause = stuck[6].as_deref().unwrap();
+        assert_eq!(cause, "relative residual stuck at 1.0000e0 for 5 frames while inverted tetrahedra grew from 3 to 7 (simulation.stagnation_frames = 5)");
+        assert!(run(5, &[1.0, 1.0, 1.0, 1.01, 1.0, 1.0, 1.0], &growing).iter().all(Option::is_none));
+        assert!(run(5, &[1.0; 7], &[4, 5, 6, 6, 5, 4, 4]).iter().all(Option::is_none));
+        assert!(run(5, &[0.0; 7], &growing).iter().all(Option::is_none));
+        assert!(run(0, &[1.0; 7], &growing).iter().all(Option::is_none));
     }
 }

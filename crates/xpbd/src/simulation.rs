@@ -24,7 +24,8 @@ pub struct Simulation {
     pub config: SolverConfig,
     pub state: State,
     pub selection: Selection,
-    /// The per-frame checks of `[simulation]` (`on_failure`, `max_speed`, `max_inverted_fraction`, `max_edge_strain`).
+    /// The per-frame checks of `[simulation]` (`on_failure`, `max_speed`, `max_inverted_fraction`, `max_edge_strain`,
+    /// `max_energy_ratio`, `min_volume_ratio`, `stagnation_frames`).
     pub health: Health,
     /// Load-time warnings (reoriented elements, dropped vertices).
     pub warnings: Vec<String>,
@@ -165,6 +166,7 @@ impl Simulation {
         let mut solve_s = 0.0;
         let mut last = self.final_state(0.0, 0.0);
         let (mut failure, mut failed_checks, mut failed_check_count, mut interrupted) = (None, Vec::new(), 0, None);
+        let mut watch = self.health.watch(&self.model);
         for _ in 0..count {
             let stats = match self.selection.backend.step_frame(&self.model, &mut self.state) {
                 Ok(stats) => stats,
@@ -180,7 +182,7 @@ impl Simulation {
                 break;
             }
             last = self.final_state(stats.residual, stats.relative_residual);
-            let check = self.health.limits(&self.model, &self.state, last.inverted_elements, last.max_edge_strain);
+            let check = self.health.check(&mut watch, &self.model, &self.state, &last);
             writer.metrics(&FrameMetrics {
                 frame: self.state.frame,
                 time: self.state.time,

@@ -76,6 +76,16 @@ pub struct Simulation {
     /// A frame whose largest cloth edge strain (|l − l₀| / l₀) exceeds this fails the health check: a
     /// diverging cloth solve, which need not reach `max_speed` or a non-finite state.
     pub max_edge_strain: f64,
+    /// A frame whose elastic + kinetic energy exceeds this many times the energy the scene can hold (its
+    /// initial energy, gravity's work, its energy at unit strain, its drivers' kinetic energy) fails the
+    /// health check; `inf` turns it off.
+    pub max_energy_ratio: f64,
+    /// A frame whose smallest det F (`min_volume_ratio` in `metrics.csv`) is below this fails the health
+    /// check: a tetrahedron turned inside out and grown; `-inf` turns it off.
+    pub min_volume_ratio: f64,
+    /// A run whose relative residual stops moving while its inverted tetrahedra grow, this many frames
+    /// in a row, fails the health check; 0 turns it off.
+    pub stagnation_frames: usize,
 }
 
 impl Default for Simulation {
@@ -93,6 +103,9 @@ impl Default for Simulation {
             max_speed: 1.0e3,
             max_inverted_fraction: 1.0,
             max_edge_strain: 10.0,
+            max_energy_ratio: 10.0,
+            min_volume_ratio: -1.0,
+            stagnation_frames: 5,
         }
     }
 }
