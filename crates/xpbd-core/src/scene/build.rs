@@ -75,10 +75,10 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
             .iter()
             .position(|b| b.name == p.body)
             .ok_or_else(|| Error::invalid(format!("probe[{pi}] '{}': no body named '{}'", p.name, p.body)))?;
-        let target = finite3(p.point, &format!("probe[{pi}].point"))?;
-        let r = m.bodies[bi].vertices.clone();
-        let v = r.min_by(|&a, &b| (m.rest[a] - target).norm().total_cmp(&(m.rest[b] - target).norm())).unwrap();
-        m.probes.push(Probe { name: p.name.clone(), vertex: v as u32 });
+        let what = format!("probe[{pi}] '{}'", p.name);
+        let (vertex, far) = probe_vertex(&m, bi, finite3(p.point, &format!("probe[{pi}].point"))?, &what);
+        warnings.extend(far);
+        m.probes.push(Probe { name: p.name.clone(), vertex });
     }
     match &mut config.method {
         Method::Xpbd { .. } => {}
@@ -103,7 +103,36 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
     }
     config.requirements(&m).map_err(|u| Error::invalid(u.0))?;
     warnings.extend(crate::stability::warnings(&m, &config));
+    let iterations = if matches!(config.method, Method::Implicit(_)) { 1 } else { config.iterations };
+    warnings.extend(crate::budget::warning(&scene.simulation, iterations, &m));
     Ok(Built { model: m, config, warnings })
+}
+
+/// A probe's distance from its body, beyond which the snap to the nearest vertex is warned, as a
+/// fraction of the body's bounding-box diagonal.
+const PROBE_FAR: f64 = 0.25;
+
+/// The vertex of body `bi` nearest to `target` at rest, and a warning when it is far from `target`.
+fn probe_vertex(m: &Model, bi: usize, target: Vec3, what: &str) -> (u32, Option<String>) {
+    let rest = &m.rest[m.bodies[bi].vertices.clone()];
+    let distance = |p: &Vec3| (p - target).norm();
+    let Some((i, nearest)) = rest.iter().enumerate().min_by(|a, b| distance(a.1).total_cmp(&distance(b.1))) else {
+        return (m.bodies[bi].vertices.start as u32, None);
+    };
+    let (lo, hi) = rest.iter().fold((*nearest, *nearest), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
+    let diagonal = (hi - lo).norm();
+    let far = (distance(nearest) > PROBE_FAR * diagonal).then(|| {
+        format!(
+            "{what}: point is {:.3} m from body '{}' (whose bounding box has a {diagonal:.3} m diagonal); it tracks the body's nearest vertex, {} at [{:.3}, {:.3}, {:.3}]",
+            distance(nearest),
+            m.bodies[bi].name,
+            i,
+            nearest.x,
+            nearest.y,
+            nearest.z
+        )
+    });
+    ((m.bodies[bi].vertices.start + i) as u32, far)
 }
 
 fn solver_config(scene: &Scene) -> Result<SolverConfig> {
@@ -237,6 +266,7 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<Me
         }
         (Some(g), None) => {
             let kind = format!("generator '{g}'");
+            let in_field = |e: Error| Error::invalid(format!("{what}: {e}"));
             let split = src.split.unwrap_or(5);
             match g.as_str() {
                 "box" => {
@@ -244,27 +274,27 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<Me
                     let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
                     let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
                     check_grid(what, &cells, split as u64)?;
-                    Ok(Mesh::Tet(generators::box_mesh(size, cells, split)?))
+                    Ok(Mesh::Tet(generators::box_mesh(size, cells, split).map_err(in_field)?))
                 }
                 "sphere" => {
                     only(src, &["radius", "cells", "split"], what, &kind)?;
                     let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
                     check_grid(what, &[cells[0]; 3], split as u64)?;
-                    Ok(Mesh::Tet(generators::sphere_mesh(need(&src.radius, what, "radius", &kind)?, cells[0], split)?))
+                    Ok(Mesh::Tet(generators::sphere_mesh(need(&src.radius, what, "radius", &kind)?, cells[0], split).map_err(in_field)?))
                 }
                 "torus" => {
                     only(src, &["major_radius", "minor_radius", "cells", "split"], what, &kind)?;
                     let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
                     check_grid(what, &[cells[0]; 3], split as u64)?;
                     let (r0, r1) = (need(&src.major_radius, what, "major_radius", &kind)?, need(&src.minor_radius, what, "minor_radius", &kind)?);
-                    Ok(Mesh::Tet(generators::torus_mesh(r0, r1, cells[0], split)?))
+                    Ok(Mesh::Tet(generators::torus_mesh(r0, r1, cells[0], split).map_err(in_field)?))
                 }
                 "grid2d" => {
                     only(src, &["size", "cells"], what, &kind)?;
                     let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
                     let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
                     check_grid(what, &cells, 2)?;
-                    Ok(Mesh::Tri(generators::grid2d_mesh(size, cells)?))
+                    Ok(Mesh::Tri(generators::grid2d_mesh(size, cells).map_err(in_field)?))
                 }
                 other => Err(Error::invalid(format!("{what}.generator: unknown generator '{other}' (expected box, sphere, torus, grid2d)"))),
             }

@@ -1,5 +1,6 @@
 //! Gmsh `.msh`, versions 2.x and 4.1, ASCII and binary. Keeps 4-node tetrahedra (type 4), or
-//! 3-node triangles (type 2) when there are no tetrahedra; every other element type is skipped.
+//! 3-node triangles (type 2) when there are no tetrahedra; every other element type is skipped, and a
+//! file whose tetrahedra or triangles are all of higher order is refused with the `gmsh -order 1` hint.
 
 use super::{ascii_bytes, shorten, tet_or_tri, Cursor, Endian};
 use crate::mesh::{Mesh, Vec3};
@@ -9,6 +10,8 @@ use std::path::Path;
 
 const TET: u64 = 4;
 const TRI: u64 = 2;
+/// Higher-order tetrahedra (10, 20, 35, 56 nodes) and triangles (6, 9, 10, 12, 15, 15, 21 nodes).
+const HIGHER_ORDER: [u64; 11] = [11, 29, 30, 31, 9, 20, 21, 22, 23, 24, 25];
 
 /// What `$MeshFormat` said.
 #[derive(Clone, Copy)]
@@ -62,6 +65,17 @@ impl Nodes {
 struct Elements {
     tets: Vec<[u32; 4]>,
     tris: Vec<[u32; 3]>,
+    /// The type of the first skipped higher-order tetrahedron or triangle.
+    higher_order: Option<u64>,
+}
+
+impl Elements {
+    /// Notes a skipped element of type `ty`.
+    fn skip(&mut self, ty: u64) {
+        if HIGHER_ORDER.contains(&ty) {
+            self.higher_order.get_or_insert(ty);
+        }
+    }
 }
 
 pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
@@ -105,6 +119,14 @@ pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
         }
     }
     let nodes = nodes.ok_or_else(|| Error::parse(path, None, "no $Nodes section"))?;
+    if let (true, Some(ty)) = (elems.tets.is_empty(), elems.higher_order) {
+        let nodes = nodes_per_type(ty).unwrap_or(0);
+        return Err(Error::parse(
+            path,
+            None,
+            format!("holds second- or higher-order elements (Gmsh type {ty}, {nodes} nodes), which are not supported: mesh it with `gmsh -order 1` (linear 4-node tetrahedra)"),
+        ));
+    }
     tet_or_tri(path, nodes.vertices, elems.tets, elems.tris)
 }
 
@@ -178,6 +200,7 @@ fn element_nodes(c: &mut Cursor, n: &Nodes, ty: u64, elems: &mut Elements) -> Re
         TET => elems.tets.push(node_list(c, n)?),
         TRI => elems.tris.push(node_list(c, n)?),
         _ => {
+            elems.skip(ty);
             c.rest_of_line();
             return Ok(());
         }
@@ -235,7 +258,7 @@ fn elements_v2_binary(c: &mut Cursor, n: &Nodes, e: Endian, elems: &mut Elements
             match ty as u64 {
                 TET => elems.tets.push([idx(0)?, idx(1)?, idx(2)?, idx(3)?]),
                 TRI => elems.tris.push([idx(0)?, idx(1)?, idx(2)?]),
-                _ => {}
+                other => elems.skip(other),
             }
         }
         read += count as u64;
@@ -380,7 +403,7 @@ fn elements_v4_binary(c: &mut Cursor, n: &Nodes, b: Bin, elems: &mut Elements) -
             match ty as u64 {
                 TET => elems.tets.push([idx(0)?, idx(1)?, idx(2)?, idx(3)?]),
                 TRI => elems.tris.push([idx(0)?, idx(1)?, idx(2)?]),
-                _ => {}
+                other => elems.skip(other),
             }
         }
         read += k as u64;
