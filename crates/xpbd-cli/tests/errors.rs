@@ -89,6 +89,27 @@ fn second_order_gmsh_elements_are_named_with_the_hint() {
     assert!(!e.contains("no tetrahedra"), "{e}");
 }
 
+/// A mesh whose second tetrahedron is flat: Gmsh messages give its element tag, other formats its
+/// 1-based position in the file.
+#[test]
+fn elements_are_named_by_gmsh_tag_or_one_based_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let nodes = "1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 0.5 0.5 0\n";
+    write(
+        d,
+        "flat.msh",
+        &format!("$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n5\n{nodes}$EndNodes\n$Elements\n2\n17 4 2 0 1 1 2 3 4\n40 4 2 0 1 1 2 3 5\n$EndElements\n"),
+    );
+    let e = expect_error(d, &["info", "flat.msh"], &["tetrahedron with Gmsh element tag 40 has zero rest volume"]);
+    assert!(!e.contains("tetrahedron 1 "), "{e}");
+    let medit = "MeshVersionFormatted 1\nDimension 3\nVertices\n5\n0 0 0 0\n1 0 0 0\n0 1 0 0\n0 0 1 0\n0.5 0.5 0 0\nTetrahedra\n2\n1 2 3 4 0\n1 2 3 5 0\nEnd\n";
+    write(d, "flat.mesh", medit);
+    expect_error(d, &["info", "flat.mesh"], &["tetrahedron 2 has zero rest volume"]);
+    let scene = SCENE.replace("{ generator = \"box\", size = [0.25, 0.25, 0.25], cells = [1, 1, 1] }", "{ file = \"flat.msh\" }");
+    run_error(d, "s.toml", &scene, &["body[1] 'block'", "Gmsh element tag 40"]);
+}
+
 #[test]
 fn a_mesh_file_is_recognised_by_content_and_extension() {
     let dir = tempfile::tempdir().unwrap();

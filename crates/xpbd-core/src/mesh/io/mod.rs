@@ -15,7 +15,7 @@ mod vtu;
 pub use pvd::write_pvd;
 pub use vtu::{read_vtu_cells, write_vtu, write_vtu_with_cells, PointData};
 
-use super::{Mesh, TetMesh, TriMesh, Vec3};
+use super::{numbering::Numbering, Mesh, TetMesh, TriMesh, Vec3};
 use crate::{Error, Result};
 use std::path::Path;
 use std::str::FromStr;
@@ -27,6 +27,11 @@ pub const SUPPORTED_EXTENSIONS: &str = ".node/.ele (TetGen), .msh (Gmsh), .mesh 
 /// its content when it is a file (Gmsh, MEDIT, VTK), and is otherwise taken as a TetGen stem
 /// (`stem.node` + `stem.ele`).
 pub fn read_mesh(path: &Path) -> Result<Mesh> {
+    read_numbered(path).map(|(mesh, _)| mesh)
+}
+
+/// [`read_mesh`], with how the file numbers its tetrahedra (for messages).
+pub fn read_numbered(path: &Path) -> Result<(Mesh, Numbering)> {
     if path.extension().is_none() && path.is_file() {
         let data = read_bytes(path)?;
         let unknown =
@@ -34,7 +39,7 @@ pub fn read_mesh(path: &Path) -> Result<Mesh> {
         return Format::sniff(&data).ok_or_else(unknown)?.parse(path, &data);
     }
     match Format::of(path)? {
-        Format::TetGen => tetgen::read(path).map(Mesh::Tet),
+        Format::TetGen => tetgen::read(path).map(|m| (Mesh::Tet(m), Numbering::default())),
         format => format.parse(path, &read_bytes(path)?),
     }
 }
@@ -42,7 +47,7 @@ pub fn read_mesh(path: &Path) -> Result<Mesh> {
 /// Parses a one-file mesh held in memory (every format but TetGen, see [`parse_tetgen`]); `path` picks
 /// the format by its extension and names the file in errors. The fuzz targets enter here.
 pub fn parse_mesh(path: &Path, data: &[u8]) -> Result<Mesh> {
-    Format::of(path)?.parse(path, data)
+    Format::of(path)?.parse(path, data).map(|(mesh, _)| mesh)
 }
 
 /// Parses a TetGen `.node` text and `.ele` text held in memory; `path` names them in errors.
@@ -116,16 +121,17 @@ impl Format {
         }
     }
 
-    /// Parses a one-file mesh of this format.
-    fn parse(self, path: &Path, data: &[u8]) -> Result<Mesh> {
+    /// Parses a one-file mesh of this format, with its element numbering.
+    fn parse(self, path: &Path, data: &[u8]) -> Result<(Mesh, Numbering)> {
+        let positional = |mesh: Result<Mesh>| mesh.map(|m| (m, Numbering::default()));
         match self {
             Format::TetGen => Err(Error::parse(path, None, "a TetGen mesh is two files: parse it with parse_tetgen")),
             Format::Gmsh => gmsh::parse(path, data),
-            Format::Medit => medit::parse(path, data),
-            Format::VtkLegacy => vtk_legacy::parse(path, data),
-            Format::Vtu => vtu::parse(path, data),
-            Format::Obj => obj::parse(path, data).map(Mesh::Tri),
-            Format::Stl => stl::parse(path, data).map(Mesh::Tri),
+            Format::Medit => positional(medit::parse(path, data)),
+            Format::VtkLegacy => positional(vtk_legacy::parse(path, data)),
+            Format::Vtu => positional(vtu::parse(path, data)),
+            Format::Obj => positional(obj::parse(path, data).map(Mesh::Tri)),
+            Format::Stl => positional(stl::parse(path, data).map(Mesh::Tri)),
         }
     }
 }
