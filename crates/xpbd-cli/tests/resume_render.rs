@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{expect_error, write, xpbd_in};
+use common::{expect_error, expect_usage_error, write, xpbd_in};
 
 const SCENE: &str = r#"
 name = "cube"
