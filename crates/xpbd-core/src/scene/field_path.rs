@@ -1,18 +1,28 @@
-//! Where a scene parse error is: the field path (`body[1].material.youngs`) of the key or value at a
-//! byte offset of the TOML text, and serde's type names turned into words.
+//! Where a TOML parse error is: the line and field path (`body[1].material.youngs`) of the key or value
+//! at the error's offset, with serde's type names turned into words.
 
+use crate::Error;
+use std::path::Path;
 use toml_edit::{ImDocument, Item, TableLike, Value};
+
+/// `e`, met parsing `text` read from `path`, as one line: `path:line: field.path: message`.
+pub fn located(text: &str, path: &Path, e: &toml::de::Error) -> Error {
+    let start = e.span().map(|s| s.start.min(text.len()));
+    let line = start.map(|s| text[..s].matches('\n').count() + 1);
+    let field = start.and_then(|s| at(text, s)).map(|f| format!("{f}: ")).unwrap_or_default();
+    Error::parse(path, line, format!("{field}{}", humane(e.message())))
+}
 
 /// The path of the innermost key or value of `text` whose span holds byte `at`; `None` when the text
 /// is not valid TOML or `at` lies outside every key and value.
-pub fn at(text: &str, at: usize) -> Option<String> {
+fn at(text: &str, at: usize) -> Option<String> {
     let doc = ImDocument::parse(text).ok()?;
     let mut path = String::new();
     in_table(doc.as_table(), at, &mut path).then_some(path)
 }
 
 /// Rewrites serde's Rust type names (`expected usize`) and toml's integer overflow in words.
-pub fn humane(message: &str) -> String {
+fn humane(message: &str) -> String {
     const WORDS: [(&str, &str); 6] = [
         ("expected usize", "expected a whole number ≥ 0"),
         ("expected u64", "expected a whole number ≥ 0"),

@@ -7,7 +7,7 @@ mod cloth_topology;
 #[cfg(test)]
 mod collider_tests;
 mod contact;
-mod field_path;
+pub mod field_path;
 pub mod initial_deform;
 pub mod schema;
 pub mod table2;
@@ -41,13 +41,7 @@ pub fn load(path: &Path) -> Result<Scene> {
 /// Parses scene text; `path` is used in messages, which name the line and the field path
 /// (`body[1].material.youngs`) and give types in words.
 pub fn parse(text: &str, path: &Path) -> Result<Scene> {
-    toml::from_str(text).map_err(|e| {
-        let start = e.span().map(|s| s.start.min(text.len()));
-        let line = start.map(|s| text[..s].matches('\n').count() + 1);
-        let message = field_path::humane(e.message());
-        let field = start.and_then(|s| field_path::at(text, s)).map(|f| format!("{f}: ")).unwrap_or_default();
-        Error::parse(path, line, format!("{field}{message}"))
-    })
+    toml::from_str(text).map_err(|e| field_path::located(text, path, &e))
 }
 
 #[cfg(test)]
