@@ -67,7 +67,7 @@ fn type_and_range_errors_name_line_and_field_path_in_words() {
     run_error(d, "negative.toml", &SCENE.replace("substeps = 4", "substeps = -4"), &[":6: simulation.substeps: ", "integer `-4`"]);
     let e = run_error(d, "split.toml", &SCENE.replace("split = 5", "split = 500"), &[":9: body[0].mesh.split: ", "from 0 to 255"]);
     assert!(!e.contains("u8"), "{e}");
-    let e = run_error(d, "big.toml", &SCENE.replace("frames = 3", "frames = 99999999999999999999"), &["big.toml:5: ", "integer too large"]);
+    let e = run_error(d, "big.toml", &SCENE.replace("frames = 3", "frames = 99999999999999999999"), &["big.toml:5: simulation.frames: integer too large"]);
     assert!(!e.contains("target type"), "{e}");
     run_error(d, "pin.toml", &SCENE.replace("translate = [0.0, 1.0, 0.0]", "pin = [{ indices = [1, \"2\"] }]"), &[":14: body[1].pin[0].indices[1]: "]);
 }

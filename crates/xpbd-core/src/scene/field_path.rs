@@ -5,12 +5,21 @@ use crate::Error;
 use std::path::Path;
 use toml_edit::{ImDocument, Item, TableLike, Value};
 
-/// `e`, met parsing `text` read from `path`, as one line: `path:line: field.path: message`.
+/// `e`, met parsing `text` read from `path`, as one line: `path:line: field.path: message`. A value
+/// that is not valid TOML (an integer past 2⁶³) is located by parsing the text with `0` in its place.
 pub fn located(text: &str, path: &Path, e: &toml::de::Error) -> Error {
-    let start = e.span().map(|s| s.start.min(text.len()));
+    let start = e.span().map(|s| s.start).filter(|&s| text.is_char_boundary(s));
     let line = start.map(|s| text[..s].matches('\n').count() + 1);
-    let field = start.and_then(|s| at(text, s)).map(|f| format!("{f}: ")).unwrap_or_default();
+    let field = start.and_then(|s| at(text, s).or_else(|| at(&with_zero_at(text, s), s)));
+    let field = field.map(|f| format!("{f}: ")).unwrap_or_default();
     Error::parse(path, line, format!("{field}{}", humane(e.message())))
+}
+
+/// `text` with the token that starts at byte `start` replaced by `0`.
+fn with_zero_at(text: &str, start: usize) -> String {
+    let rest = &text[start..];
+    let end = rest.find(|c: char| c.is_whitespace() || ",]}#".contains(c)).unwrap_or(rest.len());
+    format!("{}0{}", &text[..start], &rest[end..])
 }
 
 /// The path of the innermost key or value of `text` whose span holds byte `at`; `None` when the text
