@@ -7,9 +7,9 @@ use crate::scene::schema::Simulation;
 
 /// Element updates per second assumed by the estimate: more than any backend reaches on these models,
 /// so a warned run takes at least the time given.
-pub const UPDATES_PER_SECOND: f64 = 1e8;
+const UPDATES_PER_SECOND: f64 = 1e8;
 /// Estimated times above this (s) are warned.
-pub const WARN_SECONDS: f64 = 86_400.0;
+const WARN_SECONDS: f64 = 86_400.0;
 
 /// A warning with the estimate when the run of `model` under `sim` would take more than a day;
 /// `iterations` is the solver's per substep (1 for the implicit solvers).
