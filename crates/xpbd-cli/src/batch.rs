@@ -63,7 +63,7 @@ impl Gpus {
 
 pub fn batch(a: BatchArgs) -> Result<()> {
     if a.jobs == 0 {
-        return Err(Error::invalid("--jobs: must be at least 1"));
+        return Err(Error::usage("--jobs: must be at least 1"));
     }
     let shard = match a.shard {
         Some(s) => Some(s),

@@ -22,10 +22,10 @@ pub struct DoctorArgs {
 }
 
 pub fn doctor(args: DoctorArgs) -> Result<()> {
-    let device = match args.device.as_deref().map(str::parse::<Device>).transpose().map_err(|e| Error::invalid(format!("--{e}")))? {
+    let device = match args.device.as_deref().map(str::parse::<Device>).transpose().map_err(|e| Error::usage(format!("--{e}")))? {
         None => None,
         Some(Device::Cuda(n)) => Some(n),
-        Some(Device::Auto | Device::AutoOn(_) | Device::Cpu) => return Err(Error::invalid("--device: the doctor examines a CUDA device, cuda:N")),
+        Some(Device::Auto | Device::AutoOn(_) | Device::Cpu) => return Err(Error::usage("--device: the doctor examines a CUDA device, cuda:N")),
     };
     let options = Options { device, self_test: !args.no_self_test };
     let json = args.json;

@@ -6,7 +6,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use xpbd_core::graph::partition::partitions;
-use xpbd_core::mesh::{io, orientation, surface, Mesh, Vec3};
+use xpbd_core::mesh::{io, numbering::Numbering, orientation, surface, Mesh, Vec3};
 use xpbd_core::scene;
 use xpbd_core::Result;
 
@@ -60,11 +60,12 @@ pub fn info(path: &Path, json: bool) -> Result<()> {
                 } else {
                     Mesh::Tet(xpbd_core::mesh::TetMesh { vertices: verts, tets: b.tets.iter().map(|t| t.map(local)).collect() })
                 };
-                describe(&b.name, mesh, k_s)
+                describe(&b.name, mesh, &Numbering::default(), k_s)
             })
             .collect::<Result<Vec<_>>>()?
     } else {
-        vec![describe(&path.display().to_string(), io::read_mesh(path)?, k_s)?]
+        let (mesh, numbers) = io::read_numbered(path)?;
+        vec![describe(&path.display().to_string(), mesh, &numbers, k_s)?]
     };
     if json {
         let v = if items.len() == 1 { serde_json::to_value(&items[0]) } else { serde_json::to_value(&items) };
@@ -110,10 +111,10 @@ pub fn info(path: &Path, json: bool) -> Result<()> {
     Ok(())
 }
 
-fn describe(name: &str, mesh: Mesh, k_s: usize) -> Result<MeshInfo> {
+fn describe(name: &str, mesh: Mesh, numbers: &Numbering, k_s: usize) -> Result<MeshInfo> {
     let (kind, vertices, elements, parts, faces, measure, reoriented) = match mesh {
         Mesh::Tet(mut m) => {
-            let r = orientation::orient_and_validate(&mut m, name)?;
+            let r = orientation::orient_and_validate(&mut m, name, numbers)?;
             let vol = m
                 .tets
                 .iter()

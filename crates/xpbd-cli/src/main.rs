@@ -1,6 +1,7 @@
 //! The `xpbd` command (docs/output-format.md). User errors print one line on standard error and exit 1;
-//! usage errors exit 2; a panic (a bug) prints one line and exits 101, without a backtrace; a `run` stopped
-//! by SIGINT or SIGTERM prints its resume command and exits 130 or 143.
+//! usage errors (clap's, and [`Error::Usage`](xpbd_core::Error::Usage) for a flag's value) exit 2; a panic (a bug)
+//! prints one line and exits 101, without a backtrace; a `run` stopped by SIGINT or SIGTERM prints its resume
+//! command and exits 130 or 143.
 
 mod batch;
 mod converge;
@@ -80,6 +81,6 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("error: {e}");
-        std::process::exit(1);
+        std::process::exit(if matches!(e, xpbd_core::Error::Usage(_)) { 2 } else { 1 });
     }
 }

@@ -39,7 +39,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
         .split_once('x')
         .and_then(|(w, h)| Some((w.parse::<u32>().ok()?, h.parse::<u32>().ok()?)))
         .filter(|&(w, h)| w > 0 && h > 0 && w * h <= 1 << 26)
-        .ok_or_else(|| Error::invalid(format!("--size: '{}' is not WIDTHxHEIGHT", a.size)))?;
+        .ok_or_else(|| Error::usage(format!("--size: '{}' is not WIDTHxHEIGHT", a.size)))?;
     let available = available_frames(&a.run_dir)?;
     if available.is_empty() {
         return Err(Error::invalid(format!("{}: no frames/frame_NNNNN.vtu files (run with output.formats including \"vtu\")", a.run_dir.display())));
@@ -62,7 +62,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
 
 /// `0,10,20-40`, `last` or `all`; every frame must have a file.
 fn parse_frames(list: &str, available: &[usize]) -> Result<Vec<usize>> {
-    let bad = |m: String| Error::invalid(format!("--frames: {m}"));
+    let bad = |m: String| Error::usage(format!("--frames: {m}"));
     let mut out = Vec::new();
     for item in list.split(',').map(str::trim) {
         match item {
@@ -86,10 +86,10 @@ fn parse_frames(list: &str, available: &[usize]) -> Result<Vec<usize>> {
 }
 
 fn vec3(flag: &str, s: &str) -> Result<Vec3> {
-    let v: Vec<f64> =
-        s.split(',').map(|c| c.trim().parse()).collect::<std::result::Result<_, _>>().map_err(|_| Error::invalid(format!("{flag}: '{s}' is not X,Y,Z")))?;
+    let bad = || Error::usage(format!("{flag}: '{s}' is not X,Y,Z"));
+    let v: Vec<f64> = s.split(',').map(|c| c.trim().parse()).collect::<std::result::Result<_, _>>().map_err(|_| bad())?;
     match v[..] {
         [x, y, z] => Ok(Vec3::new(x, y, z)),
-        _ => Err(Error::invalid(format!("{flag}: '{s}' is not X,Y,Z"))),
+        _ => Err(bad()),
     }
 }

@@ -47,14 +47,14 @@ pub struct RunArgs {
 pub fn run(a: RunArgs) -> Result<()> {
     if let Some(n) = a.threads {
         if n == 0 {
-            return Err(Error::invalid("--threads: must be at least 1"));
+            return Err(Error::usage("--threads: must be at least 1"));
         }
         rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| Error::invalid(format!("--threads: {e}")))?;
     }
     if a.frames == Some(0) {
-        return Err(Error::invalid("--frames: must be at least 1"));
+        return Err(Error::usage("--frames: must be at least 1"));
     }
-    let device = a.device.as_deref().map(str::parse::<Device>).transpose().map_err(|e| Error::invalid(format!("--{e}")))?;
+    let device = a.device.as_deref().map(str::parse::<Device>).transpose().map_err(|e| Error::usage(format!("--{e}")))?;
     let mut sim = Simulation::load(&a.scene, device)?;
     for w in &sim.warnings {
         eprintln!("warning: {w}");

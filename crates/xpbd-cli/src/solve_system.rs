@@ -182,7 +182,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
     let sys = DualSystem::read(&args.a, &args.b, Parts { matrix: !args.matrix_free, jacobian: args.matrix_free || is_primal, x: is_primal })?;
     let what = if args.matrix_free { format!("{} (J.mtx)", dir.join("J.mtx").display()) } else { args.a.display().to_string() };
     if !(args.tol > 0.0) {
-        return Err(Error::invalid(format!("--tol must be positive, got {}", args.tol)));
+        return Err(Error::usage(format!("--tol must be positive, got {}", args.tol)));
     }
     let options = AmgOptions {
         theta: args.theta.unwrap_or_else(|| default_theta(args.method)),

@@ -103,7 +103,7 @@ fn bad_scenes_give_one_line_errors() {
     case("none_and_vtu.toml", format!("{SMALL}[output]\nformats = [\"none\", \"vtu\"]\n"), &["output.formats", "'none' cannot be combined"]);
     case("twice.toml", format!("{SMALL}[output]\nformats = [\"vtu\", \"obj\", \"vtu\"]\n"), &["output.formats", "'vtu' is listed twice"]);
     expect_error(Path::new("."), &["run", d.join("absent.toml").to_str().unwrap()], &["absent.toml"]);
-    expect_error(Path::new("."), &["run", write(d, "dev.toml", SMALL).to_str().unwrap(), "--device", "gpu"], &["'gpu'"]);
+    expect_usage_error(Path::new("."), &["run", write(d, "dev.toml", SMALL).to_str().unwrap(), "--device", "gpu"], &["'gpu'"]);
 }
 
 /// The implicit and adaptive solvers' settings (docs/adaptive.md): each bad one is a one-line error naming the

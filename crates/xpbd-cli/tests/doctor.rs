@@ -59,7 +59,7 @@ fn doctor_rejects_a_device_that_is_not_cuda() {
     let cache = tempfile::tempdir().unwrap();
     for (device, needle) in [("cpu", "cuda:N"), ("gpu", "'gpu'")] {
         let (code, _, stderr) = xpbd_with_cache(cache.path(), &["doctor", "--device", device, "--no-self-test"]);
-        assert_eq!(code, 1, "{stderr}");
+        assert_eq!(code, 2, "a usage error: {stderr}");
         assert_one_error_line(&stderr, needle);
     }
 }

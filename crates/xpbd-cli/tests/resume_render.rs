@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{expect_error, write, xpbd_in};
+use common::{expect_error, expect_usage_error, write, xpbd_in};
 
 const SCENE: &str = r#"
 name = "cube"
@@ -44,8 +44,8 @@ fn resume_continues_the_run_folder_and_render_and_report_draw_it() {
     assert!(stdout.starts_with("1 runs: "), "{stdout}");
     assert!(std::fs::read_to_string(dir.path().join("r/report.md")).unwrap().contains("render/frame_00006.png"));
 
-    expect_error(dir.path(), &["render", "r", "--frames", "7"], &["--frames", "no frame file for '7'"]);
-    expect_error(dir.path(), &["render", "r", "--size", "64"], &["--size", "'64'"]);
+    expect_usage_error(dir.path(), &["render", "r", "--frames", "7"], &["--frames", "no frame file for '7'"]);
+    expect_usage_error(dir.path(), &["render", "r", "--size", "64"], &["--size", "'64'"]);
     expect_error(dir.path(), &["render", "nowhere"], &["nowhere"]);
     expect_error(dir.path(), &["run", "cube.toml", "--resume", "nowhere"], &["checkpoint.bin"]);
 }

@@ -26,6 +26,10 @@ pub enum Error {
     /// Input that parsed but is physically or logically invalid (bad material, degenerate element, ...).
     #[error("{0}")]
     Invalid(String),
+    /// A command-line flag that is malformed or out of range: the command exits with status 2, like
+    /// clap's own usage errors.
+    #[error("{0}")]
+    Usage(String),
     /// A backend failed while stepping (for instance a device or driver error): the run stops there
     /// and records it.
     #[error("{backend} backend: {message}")]
@@ -41,6 +45,9 @@ impl Error {
     }
     pub fn invalid(msg: impl Into<String>) -> Self {
         Error::Invalid(msg.into())
+    }
+    pub fn usage(msg: impl Into<String>) -> Self {
+        Error::Usage(msg.into())
     }
     pub fn backend(backend: &'static str, message: impl Into<String>) -> Self {
         Error::Backend { backend, message: message.into() }

@@ -18,13 +18,21 @@ pub const BYTES_PER_ELEMENT: u64 = 512;
 /// becomes a 4-byte `u32` in a 4- or 3-index element, a coordinate of 2 bytes an 8-byte `f64`).
 pub const MESH_BYTES_PER_FILE_BYTE: u64 = 8;
 
-/// The memory limit in bytes, or `None` when it cannot be known.
-pub fn limit() -> Option<u64> {
-    if let Ok(v) = std::env::var("XPBD_MEMORY_LIMIT_MB") {
-        return v.trim().parse::<u64>().ok().map(|mb| mb.saturating_mul(1 << 20));
+/// The memory limit in bytes, or `None` when it cannot be known; an `XPBD_MEMORY_LIMIT_MB` that is not a
+/// whole number of megabytes is an error.
+pub fn limit() -> Result<Option<u64>> {
+    if let Some(v) = std::env::var_os("XPBD_MEMORY_LIMIT_MB") {
+        return parse_limit(&v.to_string_lossy()).map(Some);
     }
-    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
-    mem_available(&info)
+    Ok(std::fs::read_to_string("/proc/meminfo").ok().and_then(|info| mem_available(&info)))
+}
+
+/// `XPBD_MEMORY_LIMIT_MB`'s value in bytes.
+fn parse_limit(mb: &str) -> Result<u64> {
+    match mb.trim().parse::<u64>() {
+        Ok(mb) => Ok(mb.saturating_mul(1 << 20)),
+        Err(_) => Err(Error::invalid(format!("XPBD_MEMORY_LIMIT_MB: '{mb}' is not a whole number of megabytes (e.g. 4096)"))),
+    }
 }
 
 /// `MemAvailable` of a `/proc/meminfo` text, in bytes.
@@ -41,7 +49,7 @@ pub fn model_bytes(vertices: u64, elements: u64) -> u64 {
 
 /// Refuses to go on when `bytes` exceed the limit; `what` names the structure in the message.
 pub fn check(what: &str, bytes: u64) -> Result<()> {
-    check_against(what, bytes, limit())
+    check_against(what, bytes, limit()?)
 }
 
 fn check_against(what: &str, bytes: u64, limit: Option<u64>) -> Result<()> {
@@ -79,6 +87,8 @@ mod tests {
         assert!(!e.contains('\n'));
         assert!(check_against("m", need, Some(need)).is_ok());
         assert!(check_against("m", u64::MAX, None).is_ok(), "no limit known: no check");
+        assert_eq!(parse_limit(" 100 ").unwrap(), 100 << 20);
+        assert_eq!(parse_limit("abc").unwrap_err().to_string(), "XPBD_MEMORY_LIMIT_MB: 'abc' is not a whole number of megabytes (e.g. 4096)");
         assert_eq!(model_bytes(u64::MAX, u64::MAX), u64::MAX, "saturates instead of overflowing");
     }
 }

@@ -42,7 +42,7 @@ pub fn warnings(model: &Model, config: &SolverConfig) -> Vec<String> {
         .filter_map(|g| {
             let limit = substep_limit(model, g)?;
             (h > limit).then(|| {
-                let needed = (config.dt / limit).ceil();
+                let needed = crate::human::count((config.dt / limit).ceil());
                 format!(
                     "body '{}': substep h = {h:.2e} s exceeds the stability estimate {limit:.2e} s of the stable neo-Hookean constraints on its smallest elements; expect spurious deformation unless substeps ≥ {needed} (docs/solver-notes.md)",
                     model.bodies[g.body].name

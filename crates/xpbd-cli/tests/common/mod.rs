@@ -23,10 +23,19 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 /// Runs `xpbd args` in `dir`, expecting exit 1 with one line on stderr that starts with `error: `,
-/// reports no panic, and contains every `needle`.
-pub fn expect_error(dir: &Path, args: &[&str], needles: &[&str]) {
+/// reports no panic, and contains every `needle`; returns that line.
+pub fn expect_error(dir: &Path, args: &[&str], needles: &[&str]) -> String {
+    expect_exit(dir, args, 1, needles)
+}
+
+/// [`expect_error`] for a usage error (a flag's value): exit 2.
+pub fn expect_usage_error(dir: &Path, args: &[&str], needles: &[&str]) -> String {
+    expect_exit(dir, args, 2, needles)
+}
+
+fn expect_exit(dir: &Path, args: &[&str], expected: i32, needles: &[&str]) -> String {
     let (code, _, stderr) = xpbd_in(dir, args);
-    assert_eq!(code, 1, "exit code for {args:?}: {stderr}");
+    assert_eq!(code, expected, "exit code for {args:?}: {stderr}");
     let line = stderr.trim_end();
     assert!(!line.contains('\n'), "more than one line for {args:?}:\n{stderr}");
     assert!(line.starts_with("error: "), "{line}");
@@ -34,4 +43,5 @@ pub fn expect_error(dir: &Path, args: &[&str], needles: &[&str]) {
     for n in needles {
         assert!(line.contains(n), "{args:?}: expected '{n}' in: {line}");
     }
+    line.to_string()
 }

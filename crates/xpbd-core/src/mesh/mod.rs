@@ -3,6 +3,7 @@
 pub mod bvh;
 pub mod generators;
 pub mod io;
+pub mod numbering;
 pub mod orientation;
 pub mod surface;
 

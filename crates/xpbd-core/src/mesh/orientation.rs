@@ -1,6 +1,6 @@
 //! Rest-state checks of tetrahedral meshes: negative elements are reoriented, degenerate ones rejected.
 
-use super::{signed_tet_volume, TetMesh};
+use super::{numbering::Numbering, signed_tet_volume, TetMesh};
 use crate::{Error, Result};
 
 /// What [`orient_and_validate`] changed.
@@ -12,8 +12,8 @@ pub struct OrientationReport {
 
 /// Makes every rest tetrahedron positively oriented (swapping its last two vertices) and rejects
 /// elements whose volume is below `1e-12` of the mean element volume, or whose indices are out of range.
-/// `source` names the mesh in error messages.
-pub fn orient_and_validate(mesh: &mut TetMesh, source: &str) -> Result<OrientationReport> {
+/// `source` names the mesh in error messages, and `numbers` its elements as the file does.
+pub fn orient_and_validate(mesh: &mut TetMesh, source: &str, numbers: &Numbering) -> Result<OrientationReport> {
     let n = mesh.vertices.len();
     if mesh.tets.is_empty() {
         return Err(Error::invalid(format!("{source}: mesh has no tetrahedra")));
@@ -26,7 +26,7 @@ pub fn orient_and_validate(mesh: &mut TetMesh, source: &str) -> Result<Orientati
     let mut volumes = Vec::with_capacity(mesh.tets.len());
     for (e, t) in mesh.tets.iter().enumerate() {
         if let Some(&bad) = t.iter().find(|&&i| i as usize >= n) {
-            return Err(Error::invalid(format!("{source}: tetrahedron {e} references vertex {bad}, but the mesh has {n} vertices")));
+            return Err(Error::invalid(format!("{source}: {} references vertex {bad}, but the mesh has {n} vertices", numbers.tet(e))));
         }
         let [a, b, c, d] = t.map(|i| mesh.vertices[i as usize]);
         volumes.push(signed_tet_volume(&a, &b, &c, &d));
@@ -35,7 +35,7 @@ pub fn orient_and_validate(mesh: &mut TetMesh, source: &str) -> Result<Orientati
     let mut report = OrientationReport::default();
     for (e, (t, v)) in mesh.tets.iter_mut().zip(&volumes).enumerate() {
         if !(v.abs() > 1e-12 * mean) {
-            return Err(Error::invalid(format!("{source}: tetrahedron {e} (vertices {:?}) has zero rest volume", t)));
+            return Err(Error::invalid(format!("{source}: {} has zero rest volume", numbers.tet(e))));
         }
         if *v < 0.0 {
             t.swap(2, 3);
@@ -58,7 +58,7 @@ mod tests {
     fn negative_tet_is_flipped() {
         let mut m = unit_tet();
         m.tets[0] = [0, 2, 1, 3];
-        let r = orient_and_validate(&mut m, "t").unwrap();
+        let r = orient_and_validate(&mut m, "t", &Numbering::default()).unwrap();
         assert_eq!(r.flipped, 1);
         let [a, b, c, d] = m.tets[0].map(|i| m.vertices[i as usize]);
         assert!(signed_tet_volume(&a, &b, &c, &d) > 0.0);
@@ -69,15 +69,17 @@ mod tests {
         let mut m = unit_tet();
         m.vertices.push(Vec3::new(0.5, 0.5, 0.0));
         m.tets.push([0, 1, 2, 4]);
-        let err = orient_and_validate(&mut m, "t").unwrap_err().to_string();
-        assert!(err.contains("tetrahedron 1"), "{err}");
+        let err = orient_and_validate(&mut m, "t", &Numbering::default()).unwrap_err().to_string();
+        assert!(err.contains("tetrahedron 2 has zero rest volume"), "1-based: {err}");
+        let err = orient_and_validate(&mut m, "t", &Numbering::gmsh(vec![7, 9])).unwrap_err().to_string();
+        assert!(err.contains("tetrahedron with Gmsh element tag 9 has zero rest volume"), "{err}");
     }
 
     #[test]
     fn out_of_range_index_is_rejected() {
         let mut m = unit_tet();
         m.tets[0][3] = 9;
-        let err = orient_and_validate(&mut m, "t").unwrap_err().to_string();
+        let err = orient_and_validate(&mut m, "t", &Numbering::default()).unwrap_err().to_string();
         assert!(err.contains("vertex 9"), "{err}");
     }
 }

@@ -11,7 +11,7 @@ use crate::contact::Friction;
 use crate::implicit::settings::ImplicitSettings;
 use crate::layers::settings::MultilayerSettings;
 use crate::material::Lame;
-use crate::mesh::{generators, io, orientation, surface, Mesh, Vec3};
+use crate::mesh::{generators, io, numbering::Numbering, orientation, surface, Mesh, Vec3};
 use crate::mgpbd::settings::MgpbdSettings;
 use crate::model::{Attachment, Body, ClothGroup, Model, Probe, Rayleigh, TetGroup};
 use crate::solver_config::{Method, Ordering, SolverConfig};
@@ -59,10 +59,10 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
         if scene.bodies[..bi].iter().any(|b| b.name == spec.name) {
             return Err(Error::invalid(format!("{what}: body name used twice")));
         }
-        let mesh = load_mesh(&spec.mesh, base_dir, &format!("body[{bi}].mesh"))?;
+        let (mesh, numbers) = load_mesh(&spec.mesh, base_dir, &format!("body[{bi}].mesh"))?;
         (vertices, elements) = (vertices + mesh.vertices().len() as u64, elements + mesh.element_count() as u64);
         resources::check(&format!("{what}: the model with its solver structures"), resources::model_bytes(vertices, elements))?;
-        add_body(&mut m, bi, spec, mesh, &what, &mut warnings)?;
+        add_body(&mut m, bi, spec, mesh, &numbers, &what, &mut warnings)?;
     }
     for (ci, c) in scene.colliders.iter().enumerate() {
         m.colliders.push(collider(c, &format!("collider[{ci}]"), base_dir)?);
@@ -75,10 +75,10 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
             .iter()
             .position(|b| b.name == p.body)
             .ok_or_else(|| Error::invalid(format!("probe[{pi}] '{}': no body named '{}'", p.name, p.body)))?;
-        let target = finite3(p.point, &format!("probe[{pi}].point"))?;
-        let r = m.bodies[bi].vertices.clone();
-        let v = r.min_by(|&a, &b| (m.rest[a] - target).norm().total_cmp(&(m.rest[b] - target).norm())).unwrap();
-        m.probes.push(Probe { name: p.name.clone(), vertex: v as u32 });
+        let what = format!("probe[{pi}] '{}'", p.name);
+        let (vertex, far) = probe_vertex(&m, bi, finite3(p.point, &format!("probe[{pi}].point"))?, &what);
+        warnings.extend(far);
+        m.probes.push(Probe { name: p.name.clone(), vertex });
     }
     match &mut config.method {
         Method::Xpbd { .. } => {}
@@ -103,7 +103,36 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
     }
     config.requirements(&m).map_err(|u| Error::invalid(u.0))?;
     warnings.extend(crate::stability::warnings(&m, &config));
+    let iterations = if matches!(config.method, Method::Implicit(_)) { 1 } else { config.iterations };
+    warnings.extend(crate::budget::warning(&scene.simulation, iterations, &m));
     Ok(Built { model: m, config, warnings })
+}
+
+/// A probe's distance from its body, beyond which the snap to the nearest vertex is warned, as a
+/// fraction of the body's bounding-box diagonal.
+const PROBE_FAR: f64 = 0.25;
+
+/// The vertex of body `bi` nearest to `target` at rest, and a warning when it is far from `target`.
+fn probe_vertex(m: &Model, bi: usize, target: Vec3, what: &str) -> (u32, Option<String>) {
+    let rest = &m.rest[m.bodies[bi].vertices.clone()];
+    let distance = |p: &Vec3| (p - target).norm();
+    let Some((i, nearest)) = rest.iter().enumerate().min_by(|a, b| distance(a.1).total_cmp(&distance(b.1))) else {
+        return (m.bodies[bi].vertices.start as u32, None);
+    };
+    let (lo, hi) = rest.iter().fold((*nearest, *nearest), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
+    let diagonal = (hi - lo).norm();
+    let far = (distance(nearest) > PROBE_FAR * diagonal).then(|| {
+        format!(
+            "{what}: point is {:.3} m from body '{}' (whose bounding box has a {diagonal:.3} m diagonal); it tracks the body's nearest vertex, {} at [{:.3}, {:.3}, {:.3}]",
+            distance(nearest),
+            m.bodies[bi].name,
+            i,
+            nearest.x,
+            nearest.y,
+            nearest.z
+        )
+    });
+    ((m.bodies[bi].vertices.start + i) as u32, far)
 }
 
 fn solver_config(scene: &Scene) -> Result<SolverConfig> {
@@ -218,7 +247,7 @@ fn fixed<const N: usize, T: Copy + std::fmt::Debug>(v: Vec<T>, what: &str) -> Re
     v.as_slice().try_into().map_err(|_| Error::invalid(format!("{what}: expected {N} values, got {v:?}")))
 }
 
-fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<Mesh> {
+fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<(Mesh, Numbering)> {
     match (&src.generator, &src.file) {
         (Some(_), Some(_)) => Err(Error::invalid(format!("{what}: give either `generator` or `file`, not both"))),
         (None, None) => Err(Error::invalid(format!("{what}: needs `generator` or `file`"))),
@@ -231,43 +260,45 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<Me
             let path = base_dir.join(file);
             let file_len = std::fs::metadata(&path).map_or(0, |m| m.len());
             resources::check(&format!("{what}.file"), file_len.saturating_mul(resources::MESH_BYTES_PER_FILE_BYTE))?;
-            let mut mesh = io::read_mesh(&path).map_err(|e| Error::invalid(format!("{what}.file: {e}")))?;
+            let (mut mesh, numbers) = io::read_numbered(&path).map_err(|e| Error::invalid(format!("{what}.file: {e}")))?;
             mesh.vertices_mut().iter_mut().for_each(|p| *p *= scale);
-            Ok(mesh)
+            Ok((mesh, numbers))
         }
         (Some(g), None) => {
             let kind = format!("generator '{g}'");
+            let in_field = |e: Error| Error::invalid(format!("{what}: {e}"));
             let split = src.split.unwrap_or(5);
-            match g.as_str() {
+            let mesh = match g.as_str() {
                 "box" => {
                     only(src, &["size", "cells", "split"], what, &kind)?;
                     let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
                     let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
                     check_grid(what, &cells, split as u64)?;
-                    Ok(Mesh::Tet(generators::box_mesh(size, cells, split)?))
+                    Mesh::Tet(generators::box_mesh(size, cells, split).map_err(in_field)?)
                 }
                 "sphere" => {
                     only(src, &["radius", "cells", "split"], what, &kind)?;
                     let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
                     check_grid(what, &[cells[0]; 3], split as u64)?;
-                    Ok(Mesh::Tet(generators::sphere_mesh(need(&src.radius, what, "radius", &kind)?, cells[0], split)?))
+                    Mesh::Tet(generators::sphere_mesh(need(&src.radius, what, "radius", &kind)?, cells[0], split).map_err(in_field)?)
                 }
                 "torus" => {
                     only(src, &["major_radius", "minor_radius", "cells", "split"], what, &kind)?;
                     let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
                     check_grid(what, &[cells[0]; 3], split as u64)?;
                     let (r0, r1) = (need(&src.major_radius, what, "major_radius", &kind)?, need(&src.minor_radius, what, "minor_radius", &kind)?);
-                    Ok(Mesh::Tet(generators::torus_mesh(r0, r1, cells[0], split)?))
+                    Mesh::Tet(generators::torus_mesh(r0, r1, cells[0], split).map_err(in_field)?)
                 }
                 "grid2d" => {
                     only(src, &["size", "cells"], what, &kind)?;
                     let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
                     let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
                     check_grid(what, &cells, 2)?;
-                    Ok(Mesh::Tri(generators::grid2d_mesh(size, cells)?))
+                    Mesh::Tri(generators::grid2d_mesh(size, cells).map_err(in_field)?)
                 }
-                other => Err(Error::invalid(format!("{what}.generator: unknown generator '{other}' (expected box, sphere, torus, grid2d)"))),
-            }
+                other => return Err(Error::invalid(format!("{what}.generator: unknown generator '{other}' (expected box, sphere, torus, grid2d)"))),
+            };
+            Ok((mesh, Numbering::default()))
         }
     }
 }
@@ -307,7 +338,7 @@ fn positive(v: Option<f64>, what: &str, field: &str, model: &str) -> Result<f64>
     }
 }
 
-fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &str, warnings: &mut Vec<String>) -> Result<()> {
+fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: &Numbering, what: &str, warnings: &mut Vec<String>) -> Result<()> {
     let mat = &spec.material;
     let mwhat = format!("body[{bi}].material");
     let rot = rotation(spec.rotate, &format!("body[{bi}].rotate"))?;
@@ -349,7 +380,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
             let youngs = mat.youngs.ok_or_else(|| Error::invalid(format!("{mwhat}.youngs: required for model '{}'", mat.model)))?;
             let poisson = mat.poisson.ok_or_else(|| Error::invalid(format!("{mwhat}.poisson: required for model '{}'", mat.model)))?;
             let lame = model.constraint_lame(Lame::from_youngs_poisson(youngs, poisson, &mwhat)?);
-            let flips = orientation::orient_and_validate(&mut tm, what)?;
+            let flips = orientation::orient_and_validate(&mut tm, what, numbers)?;
             if flips.flipped > 0 {
                 warnings.push(format!("{what}: reoriented {} of {} tetrahedra with negative rest volume", flips.flipped, tm.tets.len()));
             }
@@ -362,7 +393,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, what: &st
             mass = vec![0.0; tm.vertices.len()];
             let mut rest = Vec::with_capacity(tm.tets.len());
             for (e, t) in tm.tets.iter().enumerate() {
-                let r = TetRest::new(&gather(&tm.vertices, t)).ok_or_else(|| Error::invalid(format!("{what}: tetrahedron {e} is degenerate")))?;
+                let r = TetRest::new(&gather(&tm.vertices, t)).ok_or_else(|| Error::invalid(format!("{what}: {} is degenerate", numbers.tet(e))))?;
                 for &i in t {
                     mass[i as usize] += density * r.volume / 4.0;
                 }

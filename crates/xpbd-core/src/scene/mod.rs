@@ -7,6 +7,7 @@ mod cloth_topology;
 #[cfg(test)]
 mod collider_tests;
 mod contact;
+pub mod field_path;
 pub mod initial_deform;
 pub mod schema;
 pub mod table2;
@@ -19,18 +20,28 @@ use crate::{Error, Result};
 use std::path::Path;
 
 /// Reads and parses a scene file. Errors name the file and, for syntax, type and unknown-key errors,
-/// the line.
+/// the line and the field path.
+/// A mesh file (by extension or content) or a file that is not text is refused with a line that says
+/// what it is and where a scene is described.
 pub fn load(path: &Path) -> Result<Scene> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    if let Some(kind) = crate::mesh::io::mesh_kind(path, &bytes) {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        return Err(Error::parse(
+            path,
+            None,
+            format!("is {kind}, not a scene: a scene (.toml, docs/scene-format.md) loads it with `mesh = {{ file = \"{name}\" }}`; `xpbd info` describes it"),
+        ));
+    }
+    let text =
+        String::from_utf8(bytes).map_err(|_| Error::parse(path, None, "is not a scene: not UTF-8 text (a scene is a TOML file, docs/scene-format.md)"))?;
     parse(&text, path)
 }
 
-/// Parses scene text; `path` is used in messages.
+/// Parses scene text; `path` is used in messages, which name the line and the field path
+/// (`body[1].material.youngs`) and give types in words.
 pub fn parse(text: &str, path: &Path) -> Result<Scene> {
-    toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        Error::parse(path, line, e.message().replace('\n', " "))
-    })
+    toml::from_str(text).map_err(|e| field_path::located(text, path, &e))
 }
 
 #[cfg(test)]

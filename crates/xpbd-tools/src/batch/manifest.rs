@@ -55,10 +55,7 @@ pub struct Manifest {
 /// Reads a manifest and expands it into runs, checking every override and every resulting scene.
 pub fn load(path: &Path) -> Result<Manifest> {
     let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-    let file: ManifestFile = toml::from_str(&text).map_err(|e| {
-        let line = e.span().map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        Error::parse(path, line, e.message().replace('\n', " "))
-    })?;
+    let file: ManifestFile = toml::from_str(&text).map_err(|e| scene::field_path::located(&text, path, &e))?;
     if file.sweep.is_empty() {
         return Err(Error::invalid(format!("{}: no [[sweep]] listed", path.display())));
     }
@@ -68,7 +65,7 @@ pub fn load(path: &Path) -> Result<Manifest> {
         let at = |msg: String| Error::invalid(format!("{}: sweep {}: {msg}", path.display(), i + 1));
         let scene_path = base.join(&sweep.scene);
         let scene_text = std::fs::read_to_string(&scene_path).map_err(|e| Error::io(&scene_path, e))?;
-        let mut scene: Value = toml::from_str(&scene_text).map_err(|e| Error::parse(&scene_path, None, e.message().replace('\n', " ")))?;
+        let mut scene: Value = toml::from_str(&scene_text).map_err(|e| scene::field_path::located(&scene_text, &scene_path, &e))?;
         for (key, value) in &sweep.set {
             set(&mut scene, key, value.clone()).map_err(|m| at(format!("set '{key}': {m} in {}", scene_path.display())))?;
         }

@@ -1,7 +1,9 @@
 //! Gmsh `.msh`, versions 2.x and 4.1, ASCII and binary. Keeps 4-node tetrahedra (type 4), or
-//! 3-node triangles (type 2) when there are no tetrahedra; every other element type is skipped.
+//! 3-node triangles (type 2) when there are no tetrahedra; every other element type is skipped, and a
+//! file whose tetrahedra or triangles are all of higher order is refused with the `gmsh -order 1` hint.
 
 use super::{ascii_bytes, shorten, tet_or_tri, Cursor, Endian};
+use crate::mesh::numbering::Numbering;
 use crate::mesh::{Mesh, Vec3};
 use crate::{Error, Result};
 use std::collections::HashMap;
@@ -9,6 +11,8 @@ use std::path::Path;
 
 const TET: u64 = 4;
 const TRI: u64 = 2;
+/// Higher-order tetrahedra (10, 20, 35, 56 nodes) and triangles (6, 9, 10, 12, 15, 15, 21 nodes).
+const HIGHER_ORDER: [u64; 11] = [11, 29, 30, 31, 9, 20, 21, 22, 23, 24, 25];
 
 /// What `$MeshFormat` said.
 #[derive(Clone, Copy)]
@@ -61,10 +65,30 @@ impl Nodes {
 #[derive(Default)]
 struct Elements {
     tets: Vec<[u32; 4]>,
+    /// The element tag of each kept tetrahedron.
+    tet_tags: Vec<i64>,
     tris: Vec<[u32; 3]>,
+    /// The type of the first skipped higher-order tetrahedron or triangle.
+    higher_order: Option<u64>,
 }
 
-pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
+impl Elements {
+    /// Keeps a tetrahedron and its element tag.
+    fn tet(&mut self, tag: i64, nodes: [u32; 4]) {
+        self.tets.push(nodes);
+        self.tet_tags.push(tag);
+    }
+
+    /// Notes a skipped element of type `ty`.
+    fn skip(&mut self, ty: u64) {
+        if HIGHER_ORDER.contains(&ty) {
+            self.higher_order.get_or_insert(ty);
+        }
+    }
+}
+
+/// The mesh and its tetrahedra's element tags.
+pub(super) fn parse(path: &Path, data: &[u8]) -> Result<(Mesh, Numbering)> {
     let mut c = Cursor::new(path, data, None);
     let mut format: Option<Format> = None;
     let mut nodes: Option<Nodes> = None;
@@ -105,7 +129,16 @@ pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
         }
     }
     let nodes = nodes.ok_or_else(|| Error::parse(path, None, "no $Nodes section"))?;
-    tet_or_tri(path, nodes.vertices, elems.tets, elems.tris)
+    if let (true, Some(ty)) = (elems.tets.is_empty(), elems.higher_order) {
+        let nodes = nodes_per_type(ty).unwrap_or(0);
+        return Err(Error::parse(
+            path,
+            None,
+            format!("holds second- or higher-order elements (Gmsh type {ty}, {nodes} nodes), which are not supported: mesh it with `gmsh -order 1` (linear 4-node tetrahedra)"),
+        ));
+    }
+    let numbering = Numbering::gmsh(elems.tet_tags);
+    Ok((tet_or_tri(path, nodes.vertices, elems.tets, elems.tris)?, numbering))
 }
 
 fn read_format(c: &mut Cursor) -> Result<Format> {
@@ -173,11 +206,12 @@ fn nodes_v2_binary(c: &mut Cursor, e: Endian) -> Result<Nodes> {
 }
 
 /// Reads one v2 ASCII element's nodes into `elems` if it is kept; skips it otherwise.
-fn element_nodes(c: &mut Cursor, n: &Nodes, ty: u64, elems: &mut Elements) -> Result<()> {
+fn element_nodes(c: &mut Cursor, n: &Nodes, ty: u64, tag: i64, elems: &mut Elements) -> Result<()> {
     match ty {
-        TET => elems.tets.push(node_list(c, n)?),
+        TET => elems.tet(tag, node_list(c, n)?),
         TRI => elems.tris.push(node_list(c, n)?),
         _ => {
+            elems.skip(ty);
             c.rest_of_line();
             return Ok(());
         }
@@ -201,13 +235,13 @@ fn elements_v2_ascii(c: &mut Cursor, n: &Nodes, elems: &mut Elements) -> Result<
     let m = c.parse("the number of elements")?;
     let m = c.check_count(m, ascii_bytes(4), "elements")?;
     for _ in 0..m {
-        c.parse::<i64>("an element tag")?;
+        let tag = c.parse("an element tag")?;
         let ty: u64 = c.parse("an element type")?;
         let ntags: u64 = c.parse("the number of element tags")?;
         for _ in 0..ntags {
             c.parse::<i64>("an element tag value")?;
         }
-        element_nodes(c, n, ty, elems)?;
+        element_nodes(c, n, ty, tag, elems)?;
     }
     Ok(())
 }
@@ -233,9 +267,9 @@ fn elements_v2_binary(c: &mut Cursor, n: &Nodes, e: Endian, elems: &mut Elements
             let nodes = &b[4 * (1 + ntags)..];
             let idx = |k: usize| n.index(c, e.int(&nodes[4 * k..4 * k + 4]));
             match ty as u64 {
-                TET => elems.tets.push([idx(0)?, idx(1)?, idx(2)?, idx(3)?]),
+                TET => elems.tet(e.int(&b[..4]), [idx(0)?, idx(1)?, idx(2)?, idx(3)?]),
                 TRI => elems.tris.push([idx(0)?, idx(1)?, idx(2)?]),
-                _ => {}
+                other => elems.skip(other),
             }
         }
         read += count as u64;
@@ -292,8 +326,8 @@ fn elements_v4_ascii(c: &mut Cursor, n: &Nodes, elems: &mut Elements) -> Result<
             return Err(c.err(format!("element block of {k} elements exceeds the {total} announced")));
         }
         for _ in 0..k {
-            c.parse::<i64>("an element tag")?;
-            element_nodes(c, n, ty, elems)?;
+            let tag = c.parse("an element tag")?;
+            element_nodes(c, n, ty, tag, elems)?;
         }
         read += k;
     }
@@ -378,9 +412,9 @@ fn elements_v4_binary(c: &mut Cursor, n: &Nodes, b: Bin, elems: &mut Elements) -
                 n.index(c, b.e.uint(&el[s..s + b.size_t]).min(i64::MAX as u64) as i64)
             };
             match ty as u64 {
-                TET => elems.tets.push([idx(0)?, idx(1)?, idx(2)?, idx(3)?]),
+                TET => elems.tet(b.e.uint(&el[..b.size_t]).min(i64::MAX as u64) as i64, [idx(0)?, idx(1)?, idx(2)?, idx(3)?]),
                 TRI => elems.tris.push([idx(0)?, idx(1)?, idx(2)?]),
-                _ => {}
+                other => elems.skip(other),
             }
         }
         read += k as u64;

@@ -15,7 +15,7 @@ mod vtu;
 pub use pvd::write_pvd;
 pub use vtu::{read_vtu_cells, write_vtu, write_vtu_with_cells, PointData};
 
-use super::{Mesh, TetMesh, TriMesh, Vec3};
+use super::{numbering::Numbering, Mesh, TetMesh, TriMesh, Vec3};
 use crate::{Error, Result};
 use std::path::Path;
 use std::str::FromStr;
@@ -23,27 +23,31 @@ use std::str::FromStr;
 /// Extensions [`read_mesh`] understands.
 pub const SUPPORTED_EXTENSIONS: &str = ".node/.ele (TetGen), .msh (Gmsh), .mesh (MEDIT), .vtk, .vtu, .obj, .stl";
 
-/// Reads a mesh, choosing the format by the file's extension. A path without an extension is taken
-/// as a TetGen stem (`stem.node` + `stem.ele`).
+/// Reads a mesh, choosing the format by the file's extension. A path without an extension is read by
+/// its content when it is a file (Gmsh, MEDIT, VTK), and is otherwise taken as a TetGen stem
+/// (`stem.node` + `stem.ele`).
 pub fn read_mesh(path: &Path) -> Result<Mesh> {
+    read_numbered(path).map(|(mesh, _)| mesh)
+}
+
+/// [`read_mesh`], with how the file numbers its tetrahedra (for messages).
+pub fn read_numbered(path: &Path) -> Result<(Mesh, Numbering)> {
+    if path.extension().is_none() && path.is_file() {
+        let data = read_bytes(path)?;
+        let unknown =
+            || Error::parse(path, None, format!("has no extension and is not a mesh file this reader knows by content (supported: {SUPPORTED_EXTENSIONS})"));
+        return Format::sniff(&data).ok_or_else(unknown)?.parse(path, &data);
+    }
     match Format::of(path)? {
-        Format::TetGen => tetgen::read(path).map(Mesh::Tet),
-        _ => parse_mesh(path, &read_bytes(path)?),
+        Format::TetGen => tetgen::read(path).map(|m| (Mesh::Tet(m), Numbering::default())),
+        format => format.parse(path, &read_bytes(path)?),
     }
 }
 
 /// Parses a one-file mesh held in memory (every format but TetGen, see [`parse_tetgen`]); `path` picks
 /// the format by its extension and names the file in errors. The fuzz targets enter here.
 pub fn parse_mesh(path: &Path, data: &[u8]) -> Result<Mesh> {
-    match Format::of(path)? {
-        Format::TetGen => Err(Error::parse(path, None, "a TetGen mesh is two files: parse it with parse_tetgen")),
-        Format::Gmsh => gmsh::parse(path, data),
-        Format::Medit => medit::parse(path, data),
-        Format::VtkLegacy => vtk_legacy::parse(path, data),
-        Format::Vtu => vtu::parse(path, data),
-        Format::Obj => obj::parse(path, data).map(Mesh::Tri),
-        Format::Stl => stl::parse(path, data).map(Mesh::Tri),
-    }
+    Format::of(path)?.parse(path, data).map(|(mesh, _)| mesh)
 }
 
 /// Parses a TetGen `.node` text and `.ele` text held in memory; `path` names them in errors.
@@ -51,7 +55,14 @@ pub fn parse_tetgen(path: &Path, node: &[u8], ele: &[u8]) -> Result<TetMesh> {
     tetgen::parse(path, node, ele)
 }
 
-/// Mesh file formats, told apart by extension.
+/// The kind of mesh file `path` is, by its extension or else its content (`a Gmsh mesh`), for messages
+/// about a mesh given where something else is expected; `None` when it is not recognisably a mesh.
+pub fn mesh_kind(path: &Path, data: &[u8]) -> Option<&'static str> {
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    ext.and_then(|e| Format::by_extension(&e)).or_else(|| Format::sniff(data)).map(Format::name)
+}
+
+/// Mesh file formats, told apart by extension (or, for a file without one, by content).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Format {
     TetGen,
@@ -66,16 +77,61 @@ enum Format {
 impl Format {
     /// The format of `path`; a path without an extension is a TetGen stem.
     fn of(path: &Path) -> Result<Format> {
-        let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
-        match ext.as_deref() {
-            None | Some("node") | Some("ele") => Ok(Format::TetGen),
-            Some("msh") => Ok(Format::Gmsh),
-            Some("mesh") => Ok(Format::Medit),
-            Some("vtk") => Ok(Format::VtkLegacy),
-            Some("vtu") => Ok(Format::Vtu),
-            Some("obj") => Ok(Format::Obj),
-            Some("stl") => Ok(Format::Stl),
-            Some(other) => Err(Error::parse(path, None, format!("unknown mesh extension `.{other}` (supported: {SUPPORTED_EXTENSIONS})"))),
+        match path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase) {
+            None => Ok(Format::TetGen),
+            Some(ext) => Format::by_extension(&ext)
+                .ok_or_else(|| Error::parse(path, None, format!("unknown mesh extension `.{ext}` (supported: {SUPPORTED_EXTENSIONS})"))),
+        }
+    }
+
+    fn by_extension(ext: &str) -> Option<Format> {
+        Some(match ext {
+            "node" | "ele" => Format::TetGen,
+            "msh" => Format::Gmsh,
+            "mesh" => Format::Medit,
+            "vtk" => Format::VtkLegacy,
+            "vtu" => Format::Vtu,
+            "obj" => Format::Obj,
+            "stl" => Format::Stl,
+            _ => return None,
+        })
+    }
+
+    /// The format whose header `data` starts with, for the formats that have an unambiguous one.
+    fn sniff(data: &[u8]) -> Option<Format> {
+        let head = &data[data.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(data.len())..];
+        let head = &head[..head.len().min(1024)];
+        let has = |needle: &[u8]| head.windows(needle.len()).any(|w| w == needle);
+        [(b"$MeshFormat".as_slice(), Format::Gmsh), (b"MeshVersionFormatted", Format::Medit), (b"# vtk DataFile", Format::VtkLegacy)]
+            .into_iter()
+            .find(|(magic, _)| head.starts_with(magic))
+            .map(|(_, f)| f)
+            .or_else(|| (head.starts_with(b"<") && has(b"<VTKFile")).then_some(Format::Vtu))
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Format::TetGen => "a TetGen mesh",
+            Format::Gmsh => "a Gmsh mesh",
+            Format::Medit => "a MEDIT mesh",
+            Format::VtkLegacy => "a legacy VTK mesh",
+            Format::Vtu => "a VTU mesh",
+            Format::Obj => "an OBJ surface",
+            Format::Stl => "an STL surface",
+        }
+    }
+
+    /// Parses a one-file mesh of this format, with its element numbering.
+    fn parse(self, path: &Path, data: &[u8]) -> Result<(Mesh, Numbering)> {
+        let positional = |mesh: Result<Mesh>| mesh.map(|m| (m, Numbering::default()));
+        match self {
+            Format::TetGen => Err(Error::parse(path, None, "a TetGen mesh is two files: parse it with parse_tetgen")),
+            Format::Gmsh => gmsh::parse(path, data),
+            Format::Medit => positional(medit::parse(path, data)),
+            Format::VtkLegacy => positional(vtk_legacy::parse(path, data)),
+            Format::Vtu => positional(vtu::parse(path, data)),
+            Format::Obj => positional(obj::parse(path, data).map(Mesh::Tri)),
+            Format::Stl => positional(stl::parse(path, data).map(Mesh::Tri)),
         }
     }
 }
