@@ -1,7 +1,9 @@
 //! `xpbd info MESH_OR_SCENE [--json]`: sizes, volume and bounds of a mesh or of every body of a scene,
 //! and the partitions of its element graph (block paper §3–4): colors of plain greedy, smallest-last
-//! and clustered (K_s from the scene, else 5) colorings, and the cluster-size histogram.
+//! and clustered (K_s from the scene, else 5) colorings, and the cluster-size histogram; for a scene also the run
+//! it describes (`scene_preview`). `--json`: a mesh's object, or for a scene `{"scene": ..., "bodies": [...]}`.
 
+use crate::scene_preview;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -44,10 +46,13 @@ struct MeshInfo {
 pub fn info(path: &Path, json: bool) -> Result<()> {
     let mut k_s = 5;
     let mut contact = None;
+    let mut run = None;
     let items = if path.extension().is_some_and(|e| e == "toml") {
         let sc = scene::load(path)?;
         k_s = sc.solver.cluster_size;
-        let model = scene::build(&sc, path.parent().unwrap_or(Path::new(".")))?.model;
+        let built = scene::build(&sc, path.parent().unwrap_or(Path::new(".")))?;
+        run = Some(scene_preview::preview(&sc, path, &built)?);
+        let model = built.model;
         contact = Some(model.contact.summary());
         model
             .bodies
@@ -68,7 +73,10 @@ pub fn info(path: &Path, json: bool) -> Result<()> {
         vec![describe(&path.display().to_string(), mesh, &numbers, k_s)?]
     };
     if json {
-        let v = if items.len() == 1 { serde_json::to_value(&items[0]) } else { serde_json::to_value(&items) };
+        let v = match &run {
+            Some(run) => serde_json::to_value(serde_json::json!({ "scene": run, "bodies": items })),
+            None => serde_json::to_value(&items[0]),
+        };
         println!("{}", serde_json::to_string_pretty(&v.expect("info serialises")).expect("json"));
     } else {
         for i in &items {
@@ -106,6 +114,9 @@ pub fn info(path: &Path, json: bool) -> Result<()> {
                 c.surface_edges,
                 c.surface_triangles
             );
+        }
+        if let Some(run) = &run {
+            scene_preview::print(run);
         }
     }
     Ok(())

@@ -12,6 +12,7 @@ mod progress;
 mod render;
 mod report;
 mod run;
+mod scene_preview;
 mod solve_system;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};

@@ -177,6 +177,7 @@ fn info_describes_a_generated_scene() {
     let (code, stdout, stderr) = xpbd(&["info", scene.to_str().unwrap(), "--json"]);
     assert_eq!(code, 0, "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let v = &v["bodies"][0];
     assert_eq!(v["vertices"], 20);
     assert_eq!(v["elements"], 20);
     assert!((v["measure"].as_f64().unwrap() - 0.0625).abs() < 1e-12);
@@ -203,7 +204,41 @@ fn clustered_run_records_its_colors() {
     assert_eq!(code, 0, "{stderr}");
     let info: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert!(summary["colors"].as_u64().is_some(), "summary.json lacks colors: {summary}");
-    assert_eq!(summary["colors"], info["colors_clustered"], "the run's colors are the clustered coloring's");
+    assert_eq!(summary["colors"], info["bodies"][0]["colors_clustered"], "the run's colors are the clustered coloring's");
+}
+
+/// `xpbd info SCENE` says what the run would be: stepping, solver, the device and why, each pin's vertices, memory
+/// and a lower bound on a frame's cost.
+#[test]
+fn info_previews_the_run_of_a_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = write(dir.path(), "s.toml", &format!("{SMALL}\n[solver]\nordering = \"clustered\"\n"));
+    let (code, stdout, stderr) = xpbd(&["info", scene.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let run = &v["scene"];
+    assert_eq!((run["dt"].as_f64(), run["substeps"].as_u64(), run["frames"].as_u64()), (Some(0.01), Some(4), Some(3)));
+    assert!((run["substep"].as_f64().unwrap() - 0.0025).abs() < 1e-15);
+    assert_eq!(run["solver"], "xpbd clustered");
+    // The pin box holds the 2 × 2 vertices of the face x = 0.
+    assert_eq!(
+        (run["pins"][0]["pin"].as_str(), run["pins"][0]["vertices"].as_u64(), run["pins"][0]["kind"].as_str()),
+        (Some("body[0].pin[0]"), Some(4), Some("fixed"))
+    );
+    let iterations = run["iterations"].as_f64().unwrap();
+    assert_eq!(run["element_updates_per_frame"].as_f64(), Some(4.0 * iterations * 20.0));
+    assert_eq!(run["device_requested"], "auto");
+    assert!(!run["device_reason"].as_str().unwrap().is_empty());
+    let [f32, f64] = [0, 1].map(|i| run["gpu_bytes"][i].as_u64().unwrap());
+    assert!(0 < f32 && f32 < f64, "{run}");
+    assert!(run["host_bytes"].as_u64().unwrap() > 0);
+    let (code, text, stderr) = xpbd(&["info", scene.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    for needle in
+        ["run: 3 frames of dt = 0.01 s, 4 substeps", "device: ", "body[0].pin[0] (beam): 4 vertices, fixed", "memory: about", "element updates per frame"]
+    {
+        assert!(text.contains(needle), "{needle:?} not in:\n{text}");
+    }
 }
 
 /// The frame files in `out/frames`, sorted.

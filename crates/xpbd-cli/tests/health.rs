@@ -116,7 +116,7 @@ fn bad_health_settings_name_their_field() {
         ("max_energy_ratio = 0.5", "simulation.max_energy_ratio: must be a ratio of at least 1"),
         ("max_energy_ratio = nan", "simulation.max_energy_ratio"),
         ("min_volume_ratio = 0.5", "simulation.min_volume_ratio: must be a negative det F"),
-        ("stagnation_frames = -1", "s.toml:8: invalid value: integer `-1`"),
+        ("stagnation_frames = -1", "s.toml:8: simulation.stagnation_frames: invalid value: integer `-1`, expected a whole number ≥ 0"),
     ] {
         let scene = write(d, "s.toml", &BLOWN_UP.replace("iterations = 5", &format!("iterations = 5\n{setting}")));
         expect_error(d, &["run", scene.to_str().unwrap(), "--out", d.join("o").to_str().unwrap(), "--device", "cpu", "--quiet"], &["s.toml", needle]);

@@ -130,17 +130,36 @@ fn facts(ordinal: usize, model: &Model, config: &SolverConfig, min_elements: usi
     }
 }
 
+/// What [`select`] decides for `model` solved by `config`, without starting a backend (`xpbd info`); `Err` is
+/// the reason an explicit CUDA request cannot be honoured.
+pub fn preview(requested: Device, model: &Model, config: &SolverConfig, min_elements: usize) -> std::result::Result<Decision, String> {
+    match requested.candidate() {
+        None => Ok(Decision::Cpu("cpu: requested".into())),
+        Some((ordinal, _)) => decide(requested, &facts(ordinal, model, config, min_elements)),
+    }
+}
+
+/// The XPBD path's device arrays in f32 and f64 (`xpbd_cuda::xpbd::footprint`), when the CUDA backend can run
+/// `model` solved by `config` with XPBD (MGPBD's device memory is not estimated).
+pub fn gpu_bytes(model: &Model, config: &SolverConfig) -> Option<[usize; 2]> {
+    config.method.ordering()?;
+    <xpbd_cuda::CudaBackend as Backend>::supports(model, config).ok()?;
+    let layout = xpbd_cuda::xpbd::layout::Layout::new(model, config).ok()?;
+    Some(
+        [xpbd_cuda::Precision::F32, xpbd_cuda::Precision::F64]
+            .map(|p| xpbd_cuda::xpbd::footprint::Footprint::xpbd(model, &layout, p.bytes(), config.substeps).total()),
+    )
+}
+
 /// Picks the backend for `model` solved by `config` (`min_elements`: `simulation.gpu_min_elements`). `Auto` falls
 /// back to the CPU with the reason; an explicit CUDA request that cannot be honoured is an error carrying the
 /// reason.
 pub fn select(requested: Device, model: &Model, config: &SolverConfig, min_elements: usize) -> Result<Selection> {
     let cpu = |reason: String| Selection { backend: xpbd_cpu::backend(model, config), device: "cpu".into(), reason };
-    let Some((ordinal, auto)) = requested.candidate() else {
-        return Ok(cpu("cpu: requested".into()));
-    };
-    match decide(requested, &facts(ordinal, model, config, min_elements)).map_err(Error::invalid)? {
+    match preview(requested, model, config, min_elements).map_err(Error::invalid)? {
         Decision::Cpu(reason) => Ok(cpu(reason)),
         Decision::Cuda { ordinal, reason } => {
+            let auto = requested.candidate().is_some_and(|(_, auto)| auto);
             let started = xpbd_cuda::CudaOptions::from_env(ordinal).and_then(|options| xpbd_cuda::CudaBackend::new(model, config, options));
             match (started, auto) {
                 (Ok(backend), _) => Ok(Selection { device: format!("cuda:{ordinal} {}", backend.device().name), backend: Box::new(backend), reason }),

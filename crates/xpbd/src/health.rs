@@ -8,7 +8,7 @@
 mod energy_budget;
 mod stagnation;
 
-use crate::simulation::FinalState;
+use crate::final_state::FinalState;
 use energy_budget::EnergyBudget;
 use serde::Serialize;
 use stagnation::Stagnation;

@@ -7,6 +7,7 @@ pub mod converge;
 pub mod device;
 pub mod doctor;
 pub mod dual_system;
+pub mod final_state;
 pub use xpbd_core::fnv;
 pub mod health;
 pub mod interrupt;

@@ -3,6 +3,7 @@
 
 use crate::checkpoint;
 use crate::device::{select, Device, Selection};
+pub use crate::final_state::FinalState;
 use crate::health::{Failure, Health, OnFailure};
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::output::{FrameMetrics, Frames, Writer};
@@ -77,20 +78,6 @@ pub const MAX_FAILED_CHECKS: usize = 100;
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
-}
-
-#[derive(Clone, Debug, Default, Serialize)]
-pub struct FinalState {
-    pub relative_residual: f64,
-    pub residual: f64,
-    pub elastic_energy: f64,
-    pub kinetic_energy: f64,
-    pub min_volume_ratio: f64,
-    pub inverted_elements: usize,
-    /// Scenes with cloth only.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub max_edge_strain: Option<f64>,
-    pub nan: bool,
 }
 
 impl Simulation {

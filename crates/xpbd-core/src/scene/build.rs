@@ -2,6 +2,7 @@
 //! `body[0].material.poisson`), lumps masses, applies pins and initial velocities.
 
 use super::cloth_topology::edges_and_hinges;
+use super::finite::finite3;
 use super::schema::{self, Scene};
 use crate::collider::{Collider, MeshSdf, Motion, PathKey, Shape};
 use crate::constraint::bending::dihedral_angle;
@@ -103,8 +104,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
     }
     config.requirements(&m).map_err(|u| Error::invalid(u.0))?;
     warnings.extend(crate::stability::warnings(&m, &config));
-    let iterations = if matches!(config.method, Method::Implicit(_)) { 1 } else { config.iterations };
-    warnings.extend(crate::budget::warning(&scene.simulation, iterations, &m));
+    warnings.extend(crate::budget::warning(scene.simulation.frames, &config, &m));
     Ok(Built { model: m, config, warnings })
 }
 
@@ -206,14 +206,6 @@ fn ignored_solver_settings(k: &schema::Solver, method: &Method) -> Vec<String> {
         .filter(|&(_, _, set, used, _)| set && !used)
         .map(|(field, value, _, _, users)| format!("solver.{field} = {value} is ignored: {who} does not use it (used only by {users})"))
         .collect()
-}
-
-fn finite3(v: [f64; 3], what: &str) -> Result<Vec3> {
-    if v.iter().all(|x| x.is_finite()) {
-        Ok(Vec3::from(v))
-    } else {
-        Err(Error::invalid(format!("{what}: must be finite, got {v:?}")))
-    }
 }
 
 /// Rejects the first field that is `present` but not `allowed` for `kind` (a generator, a file, a
@@ -481,25 +473,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
     let mut inv: Vec<f64> = mass.iter().map(|&w| 1.0 / w).collect();
     for (pi, pin) in spec.pin.iter().enumerate() {
         let pwhat = format!("body[{bi}].pin[{pi}]");
-        let mut selected: Vec<usize> = Vec::new();
-        if let Some(b) = &pin.region {
-            let (lo, hi) = (finite3(b.min, &format!("{pwhat}.box.min"))?, finite3(b.max, &format!("{pwhat}.box.max"))?);
-            selected.extend(range.clone().filter(|&i| (0..3).all(|k| m.rest[i][k] >= lo[k] && m.rest[i][k] <= hi[k])).map(|i| i - base));
-        }
-        if let Some(ix) = &pin.indices {
-            if let Some(bad) = ix.iter().find(|&&i| i as usize >= range.len()) {
-                return Err(Error::invalid(format!("{pwhat}.indices: vertex {bad} is beyond the body's {} vertices", range.len())));
-            }
-            selected.extend(ix.iter().map(|&i| i as usize));
-        }
-        if pin.region.is_none() && pin.indices.is_none() {
-            return Err(Error::invalid(format!("{pwhat}: needs `box` or `indices`")));
-        }
-        selected.sort_unstable();
-        selected.dedup();
-        if selected.is_empty() {
-            return Err(Error::invalid(format!("{pwhat}: selects no vertex of the body")));
-        }
+        let selected = super::pin::selected(pin, &m.rest[range.clone()], &pwhat)?;
         let velocity = finite3(pin.velocity, &format!("{pwhat}.velocity"))?;
         if !(pin.compliance.is_finite() && pin.compliance >= 0.0) {
             return Err(Error::invalid(format!("{pwhat}.compliance: must be ≥ 0, got {}", pin.compliance)));

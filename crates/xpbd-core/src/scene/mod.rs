@@ -8,7 +8,9 @@ mod cloth_topology;
 mod collider_tests;
 mod contact;
 pub mod field_path;
+mod finite;
 pub mod initial_deform;
+pub mod pin;
 pub mod schema;
 pub mod table2;
 
