@@ -1,6 +1,7 @@
 //! Progress of a simulation on standard error (docs/output-format.md, "Progress"): on a terminal, a bar
 //! that moves as frames end; otherwise (a pipe, a file, a batch job's log) one line when the first
-//! frame ends and then at most one every [`LOG_INTERVAL`]: `NAME: frame D/T, Xs elapsed, eta Ys`.
+//! frame ends and then at most one every [`LOG_INTERVAL`]: `NAME: frame D/T, Xs elapsed, eta Ys[, residual R]`
+//! (R: the frame's relative residual, where the run reports one; the bar shows it beside the name).
 
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
@@ -42,15 +43,20 @@ impl Progress {
         Progress { name: name.into(), sink, start: Instant::now(), first, total }
     }
 
-    /// Frame `done` has ended.
-    pub fn frame(&mut self, done: usize) {
+    /// Frame `done` has ended, with the relative residual `residual` where the run has one.
+    pub fn frame(&mut self, done: usize, residual: Option<f64>) {
         match &mut self.sink {
-            Sink::Bar(b) => b.set_position(done as u64),
+            Sink::Bar(b) => {
+                if let Some(r) = residual {
+                    b.set_message(format!("{} (residual {r:.1e})", self.name));
+                }
+                b.set_position(done as u64)
+            }
             Sink::Log { last } => {
                 let now = Instant::now();
                 if last.is_none_or(|t| now - t >= LOG_INTERVAL) {
                     *last = Some(now);
-                    eprintln!("{}", line(&self.name, done, self.total, done.saturating_sub(self.first), now - self.start));
+                    eprintln!("{}", line(&self.name, done, self.total, done.saturating_sub(self.first), now - self.start, residual));
                 }
             }
             Sink::Quiet => {}
@@ -65,12 +71,13 @@ impl Progress {
     }
 }
 
-/// A progress line: frame `done` of `total`, `ran` frames in `elapsed`, and the time the remaining
-/// frames take at that pace.
-fn line(name: &str, done: usize, total: usize, ran: usize, elapsed: Duration) -> String {
+/// A progress line: frame `done` of `total`, `ran` frames in `elapsed`, the time the remaining frames take at
+/// that pace, and the frame's relative residual when given.
+fn line(name: &str, done: usize, total: usize, ran: usize, elapsed: Duration, residual: Option<f64>) -> String {
     let left = total.saturating_sub(done);
     let eta = if ran > 0 { format!("{:.0}s", elapsed.as_secs_f64() * left as f64 / ran as f64) } else { "?".into() };
-    format!("{name}: frame {done}/{total}, {:.0}s elapsed, eta {eta}", elapsed.as_secs_f64())
+    let residual = residual.map_or(String::new(), |r| format!(", residual {r:.1e}"));
+    format!("{name}: frame {done}/{total}, {:.0}s elapsed, eta {eta}{residual}", elapsed.as_secs_f64())
 }
 
 /// The callback of `xpbd::converge::run_up` for `converge` and `export-system`: prints the scene's
@@ -86,7 +93,7 @@ pub fn run_up(quiet: bool) -> impl FnMut(RunUp) {
         }
         RunUp::Frame { done, total } => {
             let Some(p) = &mut progress else { return };
-            p.frame(done);
+            p.frame(done, None);
             if done == total {
                 if let Some(p) = progress.take() {
                     p.finish();
@@ -102,8 +109,8 @@ mod tests {
 
     #[test]
     fn lines_give_frame_elapsed_and_eta() {
-        assert_eq!(line("s", 10, 40, 10, Duration::from_secs(5)), "s: frame 10/40, 5s elapsed, eta 15s");
-        assert_eq!(line("s", 10, 40, 0, Duration::from_secs(5)), "s: frame 10/40, 5s elapsed, eta ?");
-        assert_eq!(line("s", 40, 40, 30, Duration::from_secs(3)), "s: frame 40/40, 3s elapsed, eta 0s");
+        assert_eq!(line("s", 10, 40, 10, Duration::from_secs(5), None), "s: frame 10/40, 5s elapsed, eta 15s");
+        assert_eq!(line("s", 10, 40, 0, Duration::from_secs(5), None), "s: frame 10/40, 5s elapsed, eta ?");
+        assert_eq!(line("s", 40, 40, 30, Duration::from_secs(3), Some(1.24e-3)), "s: frame 40/40, 3s elapsed, eta 0s, residual 1.2e-3");
     }
 }

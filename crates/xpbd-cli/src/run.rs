@@ -76,7 +76,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     resume.extend(a.device.iter().flat_map(|d| ["--device".to_string(), d.clone()]));
     sim.interrupt = Some(Interrupt::install(resume.iter().map(|w| shell_word(w)).collect::<Vec<_>>().join(" "))?);
     let mut progress = Progress::new(&sim.scene.name, sim.state.frame, total, a.quiet);
-    let result = sim.run(&out, Some(total), &mut |done, _| progress.frame(done));
+    let result = sim.run(&out, Some(total), &mut |done, _, last| progress.frame(done, Some(last.relative_residual)));
     progress.finish();
     let s = result?;
     if let Some(first) = s.failed_checks.first() {

@@ -39,7 +39,7 @@ fn a_piped_run_prints_progress_within_seconds() {
     let first = lines.next().expect("a progress line").unwrap();
     let first_at = start.elapsed();
     assert!(first_at < Duration::from_secs(10), "first line after {first_at:?}: {first}");
-    assert!(first.starts_with("small: frame 1/1000000, ") && first.contains("s elapsed, eta "), "{first}");
+    assert!(first.starts_with("small: frame 1/1000000, ") && first.contains("s elapsed, eta ") && first.contains(", residual "), "{first}");
     // The next line comes about one interval (5 s) later, not at every frame.
     let second = lines.next().expect("a second progress line").unwrap();
     let gap = start.elapsed() - first_at;

@@ -121,11 +121,11 @@ impl Simulation {
 
     /// Runs `frames` frames (the scene's count when `None`) writing into `out`; after
     /// [`resume`](Self::resume), runs up to frame `frames` continuing the outputs in `out`.
-    /// `progress(done, total)` is called after each frame. A run that blows up stops, keeps what it wrote, records the failure
+    /// `progress(done, total, last)` is called after each frame, with the frame's measures. A run that blows up stops, keeps what it wrote, records the failure
     /// in `summary.json` and returns the error. A run stopped by [`interrupt`](Self::interrupt) writes its
     /// last frame, a checkpoint and `summary.json` with `status = "interrupted"`, and returns the summary.
     /// A resumed run must end after its checkpoint's frame: an earlier end is refused, nothing touched.
-    pub fn run(&mut self, out: &Path, frames: Option<usize>, progress: &mut dyn FnMut(usize, usize)) -> Result<Summary> {
+    pub fn run(&mut self, out: &Path, frames: Option<usize>, progress: &mut dyn FnMut(usize, usize, &FinalState)) -> Result<Summary> {
         let total = frames.unwrap_or(self.scene.simulation.frames);
         let frames = Frames::of(&self.scene.output)?;
         let resumed_at = self.resumed_at.take();
@@ -195,7 +195,7 @@ impl Simulation {
             if due || interrupted.is_some() {
                 checkpoint::write(&out.join(checkpoint::FILE), fingerprint, &self.state, &self.selection.backend.carried(), self.checkpoint_every)?;
             }
-            progress(self.state.frame, total);
+            progress(self.state.frame, total, &last);
             match (check, self.health.on_failure) {
                 (None, _) => {}
                 (Some(f), OnFailure::Stop) => {

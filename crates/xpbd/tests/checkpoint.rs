@@ -60,16 +60,16 @@ fn resumed_run_matches_the_uninterrupted_one_bitwise() {
         let dir = tempfile::tempdir().unwrap();
         let (straight, split) = (dir.path().join("straight"), dir.path().join("split"));
         let mut a = sim(&case);
-        a.run(&straight, Some(8), &mut |_, _| {}).unwrap();
+        a.run(&straight, Some(8), &mut |_, _, _| {}).unwrap();
 
         let mut b = sim(&case);
         b.checkpoint_every = 4;
-        b.run(&split, Some(6), &mut |_, _| {}).unwrap();
+        b.run(&split, Some(6), &mut |_, _, _| {}).unwrap();
         // Killed after frame 6: the checkpoint holds frame 4, the outputs run ahead to frame 6.
         let mut c = sim(&case);
         c.resume(&split).unwrap();
         assert_eq!(c.state.frame, 4);
-        c.run(&split, Some(8), &mut |_, _| {}).unwrap();
+        c.run(&split, Some(8), &mut |_, _, _| {}).unwrap();
 
         let bits = |v: &[xpbd::core::mesh::Vec3]| v.iter().flat_map(|p| [p.x.to_bits(), p.y.to_bits(), p.z.to_bits()]).collect::<Vec<_>>();
         assert_eq!(bits(&a.state.x), bits(&c.state.x), "{label}: positions differ");
@@ -86,7 +86,7 @@ fn checkpoints_of_other_scenes_versions_and_truncated_files_are_rejected() {
     let dir = tempfile::tempdir().unwrap();
     let mut a = sim(&serial());
     a.checkpoint_every = 2;
-    a.run(dir.path(), Some(2), &mut |_, _| {}).unwrap();
+    a.run(dir.path(), Some(2), &mut |_, _, _| {}).unwrap();
     let file = dir.path().join(checkpoint::FILE);
     // A resumed run keeps checkpointing at the interval of the run it continues.
     let mut resumed = sim(&serial());
@@ -126,7 +126,7 @@ fn checkpoints_of_other_scenes_versions_and_truncated_files_are_rejected() {
     let mut ml = sim(&layered);
     ml.checkpoint_every = 2;
     let ml_dir = tempfile::tempdir().unwrap();
-    ml.run(ml_dir.path(), Some(2), &mut |_, _| {}).unwrap();
+    ml.run(ml_dir.path(), Some(2), &mut |_, _, _| {}).unwrap();
     let ml_file = ml_dir.path().join(checkpoint::FILE);
     std::fs::write(&ml_file, v1(&std::fs::read(&ml_file).unwrap())).unwrap();
     let err = sim(&layered).resume(ml_dir.path()).unwrap_err().to_string();

@@ -49,7 +49,7 @@ fn point_data(path: &Path, name: &str, size: usize) -> Option<Vec<f64>> {
 fn carries_its_weight(name: &str, solver: Solver, mu: f64) {
     let dir = tempfile::tempdir().unwrap();
     let mut sim = Simulation::from_scene(resting_box(solver, mu, true).build(), Path::new("."), Some(Device::Cpu), Path::new("resting.toml")).unwrap();
-    sim.run(dir.path(), None, &mut |_, _| {}).unwrap();
+    sim.run(dir.path(), None, &mut |_, _, _| {}).unwrap();
     let weight = G * sim.model.inv_mass.iter().map(|w| 1.0 / w).sum::<f64>();
     let frame = |f: usize| dir.path().join(format!("frames/frame_{f:05}.vtu"));
 
@@ -83,7 +83,7 @@ fn without_the_option_the_frames_have_no_contact_arrays() {
     let off = tempfile::tempdir().unwrap();
     let scene = resting_box(Solver::default(), 0.5, false).frames(1).build();
     let mut sim = Simulation::from_scene(scene, Path::new("."), Some(Device::Cpu), Path::new("resting.toml")).unwrap();
-    sim.run(off.path(), None, &mut |_, _| {}).unwrap();
+    sim.run(off.path(), None, &mut |_, _, _| {}).unwrap();
     let text = std::fs::read_to_string(off.path().join("frames/frame_00000.vtu")).unwrap();
     assert!(text.contains("Name=\"velocity\"") && !text.contains("contact_"), "without the option the frames have no contact arrays");
 }

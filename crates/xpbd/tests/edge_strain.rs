@@ -10,7 +10,7 @@ fn run(body: BodyBuilder, frames: usize) -> (Simulation, String, serde_json::Val
     let scene = SceneBuilder::new("s").frames(frames).substeps(4).formats(&["none"]).body(body).build();
     let mut sim = Simulation::from_scene(scene, Path::new("."), Some(Device::Cpu), Path::new("s.toml")).unwrap();
     let dir = tempfile::tempdir().unwrap();
-    sim.run(dir.path(), None, &mut |_, _| {}).unwrap();
+    sim.run(dir.path(), None, &mut |_, _, _| {}).unwrap();
     let metrics = std::fs::read_to_string(dir.path().join("metrics.csv")).unwrap();
     let summary = serde_json::from_str(&std::fs::read_to_string(dir.path().join("summary.json")).unwrap()).unwrap();
     (sim, metrics, summary)

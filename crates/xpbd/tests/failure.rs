@@ -18,9 +18,9 @@ fn non_finite_state_stops_the_run_and_keeps_the_written_frames() {
     let mut sim = Simulation::from_scene(scene(), Path::new("."), Some(Device::Cpu), Path::new("blowup.toml")).unwrap();
     let out = dir.path().join("out");
     // Three good frames, then a vertex's velocity becomes NaN.
-    sim.run(&out, Some(3), &mut |_, _| {}).unwrap();
+    sim.run(&out, Some(3), &mut |_, _, _| {}).unwrap();
     sim.state.v[5].x = f64::NAN;
-    let err = sim.run(&out, Some(4), &mut |_, _| {}).unwrap_err().to_string();
+    let err = sim.run(&out, Some(4), &mut |_, _, _| {}).unwrap_err().to_string();
     assert!(!err.contains('\n'));
     assert!(err.contains("simulation failed at frame 4") && err.contains("vertex 5 of body 'cube'"), "{err}");
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
@@ -64,7 +64,7 @@ fn a_backend_error_stops_the_run_and_is_recorded_without_nan() {
     let mut sim = Simulation::from_scene(scene(), Path::new("."), Some(Device::Cpu), Path::new("blowup.toml")).unwrap();
     sim.selection.backend = Box::new(FailingBackend { cpu: xpbd_cpu::CpuBackend::new(&sim.model, &sim.config), good: 2 });
     let out = dir.path().join("out");
-    let err = sim.run(&out, Some(5), &mut |_, _| {}).unwrap_err().to_string();
+    let err = sim.run(&out, Some(5), &mut |_, _, _| {}).unwrap_err().to_string();
     assert!(!err.contains('\n'));
     assert!(err.contains("simulation failed at frame 3") && err.contains("test backend: an injected device error"), "{err}");
     let text = std::fs::read_to_string(out.join("summary.json")).unwrap();
@@ -102,9 +102,9 @@ fn a_non_finite_implicit_state_stops_the_run_and_keeps_the_written_frames() {
     let dir = tempfile::tempdir().unwrap();
     let mut sim = Simulation::from_scene(scene, Path::new("."), Some(Device::Cpu), Path::new("singular.toml")).unwrap();
     let out = dir.path().join("out");
-    sim.run(&out, Some(3), &mut |_, _| {}).unwrap();
+    sim.run(&out, Some(3), &mut |_, _, _| {}).unwrap();
     sim.state.x[5].y = f64::NAN;
-    let err = sim.run(&out, Some(5), &mut |_, _| {}).unwrap_err().to_string();
+    let err = sim.run(&out, Some(5), &mut |_, _, _| {}).unwrap_err().to_string();
     assert!(!err.contains('\n'));
     assert!(err.contains("simulation failed at frame 4") && err.contains("non-finite"), "{err}");
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();

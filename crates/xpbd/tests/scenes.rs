@@ -19,7 +19,7 @@ fn every_shipped_scene_builds_and_steps_one_frame() {
             continue;
         }
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        let summary = sim.run(&out.path().join(&name), Some(1), &mut |_, _| {}).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let summary = sim.run(&out.path().join(&name), Some(1), &mut |_, _, _| {}).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(sim.state.first_non_finite().is_none(), "{name}: non-finite state after one frame");
         assert_eq!((summary.status, summary.frames), ("completed", 1), "{name}");
     }
@@ -34,7 +34,7 @@ fn cloth_auto_default_converges_every_frame() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../scenes/mgpbd_cloth_16.toml");
     let mut sim = Simulation::load(&path, Some(Device::Cpu)).unwrap();
     let out = tempfile::tempdir().unwrap();
-    let summary = sim.run(out.path(), Some(3), &mut |_, _| {}).unwrap();
+    let summary = sim.run(out.path(), Some(3), &mut |_, _, _| {}).unwrap();
     let last = &summary.last;
     let strain = last.max_edge_strain.unwrap();
     assert!(last.relative_residual < 1e-3 && strain < 1e-3, "after 3 frames: relative residual {:e}, edge strain {strain:e}", last.relative_residual);

@@ -40,7 +40,7 @@ fn read_ply(path: &Path) -> (Vec<[f64; 3]>, Vec<[u32; 3]>) {
 fn obj_and_ply_frames_round_trip_the_surfaces() {
     let dir = tempfile::tempdir().unwrap();
     let mut sim = Simulation::from_scene(scene(), Path::new("."), Some(Device::Cpu), Path::new("surf.toml")).unwrap();
-    sim.run(dir.path(), None, &mut |_, _| {}).unwrap();
+    sim.run(dir.path(), None, &mut |_, _, _| {}).unwrap();
     let surface = Surface::of(&sim.model);
     let tri_count: usize = sim.model.bodies.iter().map(|b| b.surface.len()).sum();
     assert_eq!(surface.tris.len(), tri_count);

@@ -216,7 +216,7 @@ fn simulate(r: &RunSpec, dir: &Path, checkpoint_every: usize, device: Option<Dev
         sim = Simulation::from_scene(r.scene.clone(), base, device, &r.scene_path)?;
         sim.checkpoint_every = checkpoint_every;
     }
-    match sim.run(dir, None, &mut |_, _| {}) {
+    match sim.run(dir, None, &mut |_, _, _| {}) {
         Ok(_) => Ok(()),
         Err(_) if read_summary(&dir.join("summary.json")).is_some() => Ok(()),
         Err(e) => Err(e),
