@@ -25,10 +25,13 @@ pub struct ExportSystemArgs {
     /// are written, and `xpbd solve-system --matrix-free` applies A as J W Jᵀ + α̃ from them.
     #[arg(long)]
     no_matrix: bool,
+    /// No progress while the scene runs up to `--frame` (warnings still print).
+    #[arg(long)]
+    quiet: bool,
 }
 
 pub fn export_system(a: ExportSystemArgs) -> Result<()> {
-    let (sys, info) = dual_system(&a.scene, a.frame, !a.no_matrix, &mut crate::progress::run_up(false))?;
+    let (sys, info) = dual_system(&a.scene, a.frame, !a.no_matrix, &mut crate::progress::run_up(a.quiet))?;
     sys.write(&a.out, &info)?;
     let (nonzeros, a_file) = match info.nonzeros {
         Some(nnz) => (format!("{nnz} nonzeros"), "A.mtx, "),

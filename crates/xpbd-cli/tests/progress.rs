@@ -77,4 +77,8 @@ fn a_frame_beyond_the_scene_warns_before_the_run_up() {
     let (code, _, stderr) = xpbd_in(dir.path(), &["export-system", "s.toml", "--frame", "0", "--out", "e", "--no-matrix"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.is_empty(), "{stderr}");
+    // --quiet keeps the warning and drops the progress.
+    let (code, _, stderr) = xpbd_in(dir.path(), &["export-system", "s.toml", "--frame", "4", "--out", "e", "--no-matrix", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("warning: --frame 4 is beyond the scene's 3 frames") && !stderr.contains("small: frame"), "{stderr}");
 }
