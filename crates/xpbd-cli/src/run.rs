@@ -74,6 +74,8 @@ pub fn run(a: RunArgs) -> Result<()> {
     let mut resume = vec![program, "run".into()];
     resume.extend([a.scene.display().to_string(), "--resume".into(), out.display().to_string(), "--frames".into(), total.to_string()]);
     resume.extend(a.device.iter().flat_map(|d| ["--device".to_string(), d.clone()]));
+    resume.extend(a.threads.iter().flat_map(|n| ["--threads".to_string(), n.to_string()]));
+    resume.extend(a.quiet.then(|| "--quiet".to_string()));
     sim.interrupt = Some(Interrupt::install(resume.iter().map(|w| shell_word(w)).collect::<Vec<_>>().join(" "))?);
     let mut progress = Progress::new(&sim.scene.name, sim.state.frame, total, a.quiet);
     let result = sim.run(&out, Some(total), &mut |done, _, last| progress.frame(done, Some(last.relative_residual)));

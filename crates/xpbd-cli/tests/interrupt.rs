@@ -65,10 +65,12 @@ fn an_interrupted_run_resumed_by_its_printed_command_ends_in_the_same_bits_as_an
     let (code, _, stderr) = xpbd_in(d, &["run", "beam.toml", "--out", "whole", "--device", "cpu", "--quiet"]);
     assert_eq!(code, 0, "{stderr}");
     // With checkpoints every 7 frames, and without (the interruption writes one all the same).
-    for (signal, name, exit, every, out) in [("-INT", "SIGINT", 130, Some("7"), "int"), ("-TERM", "SIGTERM", 143, None, "term")] {
+    // The second also on one thread, which its resume command repeats.
+    for (signal, name, exit, every, threads, out) in [("-INT", "SIGINT", 130, Some("7"), None, "int"), ("-TERM", "SIGTERM", 143, None, Some("1"), "term")] {
         let cut = d.join(out);
         let mut args = vec!["run", "beam.toml", "--out", out, "--device", "cpu", "--quiet"];
         args.extend(every.iter().flat_map(|n| ["--checkpoint-every", n]));
+        args.extend(threads.iter().flat_map(|n| ["--threads", n]));
         let (code, stderr) = interrupted(d, &args, out, signal);
         assert_eq!(code, exit, "{name}: {stderr}");
         let line = stderr.trim_end();
@@ -80,7 +82,8 @@ fn an_interrupted_run_resumed_by_its_printed_command_ends_in_the_same_bits_as_an
         assert!((1..40).contains(&frame), "{name}: stopped at frame {frame}");
         assert_eq!(s["frames"], frame);
         let resume = s["interrupted"]["resume"].as_str().unwrap();
-        assert!(resume.ends_with(&format!(" run beam.toml --resume {out} --frames 40 --device cpu")), "{resume}");
+        let threads = threads.map_or(String::new(), |n| format!(" --threads {n}"));
+        assert!(resume.ends_with(&format!(" run beam.toml --resume {out} --frames 40 --device cpu{threads} --quiet")), "{resume}");
         assert!(line.starts_with(&format!("interrupted by {name} at frame {frame} of 40: ")) && line.ends_with(&format!("resume with: {resume}")), "{line}");
         // The last frame is written whatever output.every says, with the checkpoint it resumes from.
         assert!(cut.join(format!("frames/frame_{frame:05}.vtu")).is_file());
@@ -94,7 +97,7 @@ fn an_interrupted_run_resumed_by_its_printed_command_ends_in_the_same_bits_as_an
         assert_eq!(code, 0, "{stderr}");
         assert!(cut.join(format!("render/frame_{frame:05}.png")).is_file());
 
-        let done = Command::new("sh").current_dir(d).args(["-c", &format!("{resume} --quiet")]).output().unwrap();
+        let done = Command::new("sh").current_dir(d).args(["-c", resume]).output().unwrap();
         assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
         let s = summary(&cut);
         assert_eq!((s["status"].as_str(), s["frames"].as_u64()), (Some("completed"), Some(40)));
