@@ -157,11 +157,14 @@ fn run_panels(metrics: &str, probes: Option<&str>) -> Vec<Panel> {
     panels
 }
 
+/// One probe's name and its (frame, position) rows.
+type Track = (String, Vec<(f64, [f64; 3])>);
+
 /// Each probe's (frame, position) rows of a `probes.csv` text (`frame,time,probe,x,y,z`), probes in
-/// order of first appearance. A last row without its newline is left out, as in [`column_points`].
-fn probe_tracks(csv: &str) -> Vec<(String, Vec<(f64, [f64; 3])>)> {
-    let mut tracks: Vec<(String, Vec<(f64, [f64; 3])>)> = Vec::new();
-    for line in csv[..csv.rfind('\n').map_or(0, |i| i + 1)].lines().skip(1) {
+/// order of first appearance, complete rows only ([`complete_rows`]).
+fn probe_tracks(csv: &str) -> Vec<Track> {
+    let mut tracks: Vec<Track> = Vec::new();
+    for line in complete_rows(csv).lines().skip(1) {
         // The name sits between the time and the coordinates, so it may hold commas.
         let mut head = line.splitn(3, ',');
         let (Some(frame), Some(_time), Some(rest)) = (head.next(), head.next(), head.next()) else { continue };
@@ -176,10 +179,15 @@ fn probe_tracks(csv: &str) -> Vec<(String, Vec<(f64, [f64; 3])>)> {
     tracks
 }
 
-/// (frame, value) of one column of a `metrics.csv` text. A last row without its newline (a run killed
-/// while writing it, see `output.rs`) is left out: its last field may be cut.
+/// A CSV text without a last row that lacks its newline (a run killed while writing it, see
+/// `output.rs`): its last field may be cut.
+fn complete_rows(csv: &str) -> &str {
+    &csv[..csv.rfind('\n').map_or(0, |i| i + 1)]
+}
+
+/// (frame, value) of one column of a `metrics.csv` text, its complete rows only ([`complete_rows`]).
 fn column_points(csv: &str, column: &str) -> Vec<(f64, f64)> {
-    let mut lines = csv[..csv.rfind('\n').map_or(0, |i| i + 1)].lines();
+    let mut lines = complete_rows(csv).lines();
     let Some(k) = lines.next().and_then(|h| h.split(',').position(|c| c == column)) else { return vec![] };
     lines
         .filter_map(|l| {
