@@ -24,7 +24,7 @@ pub struct ConvergeArgs {
     /// end in `:N`, its own iteration count instead of --iterations (e.g. `mgpbd:30,clustered:3000`).
     #[arg(long, default_value = DEFAULT_SOLVERS)]
     solvers: String,
-    /// Output folder (default out/<scene name>).
+    /// Output folder (default out/<scene name>_converge_<F>, beside the run's out/<scene name>).
     #[arg(long)]
     out: Option<PathBuf>,
 }
@@ -34,7 +34,7 @@ pub fn converge(a: ConvergeArgs) -> Result<()> {
     let (sim, curves) = run_converge(&a.scene, a.frame, a.iterations, &solvers, &mut crate::progress::run_up(false))?;
     let out = match a.out {
         Some(dir) => dir,
-        None => default_out_dir(&a.scene, &sim.scene.name)?,
+        None => default_out_dir(&a.scene, &sim.scene.name)?.with_file_name(format!("{}_converge_{}", sim.scene.name, a.frame)),
     };
     let counts = if solvers.iter().any(|s| s.iterations.is_some()) {
         solvers.iter().map(|s| format!("{} {}", s.label, s.iterations.unwrap_or(a.iterations))).collect::<Vec<_>>().join(", ")

@@ -30,7 +30,7 @@ enum Command {
     /// Run a scene and write summary.json, metrics.csv, probes.csv and frames into DIR.
     Run(run::RunArgs),
     /// Run a scene to frame F, then solve the next substep with each solver from that state and
-    /// write converge.csv (residual and elastic energy per iteration) and converge.svg into DIR.
+    /// write converge.csv (residual and elastic energy per iteration), converge.svg and converge.png into DIR.
     Converge(converge::ConvergeArgs),
     /// Run a manifest's parameter sweeps, J at a time, resumably, into DIR (one folder per run and
     /// results.jsonl).

@@ -128,15 +128,18 @@ fn serial_gauss_seidel_reduces_the_residual() {
 }
 
 #[test]
-fn frame_zero_starts_from_the_initial_state_and_the_default_folder_is_out_name() {
+fn frame_zero_starts_from_the_initial_state_and_the_default_folder_is_out_name_converge_frame() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "tiny.toml", BEAM);
     let (code, _, stderr) = xpbd_in(dir.path(), &["converge", "tiny.toml", "--frame", "0", "--iterations", "2"]);
     assert_eq!(code, 0, "{stderr}");
-    let (_, rows) = read_csv(&dir.path().join("out/tiny/converge.csv"));
+    let out = dir.path().join("out/tiny_converge_0");
+    let (_, rows) = read_csv(&out.join("converge.csv"));
     assert_eq!(rows.len(), 4 * 3, "default solvers: serial, colored, clustered, jacobi");
     assert_eq!(rows.iter().map(|r| r.solver.as_str()).step_by(3).collect::<Vec<_>>(), ["serial", "colored", "clustered", "jacobi"]);
-    assert!(dir.path().join("out/tiny/converge.svg").is_file());
+    assert!(out.join("converge.svg").is_file());
+    assert!(out.join("converge.png").is_file());
+    assert!(!dir.path().join("out/tiny").exists(), "the run's own folder is left alone");
 }
 
 #[test]

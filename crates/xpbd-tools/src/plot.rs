@@ -54,7 +54,8 @@ fn entry_width(name: &str) -> u32 {
     40 + (7.5 * name.chars().count() as f64).ceil() as u32 + 24
 }
 
-/// Draws `panels` side by side under `title`, with one legend for all of them below, and returns
+/// Draws `panels` side by side under `title` (in rows of at most `MAX_COLUMNS`), with one legend for
+/// all of them below, and returns
 /// the SVG text. On a logarithmic axis, points with y ≤ 0 are left out (the line breaks there), as
 /// are non-finite points on either axis.
 pub fn panels_svg(title: &str, panels: &[Panel]) -> Result<String> {
@@ -96,11 +97,21 @@ fn series_names(panels: &[Panel]) -> Vec<&str> {
     names
 }
 
-/// Width and height of the figure: the panels side by side, the title above, the legend below.
+/// Panels per row of the figure.
+const MAX_COLUMNS: usize = 4;
+
+/// Columns and rows of the panel grid.
+fn grid(panels: &[Panel]) -> (usize, usize) {
+    let n = panels.len().max(1);
+    (n.min(MAX_COLUMNS), n.div_ceil(MAX_COLUMNS))
+}
+
+/// Width and height of the figure: the panel grid, the title above, the legend below.
 fn canvas_size(panels: &[Panel]) -> (u32, u32) {
-    let width = PANEL.0 * panels.len().max(1) as u32;
-    let rows = legend_rows(&legend_names(panels), width - 40);
-    (width, TITLE_H + PANEL.1 + LEGEND_ROW_H * rows.len() as u32 + 12)
+    let (columns, rows) = grid(panels);
+    let width = PANEL.0 * columns as u32;
+    let legend = legend_rows(&legend_names(panels), width - 40);
+    (width, TITLE_H + PANEL.1 * rows as u32 + LEGEND_ROW_H * legend.len() as u32 + 12)
 }
 
 fn draw_panels<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, title: &str, panels: &[Panel]) -> Result<()>
@@ -121,10 +132,11 @@ where
     {
         root.fill(&WHITE).map_err(plot_error)?;
         let (top, rest) = root.split_vertically(TITLE_H);
-        let (charts, legend) = rest.split_vertically(PANEL.1);
+        let (columns, grid_rows) = grid(panels);
+        let (charts, legend) = rest.split_vertically(PANEL.1 * grid_rows as u32);
         top.draw_text(title, &TextStyle::from(("sans-serif", 20)).pos(Pos::new(HPos::Center, VPos::Center)), (width as i32 / 2, TITLE_H as i32 / 2))
             .map_err(plot_error)?;
-        for (area, panel) in charts.split_evenly((1, panels.len().max(1))).iter().zip(panels) {
+        for (area, panel) in charts.split_evenly((grid_rows, columns)).iter().zip(panels) {
             draw_panel(area, panel, &color)?;
         }
         for (r, row) in rows.iter().enumerate() {
@@ -284,6 +296,13 @@ mod tests {
         // The title's glyphs are drawn in black on the white strip above the panels.
         let title_strip = &buf[..3 * info.width as usize * TITLE_H as usize];
         assert!(title_strip.chunks(3).any(|p| p.iter().all(|&c| c < 100)), "no dark text pixels in the title strip");
+    }
+
+    #[test]
+    fn panels_wrap_into_rows_of_four() {
+        let panel = Panel { title: "t".into(), x_label: "x".into(), y_label: "y".into(), log_y: false, series: vec![] };
+        assert_eq!(canvas_size(&vec![panel.clone(); 4]), (4 * PANEL.0, TITLE_H + PANEL.1 + 12));
+        assert_eq!(canvas_size(&vec![panel; 7]), (4 * PANEL.0, TITLE_H + 2 * PANEL.1 + 12));
     }
 
     #[test]

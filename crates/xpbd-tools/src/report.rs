@@ -1,6 +1,7 @@
 //! `xpbd report DIR`: a Markdown table of a run or a batch (one row per run: parameters, status,
 //! frames, ms per frame, final residual and energy, its latest rendered picture) and one figure,
-//! as SVG and PNG, of time per frame, relative residual and elastic energy against the frame.
+//! as SVG and PNG, of time per frame, relative residual and elastic energy against the frame; for one
+//! run, energy is elastic, kinetic and total, followed by inverted elements and the probes' displacements.
 
 use crate::batch::results;
 use crate::plot::{panels_png, panels_svg, Panel, Series};
@@ -31,11 +32,15 @@ struct Entry {
 /// yet first gets one of its last frame (`render/frame_NNNNN.png`, 320×240).
 pub fn write(dir: &Path, render: bool) -> Result<Report> {
     let entries = entries(dir)?;
-    let mut md = format!("# Report: {}\n\n![time per frame, residual and energy](report.png)\n\n", dir.display());
+    let one_run = matches!(entries.as_slice(), [e] if e.dir == ".");
+    let alt = if one_run { "time per frame, residual, energies, inverted elements and probes" } else { "time per frame, residual and energy" };
+    let mut md = format!("# Report: {}\n\n![{alt}](report.png)\n\n", dir.display());
     md.push_str("| # | run | parameters | status | frames | ms/frame | final relative residual | final elastic energy (J) | picture |\n");
     md.push_str("|---|---|---|---|---|---|---|---|---|\n");
-    let mut panels =
-        [panel("solve time per frame", "ms", false), panel("relative residual (last substep)", "‖r‖/‖r₀‖", true), panel("elastic energy", "J", false)];
+    let mut panels = vec![panel("solve time per frame", "ms", false), panel("relative residual (last substep)", "‖r‖/‖r₀‖", true)];
+    if !one_run {
+        panels.push(panel("elastic energy", "J", false));
+    }
     for (i, e) in entries.iter().enumerate() {
         let r = &e.record;
         let params = r["params"].as_object().map(|m| m.iter().map(|(k, v)| format!("{k} = {}", plain(v))).collect::<Vec<_>>().join("<br>")).unwrap_or_default();
@@ -70,6 +75,10 @@ pub fn write(dir: &Path, render: bool) -> Result<Report> {
                 panel.series.push(Series { name: format!("#{}", i + 1), points: column_points(&text, column) });
             }
         }
+    }
+    if one_run {
+        let metrics = std::fs::read_to_string(dir.join("metrics.csv")).unwrap_or_default();
+        panels.extend(run_panels(&metrics, std::fs::read_to_string(dir.join("probes.csv")).ok().as_deref()));
     }
     let title = format!("{} ({} runs)", dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), entries.len());
     let out = Report { markdown: dir.join("report.md"), svg: dir.join("report.svg"), png: dir.join("report.png"), rows: entries.len() };
@@ -122,10 +131,63 @@ fn panel(title: &str, y_label: &str, log_y: bool) -> Panel {
     Panel { title: title.into(), x_label: "frame".into(), y_label: y_label.into(), log_y, series: vec![] }
 }
 
-/// (frame, value) of one column of a `metrics.csv` text. A last row without its newline (a run killed
-/// while writing it, see `output.rs`) is left out: its last field may be cut.
+/// The panels of a one-run report after time and residual, from its `metrics.csv` and `probes.csv`
+/// texts: elastic, kinetic and total energy; inverted elements; and, with probes, each probe's
+/// displacement from its first row along x, y and z.
+fn run_panels(metrics: &str, probes: Option<&str>) -> Vec<Panel> {
+    let elastic = column_points(metrics, "elastic_energy");
+    let kinetic = column_points(metrics, "kinetic_energy");
+    let total = elastic.iter().zip(&kinetic).filter(|(e, k)| e.0 == k.0).map(|(e, k)| (e.0, e.1 + k.1)).collect();
+    let mut energy = panel("energy", "J", false);
+    energy.series = [("elastic", elastic), ("kinetic", kinetic), ("total", total)].map(|(name, points)| Series { name: name.into(), points }).into();
+    let mut inverted = panel("inverted elements", "elements", false);
+    inverted.series.push(Series { name: "inverted".into(), points: column_points(metrics, "inverted_elements") });
+    let mut panels = vec![energy, inverted];
+    let tracks = probes.map(probe_tracks).unwrap_or_default();
+    if !tracks.is_empty() {
+        panels.extend(["x", "y", "z"].iter().enumerate().map(|(axis, name)| {
+            let mut p = panel(&format!("probe displacement along {name}"), "m", false);
+            p.series = tracks
+                .iter()
+                .map(|(probe, rows)| Series { name: probe.clone(), points: rows.iter().map(|(f, x)| (*f, x[axis] - rows[0].1[axis])).collect() })
+                .collect();
+            p
+        }));
+    }
+    panels
+}
+
+/// One probe's name and its (frame, position) rows.
+type Track = (String, Vec<(f64, [f64; 3])>);
+
+/// Each probe's (frame, position) rows of a `probes.csv` text (`frame,time,probe,x,y,z`), probes in
+/// order of first appearance, complete rows only ([`complete_rows`]).
+fn probe_tracks(csv: &str) -> Vec<Track> {
+    let mut tracks: Vec<Track> = Vec::new();
+    for line in complete_rows(csv).lines().skip(1) {
+        // The name sits between the time and the coordinates, so it may hold commas.
+        let mut head = line.splitn(3, ',');
+        let (Some(frame), Some(_time), Some(rest)) = (head.next(), head.next(), head.next()) else { continue };
+        let mut tail = rest.rsplitn(4, ',');
+        let (Some(z), Some(y), Some(x), Some(name)) = (tail.next(), tail.next(), tail.next(), tail.next()) else { continue };
+        let (Ok(frame), Ok(x), Ok(y), Ok(z)) = (frame.parse(), x.parse(), y.parse(), z.parse()) else { continue };
+        match tracks.iter_mut().find(|(n, _)| n == name) {
+            Some((_, rows)) => rows.push((frame, [x, y, z])),
+            None => tracks.push((name.to_string(), vec![(frame, [x, y, z])])),
+        }
+    }
+    tracks
+}
+
+/// A CSV text without a last row that lacks its newline (a run killed while writing it, see
+/// `output.rs`): its last field may be cut.
+fn complete_rows(csv: &str) -> &str {
+    &csv[..csv.rfind('\n').map_or(0, |i| i + 1)]
+}
+
+/// (frame, value) of one column of a `metrics.csv` text, its complete rows only ([`complete_rows`]).
 fn column_points(csv: &str, column: &str) -> Vec<(f64, f64)> {
-    let mut lines = csv[..csv.rfind('\n').map_or(0, |i| i + 1)].lines();
+    let mut lines = complete_rows(csv).lines();
     let Some(k) = lines.next().and_then(|h| h.split(',').position(|c| c == column)) else { return vec![] };
     lines
         .filter_map(|l| {
@@ -163,7 +225,25 @@ fn number(v: &Value, sci: bool) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::column_points;
+    use super::{column_points, probe_tracks, run_panels};
+
+    #[test]
+    fn probes_are_grouped_by_name_and_plotted_as_displacements() {
+        let csv = "frame,time,probe,x,y,z\n0,0,tip,1,2,3\n0,0,a,b,0,0,0\n1,0.01,tip,1.5,2,2\n1,0.01,a,b,0,0,1\n2,0.02,tip,9";
+        let tracks = probe_tracks(csv);
+        assert_eq!(tracks.len(), 2);
+        assert_eq!(tracks[0], ("tip".to_string(), vec![(0.0, [1.0, 2.0, 3.0]), (1.0, [1.5, 2.0, 2.0])]), "the cut row 2 is left out");
+        assert_eq!(tracks[1].0, "a,b");
+        let metrics = "frame,time,ms,elastic_energy,kinetic_energy,inverted_elements\n1,0.01,1,2,3,0\n2,0.02,1,4,1,2\n";
+        let panels = run_panels(metrics, Some(csv));
+        let titles: Vec<&str> = panels.iter().map(|p| p.title.as_str()).collect();
+        assert_eq!(titles, ["energy", "inverted elements", "probe displacement along x", "probe displacement along y", "probe displacement along z"]);
+        assert_eq!(panels[0].series[2].points, [(1.0, 5.0), (2.0, 5.0)], "total = elastic + kinetic");
+        assert_eq!(panels[1].series[0].points, [(1.0, 0.0), (2.0, 2.0)]);
+        assert_eq!(panels[2].series[0].points, [(0.0, 0.0), (1.0, 0.5)]);
+        assert_eq!(panels[4].series[0].points, [(0.0, 0.0), (1.0, -1.0)]);
+        assert_eq!(run_panels(metrics, None).len(), 2, "no probe panels without probes.csv");
+    }
 
     #[test]
     fn a_cut_last_row_is_not_plotted() {

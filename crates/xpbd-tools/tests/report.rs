@@ -77,7 +77,7 @@ fn batch_and_run_reports_have_one_row_per_run_and_readable_plots() {
     let r = xpbd_tools::report::write(&run, false).unwrap();
     assert_eq!(r.rows, 1);
     check_svg(&r.svg);
-    assert_eq!(png_size(&r.png).0, 3 * 560);
+    assert_eq!(png_size(&r.png).0, 4 * 560, "one run: time, residual, energies, inverted elements");
 }
 
 #[test]
