@@ -1,4 +1,4 @@
-//! `xpbd converge SCENE.toml --frame F --iterations K [--solvers LIST] [--out DIR]` (docs/output-format.md).
+//! `xpbd converge SCENE.toml --frame F --iterations K [--solvers LIST] [--out DIR] [--quiet]` (docs/output-format.md).
 
 use clap::Args;
 use std::path::PathBuf;
@@ -27,11 +27,14 @@ pub struct ConvergeArgs {
     /// Output folder (default out/<scene name>_converge_<F>, beside the run's out/<scene name>).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// No progress while the scene runs up to `--frame` (warnings still print).
+    #[arg(long)]
+    quiet: bool,
 }
 
 pub fn converge(a: ConvergeArgs) -> Result<()> {
     let solvers = parse_solvers(&a.solvers)?;
-    let (sim, curves) = run_converge(&a.scene, a.frame, a.iterations, &solvers, &mut crate::progress::run_up(false))?;
+    let (sim, curves) = run_converge(&a.scene, a.frame, a.iterations, &solvers, &mut crate::progress::run_up(a.quiet))?;
     let out = match a.out {
         Some(dir) => dir,
         None => default_out_dir(&a.scene, &sim.scene.name)?.with_file_name(format!("{}_converge_{}", sim.scene.name, a.frame)),

@@ -70,6 +70,9 @@ fn a_frame_beyond_the_scene_warns_before_the_run_up() {
     let lines: Vec<&str> = stderr.lines().collect();
     assert!(lines[0].starts_with("warning: --frame 5 is beyond the scene's 3 frames"), "{stderr}");
     assert!(lines[1].starts_with("small: frame 1/5, "), "{stderr}");
+    let (code, _, stderr) = xpbd_in(dir.path(), &["converge", "s.toml", "--frame", "5", "--iterations", "2", "--solvers", "serial", "--out", "c", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("warning: --frame 5 is beyond the scene's 3 frames") && !stderr.contains("small: frame"), "{stderr}");
     let (code, _, stderr) = xpbd_in(dir.path(), &["export-system", "s.toml", "--frame", "4", "--out", "e", "--no-matrix"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.starts_with("warning: --frame 4 is beyond the scene's 3 frames"), "{stderr}");

@@ -2,7 +2,7 @@
 //! the CPU up to frame F, then, from that same state, start frame F+1's first substep with each
 //! solver (prediction and multiplier reset) and record after every iteration the residual
 //! ‖C(x) + α̃λ‖ of docs/equations.md, its ratio to the residual right after the prediction, and the
-//! elastic energy. Output: `converge.csv` (`csv`); `xpbd-tools` draws the plot `converge.svg`.
+//! elastic energy. Output: `converge.csv` (`csv`); `xpbd-tools` draws the plot `converge.svg` and `converge.png`.
 
 use crate::device::Device;
 use crate::simulation::Simulation;

@@ -164,7 +164,7 @@ const RUN_FOLDERS: [(&str, &[&str]); 2] = [("frames", &FRAME_EXTENSIONS), ("rend
 const FRAME_EXTENSIONS: [&str; 3] = ["vtu", "obj", "ply"];
 /// Files that may share a run folder and are kept: a batch run's copy of its scene and `xpbd converge`'s
 /// outputs (the same default folder).
-const KEPT_FILES: [&str; 3] = ["scene.toml", "converge.csv", "converge.svg"];
+const KEPT_FILES: [&str; 4] = ["scene.toml", "converge.csv", "converge.svg", "converge.png"];
 
 /// Removes an earlier run's outputs from `dir` before a fresh run writes there, so that no frame, row or
 /// picture of that run is taken for this one's. Only a run folder is cleared: a folder with anything
