@@ -65,22 +65,27 @@ pub fn render(a: RenderArgs) -> Result<()> {
         (None, None, Some((path, s))) => s.render.as_ref().map(|r| Camera::from_scene(r, &path.display().to_string())).transpose()?,
         (None, None, None) => None,
     };
-    let (colliders, dt) = match &scene {
-        Some((path, s)) => {
-            let built = scene::build(s, path.parent().unwrap_or(Path::new("."))).map_err(|e| match e {
-                Error::Invalid(m) => Error::invalid(format!("{}: {m}", path.display())),
-                other => other,
-            })?;
-            if built.model.colliders.iter().any(|c| matches!(c.shape, Shape::Mesh(_))) {
-                eprintln!("note: {}: mesh colliders are not drawn", path.display());
+    let colliders = match &scene {
+        Some((_, s)) if s.colliders.is_empty() => vec![],
+        // A batch run's scene.toml resolves its files against the scene it came from, not RUN_DIR.
+        Some((path, s)) => match scene::build(s, path.parent().unwrap_or(Path::new("."))) {
+            Ok(built) => {
+                if built.model.colliders.iter().any(|c| matches!(c.shape, Shape::Mesh(_))) {
+                    eprintln!("note: {}: mesh colliders are not drawn", path.display());
+                }
+                built.model.colliders
             }
-            (built.model.colliders, s.simulation.dt)
-        }
+            Err(e) => {
+                eprintln!("note: {}: colliders are not drawn: {e}", path.display());
+                vec![]
+            }
+        },
         None => {
             eprintln!("note: no scene (--scene, or RUN_DIR/scene.toml): colliders are not drawn");
-            (vec![], 0.0)
+            vec![]
         }
     };
+    let dt = scene.as_ref().map_or(0.0, |(_, s)| s.simulation.dt);
     let out = a.out.unwrap_or_else(|| a.run_dir.join("render"));
     for p in render_run(&a.run_dir, &frames, &Setup { camera, width: w, height: h, colliders, dt, out })? {
         println!("{}", p.display());

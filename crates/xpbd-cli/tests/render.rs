@@ -113,3 +113,19 @@ fn camera_flags_are_checked_as_the_scene_camera_is() {
     render(&["--eye", "0,0", "--target", "0,0,0"], &["--eye: '0,0' is not X,Y,Z"]);
     assert!(!dir.path().join("r/render").exists(), "no picture for a refused camera");
 }
+
+#[test]
+fn a_scene_that_cannot_be_built_here_leaves_out_the_colliders_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path());
+    // As in a batch run folder: the scene's mesh file lies beside the original scene, not in RUN_DIR.
+    write(
+        &dir.path().join("r"),
+        "scene.toml",
+        &SCENE.replace("center = [-3.0, 3.0, 0.0]\nradius = 0.5", "file = \"elsewhere.obj\"").replace("\"sphere\"", "\"mesh\""),
+    );
+    let (code, stdout, stderr) = xpbd_in(dir.path(), &["render", "r", "--size", "32x24"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("note: ") && stderr.contains("colliders are not drawn") && stderr.contains("elsewhere.obj"), "{stderr}");
+    assert_eq!(stdout.trim(), "r/render/frame_00002.png");
+}
