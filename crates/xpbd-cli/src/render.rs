@@ -1,11 +1,13 @@
-//! `xpbd render RUN_DIR --frames LIST [--size WxH] [--scene SCENE.toml] [--eye X,Y,Z --target X,Y,Z]`.
+//! `xpbd render RUN_DIR --frames LIST [--size WxH] [--scene SCENE.toml] [--eye X,Y,Z --target X,Y,Z
+//! [--fov DEG]] [--out DIR]`: the bodies, one color each, and the scene's colliders.
 
 use clap::Args;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use xpbd_core::collider::Shape;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::scene;
 use xpbd_core::{Error, Result};
-use xpbd_tools::render::{available_frames, render_frames, Camera};
+use xpbd_tools::render::{available_frames, render_run, Camera, Setup};
 
 #[derive(Args)]
 pub struct RenderArgs {
@@ -17,20 +19,23 @@ pub struct RenderArgs {
     /// Image size in pixels, WIDTHxHEIGHT.
     #[arg(long, default_value = "640x480")]
     size: String,
-    /// A scene whose [render] section gives the camera (default: RUN_DIR/scene.toml when there is
-    /// one, as in batch runs).
+    /// The run's scene: its colliders are drawn and its [render] section gives the camera (default:
+    /// RUN_DIR/scene.toml when there is one, as in batch runs).
     #[arg(long, value_name = "SCENE.toml")]
     scene: Option<PathBuf>,
     /// Camera position (overrides the scene's; default: framing all drawn frames from the
     /// front-right, above).
-    #[arg(long, value_name = "X,Y,Z", requires = "target")]
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
     eye: Option<String>,
     /// Point the camera looks at.
-    #[arg(long, value_name = "X,Y,Z", requires = "eye")]
+    #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
     target: Option<String>,
-    /// Vertical field of view of a given camera, degrees.
-    #[arg(long, default_value_t = 35.0)]
-    fov: f64,
+    /// Vertical field of view of the --eye camera, degrees [default: 35].
+    #[arg(long, value_name = "DEG")]
+    fov: Option<f64>,
+    /// Folder for the pictures (default: RUN_DIR/render).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
 }
 
 pub fn render(a: RenderArgs) -> Result<()> {
@@ -45,16 +50,44 @@ pub fn render(a: RenderArgs) -> Result<()> {
         return Err(Error::invalid(format!("{}: no frames/frame_NNNNN.vtu files (run with output.formats including \"vtu\")", a.run_dir.display())));
     }
     let frames = parse_frames(&a.frames, &available)?;
-    let scene = a.scene.or_else(|| Some(a.run_dir.join("scene.toml")).filter(|p| p.is_file()));
-    let cam = match (a.eye, a.target, scene) {
-        (Some(e), Some(t), _) => Some(Camera { eye: vec3("--eye", &e)?, target: vec3("--target", &t)?, up: Vec3::new(0.0, 1.0, 0.0), fov_deg: a.fov }),
-        (_, _, Some(path)) => match scene::load(&path)?.render {
-            Some(r) => Some(Camera::from_scene(&r, &path.display().to_string())?),
-            None => None,
-        },
-        _ => None,
+    let scene_path = a.scene.or_else(|| Some(a.run_dir.join("scene.toml")).filter(|p| p.is_file()));
+    let scene = scene_path.as_ref().map(|p| scene::load(p).map(|s| (p, s))).transpose()?;
+    let camera = match (a.eye, a.target, &scene) {
+        (Some(e), Some(t), _) => Some(Camera::checked(vec3("--eye", &e)?, vec3("--target", &t)?, Vec3::new(0.0, 1.0, 0.0), a.fov.unwrap_or(35.0)).map_err(
+            |(field, m)| match field {
+                "up" => Error::usage("--target: straight above or below --eye (the camera's up is +y)"),
+                _ => Error::usage(format!("--{field}: {m}")),
+            },
+        )?),
+        (Some(_), None, _) => return Err(Error::usage("--eye: needs --target")),
+        (None, Some(_), _) => return Err(Error::usage("--target: needs --eye")),
+        _ if a.fov.is_some() => return Err(Error::usage("--fov: needs --eye and --target")),
+        (None, None, Some((path, s))) => s.render.as_ref().map(|r| Camera::from_scene(r, &path.display().to_string())).transpose()?,
+        (None, None, None) => None,
     };
-    for p in render_frames(&a.run_dir, &frames, cam, w, h)? {
+    let colliders = match &scene {
+        Some((_, s)) if s.colliders.is_empty() => vec![],
+        // A batch run's scene.toml resolves its files against the scene it came from, not RUN_DIR.
+        Some((path, s)) => match scene::build(s, path.parent().unwrap_or(Path::new("."))) {
+            Ok(built) => {
+                if built.model.colliders.iter().any(|c| matches!(c.shape, Shape::Mesh(_))) {
+                    eprintln!("note: {}: mesh colliders are not drawn", path.display());
+                }
+                built.model.colliders
+            }
+            Err(e) => {
+                eprintln!("note: {}: colliders are not drawn: {e}", path.display());
+                vec![]
+            }
+        },
+        None => {
+            eprintln!("note: no scene (--scene, or RUN_DIR/scene.toml): colliders are not drawn");
+            vec![]
+        }
+    };
+    let dt = scene.as_ref().map_or(0.0, |(_, s)| s.simulation.dt);
+    let out = a.out.unwrap_or_else(|| a.run_dir.join("render"));
+    for p in render_run(&a.run_dir, &frames, &Setup { camera, width: w, height: h, colliders, dt, out })? {
         println!("{}", p.display());
     }
     Ok(())

@@ -7,4 +7,5 @@ pub mod converge_plot;
 pub mod image_file;
 pub mod plot;
 pub mod render;
+pub mod render_collider;
 pub mod report;

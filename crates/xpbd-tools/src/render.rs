@@ -1,17 +1,22 @@
 //! Headless pictures of a run (`xpbd render`): the bodies' surfaces read back from the VTU frames,
 //! drawn by a small software rasteriser (perspective camera, z-buffer, two-sided Lambert shading)
-//! and written as PNG. No GPU or display is needed.
+//! and written as PNG. No GPU or display is needed. Each body (a connected piece of the surface) gets
+//! its own color; the scene's colliders are drawn in grey ([`crate::render_collider`]).
 
+use crate::render_collider::{collider_triangles, Triangles};
 use std::path::{Path, PathBuf};
+use xpbd_core::collider::Collider;
 use xpbd_core::mesh::io::{read_vtu_cells, write_atomic};
 use xpbd_core::mesh::surface::boundary_faces;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::scene::schema::Render;
 use xpbd_core::{Error, Result};
 
-/// Background and surface colors (sRGB).
+/// Background color (sRGB).
 pub const BACKGROUND: [u8; 3] = [246, 246, 246];
-const SURFACE: [f64; 3] = [70.0, 130.0, 200.0];
+/// The bodies' colors (sRGB), in body order, repeating after the last.
+pub const PALETTE: [[f64; 3]; 6] =
+    [[70.0, 130.0, 200.0], [220.0, 110.0, 50.0], [80.0, 160.0, 80.0], [170.0, 90.0, 180.0], [200.0, 170.0, 50.0], [60.0, 170.0, 170.0]];
 
 /// A perspective pin-hole camera.
 #[derive(Clone, Copy, Debug)]
@@ -36,23 +41,31 @@ impl Camera {
 }
 
 impl Camera {
-    /// The camera of a scene's `[render]` section, checked: finite, the eye away from the target,
-    /// `up` not along the view, 0 < fov < 180.
+    /// The camera of a scene's `[render]` section, checked ([`Camera::checked`]).
     pub fn from_scene(r: &Render, what: &str) -> Result<Self> {
-        let bad = |m: &str| Error::invalid(format!("{what}: render.{m}"));
-        let v = |a: [f64; 3], name: &str| if a.iter().all(|c| c.is_finite()) { Ok(Vec3::from(a)) } else { Err(bad(&format!("{name}: not finite"))) };
-        let cam = Camera { eye: v(r.eye, "eye")?, target: v(r.target, "target")?, up: v(r.up, "up")?, fov_deg: r.fov };
-        let view = cam.target - cam.eye;
+        Self::checked(Vec3::from(r.eye), Vec3::from(r.target), Vec3::from(r.up), r.fov)
+            .map_err(|(field, m)| Error::invalid(format!("{what}: render.{field}: {m}")))
+    }
+
+    /// A camera if it can show something: finite, the eye away from the target, `up` not along the
+    /// view, 0 < fov < 180; else the field at fault (`eye`, `target`, `up`, `fov`) and why.
+    pub fn checked(eye: Vec3, target: Vec3, up: Vec3, fov_deg: f64) -> std::result::Result<Self, (&'static str, String)> {
+        for (name, v) in [("eye", eye), ("target", target), ("up", up)] {
+            if !v.iter().all(|c| c.is_finite()) {
+                return Err((name, "not finite".into()));
+            }
+        }
+        let view = target - eye;
         if view.norm() == 0.0 {
-            return Err(bad("target: equals the eye"));
+            return Err(("target", "equals the eye".into()));
         }
-        if view.normalize().cross(&cam.up).norm() < 1e-9 {
-            return Err(bad("up: zero or along the view direction"));
+        if view.normalize().cross(&up).norm() < 1e-9 {
+            return Err(("up", "zero or along the view direction".into()));
         }
-        if !(r.fov > 0.0 && r.fov < 180.0) {
-            return Err(bad(&format!("fov: {} is not between 0 and 180 degrees", r.fov)));
+        if !(fov_deg > 0.0 && fov_deg < 180.0) {
+            return Err(("fov", format!("{fov_deg} is not between 0 and 180 degrees")));
         }
-        Ok(cam)
+        Ok(Camera { eye, target, up, fov_deg })
     }
 }
 
@@ -82,8 +95,42 @@ pub fn read_surface(path: &Path) -> Result<(Vec<Vec3>, Vec<[u32; 3]>)> {
     Ok((vertices, tris))
 }
 
+/// The triangles of a surface, each colored by its body: the connected pieces in the order of their
+/// first vertex (the order of the run's bodies), through [`PALETTE`].
+pub fn body_colors(points: &[Vec3], tris: &[[u32; 3]]) -> Triangles {
+    let mut parent: Vec<u32> = (0..points.len() as u32).collect();
+    fn root(parent: &mut [u32], mut i: u32) -> u32 {
+        while parent[i as usize] != i {
+            parent[i as usize] = parent[parent[i as usize] as usize];
+            i = parent[i as usize];
+        }
+        i
+    }
+    for t in tris {
+        for k in 1..3 {
+            let (a, b) = (root(&mut parent, t[0]), root(&mut parent, t[k]));
+            parent[a.max(b) as usize] = a.min(b);
+        }
+    }
+    // A piece's root is its smallest vertex: number the roots of surface vertices in vertex order
+    // (interior vertices are pieces of their own, not drawn).
+    let mut on_surface = vec![false; points.len()];
+    tris.iter().flatten().for_each(|&i| on_surface[i as usize] = true);
+    let mut piece = vec![u32::MAX; points.len()];
+    let mut count = 0;
+    for i in 0..points.len() as u32 {
+        if on_surface[i as usize] && root(&mut parent, i) == i {
+            piece[i as usize] = count;
+            count += 1;
+        }
+    }
+    let colors = tris.iter().map(|t| PALETTE[piece[root(&mut parent, t[0]) as usize] as usize % PALETTE.len()]).collect();
+    Triangles { points: points.to_vec(), tris: tris.to_vec(), colors }
+}
+
 /// Draws the triangles seen by `cam` into a `width` × `height` image.
-pub fn draw(points: &[Vec3], tris: &[[u32; 3]], cam: &Camera, width: u32, height: u32) -> Image {
+pub fn draw(scene: &Triangles, cam: &Camera, width: u32, height: u32) -> Image {
+    let (points, tris) = (&scene.points, &scene.tris);
     let (w, h) = (width as usize, height as usize);
     let mut img = Image { width, height, rgb: BACKGROUND.repeat(w * h) };
     let mut depth = vec![f64::INFINITY; w * h];
@@ -99,14 +146,14 @@ pub fn draw(points: &[Vec3], tris: &[[u32; 3]], cam: &Camera, width: u32, height
         let z = d.dot(&forward);
         (0.5 * w as f64 + focal * d.dot(&right) / z, 0.5 * h as f64 - focal * d.dot(&up) / z, z)
     };
-    for t in tris {
+    for (t, surface) in tris.iter().zip(&scene.colors) {
         let [a, b, c] = t.map(|i| points[i as usize]);
         let n = (b - a).cross(&(c - a));
         if n.norm() == 0.0 {
             continue;
         }
         let shade = 0.25 + 0.75 * n.normalize().dot(&light).abs();
-        let color = SURFACE.map(|s| (s * shade).round().min(255.0) as u8);
+        let color = surface.map(|s| (s * shade).round().min(255.0) as u8);
         let v = [project(&a), project(&b), project(&c)];
         if v.iter().any(|p| p.2 <= 1e-9) {
             continue; // behind or at the eye
@@ -155,22 +202,42 @@ pub fn available_frames(run_dir: &Path) -> Result<Vec<usize>> {
     Ok(frames)
 }
 
-/// Renders frames of a run folder to `render/frame_NNNNN.png` with one camera for all of them (by
-/// default framing the union of their bounding boxes) and returns the files written.
+/// How [`render_run`] draws: the camera (`None`: framing the bodies of all drawn frames), the
+/// image size, the colliders with the frame step that times their motion, and the output folder.
+pub struct Setup {
+    pub camera: Option<Camera>,
+    pub width: u32,
+    pub height: u32,
+    pub colliders: Vec<Collider>,
+    pub dt: f64,
+    pub out: PathBuf,
+}
+
+/// Renders frames of a run folder to `render/frame_NNNNN.png`, bodies only, with a camera framing
+/// them, and returns the files written (as `xpbd report --render` does).
 pub fn render_frames(run_dir: &Path, frames: &[usize], cam: Option<Camera>, width: u32, height: u32) -> Result<Vec<PathBuf>> {
+    render_run(run_dir, frames, &Setup { camera: cam, width, height, colliders: vec![], dt: 0.0, out: run_dir.join("render") })
+}
+
+/// Renders frames of a run folder to `OUT/frame_NNNNN.png` with one camera for all of them and
+/// returns the files written.
+pub fn render_run(run_dir: &Path, frames: &[usize], setup: &Setup) -> Result<Vec<PathBuf>> {
     let surfaces = frames.iter().map(|f| read_surface(&run_dir.join(format!("frames/frame_{f:05}.vtu")))).collect::<Result<Vec<_>>>()?;
     let all = || surfaces.iter().flat_map(|s| &s.0);
-    let cam = cam.unwrap_or_else(|| {
-        let lo = all().fold(Vec3::repeat(f64::INFINITY), |m, p| m.inf(p));
-        let hi = all().fold(Vec3::repeat(f64::NEG_INFINITY), |m, p| m.sup(p));
-        Camera::framing(lo, hi)
-    });
-    let out = run_dir.join("render");
-    std::fs::create_dir_all(&out).map_err(|e| Error::io(&out, e))?;
+    let lo = all().fold(Vec3::repeat(f64::INFINITY), |m, p| m.inf(p));
+    let hi = all().fold(Vec3::repeat(f64::NEG_INFINITY), |m, p| m.sup(p));
+    let cam = setup.camera.unwrap_or_else(|| Camera::framing(lo, hi));
+    let reach = 4.0 * ((cam.target - cam.eye).norm() + (hi - lo).norm());
+    let out = &setup.out;
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let mut written = Vec::new();
     for (f, (points, tris)) in frames.iter().zip(&surfaces) {
+        let mut scene = body_colors(points, tris);
+        for c in &setup.colliders {
+            scene.extend(collider_triangles(c, *f as f64 * setup.dt, cam.target, reach).unwrap_or_default());
+        }
         let path = out.join(format!("frame_{f:05}.png"));
-        write_atomic(&path, &draw(points, tris, &cam, width, height).png()?)?;
+        write_atomic(&path, &draw(&scene, &cam, setup.width, setup.height).png()?)?;
         written.push(path);
     }
     Ok(written)

@@ -58,7 +58,7 @@ fn frames_with_solids_and_cloth_draw_both() {
 #[test]
 fn a_scene_camera_is_checked_and_used() {
     use xpbd::core::scene::schema::Render;
-    use xpbd_tools::render::Camera;
+    use xpbd_tools::render::{body_colors, Camera};
     let r = |eye: [f64; 3], up: [f64; 3], fov: f64| Render { eye, target: [0.0; 3], up, fov };
     let err = |x: Render| Camera::from_scene(&x, "s.toml").unwrap_err().to_string();
     assert!(err(r([0.0; 3], [0.0, 1.0, 0.0], 35.0)).contains("s.toml: render.target: equals the eye"));
@@ -70,9 +70,24 @@ fn a_scene_camera_is_checked_and_used() {
     let m = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
     let tris = xpbd::core::mesh::surface::boundary_faces(&m.tets);
     let toward = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 0.5], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
-    let img = xpbd_tools::render::draw(&m.vertices, &tris, &toward, 101, 101);
+    let img = xpbd_tools::render::draw(&body_colors(&m.vertices, &tris), &toward, 101, 101);
     assert_ne!(img.pixel(50, 50), BACKGROUND);
     assert_eq!(img.pixel(20, 50), BACKGROUND, "the box spans about 0.5 / 19.5 · 50.5 / tan(17.5°) ≈ 4 pixels either side of the centre");
     let away = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 40.0], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
-    assert!(xpbd_tools::render::draw(&m.vertices, &tris, &away, 101, 101).rgb.chunks(3).all(|p| p == BACKGROUND));
+    assert!(xpbd_tools::render::draw(&body_colors(&m.vertices, &tris), &away, 101, 101).rgb.chunks(3).all(|p| p == BACKGROUND));
+}
+
+#[test]
+fn bodies_are_colored_in_order_whatever_their_interior_vertices() {
+    use xpbd_tools::render::{body_colors, PALETTE};
+    // Two boxes with an interior vertex each (cells 2): the pieces are the boxes, in vertex order.
+    let m = generators::box_mesh([1.0, 1.0, 1.0], [2, 2, 2], 5).unwrap();
+    let mut points = m.vertices.clone();
+    points.extend(m.vertices.iter().map(|p| p + xpbd::core::mesh::Vec3::new(3.0, 0.0, 0.0)));
+    let faces = xpbd::core::mesh::surface::boundary_faces(&m.tets);
+    let n = m.vertices.len() as u32;
+    let tris: Vec<[u32; 3]> = faces.iter().copied().chain(faces.iter().map(|t| t.map(|i| i + n))).collect();
+    let colored = body_colors(&points, &tris);
+    assert!(colored.colors[..faces.len()].iter().all(|c| *c == PALETTE[0]));
+    assert!(colored.colors[faces.len()..].iter().all(|c| *c == PALETTE[1]));
 }

@@ -1,0 +1,131 @@
+//! `xpbd render` from the command line: the scene's colliders are drawn, each body has its own
+//! color, camera flags are checked as the scene's `[render]` is, and `--out` picks the folder.
+
+mod common;
+
+use common::{expect_usage_error, write, xpbd_in};
+use std::path::Path;
+
+/// Two cubes side by side, a ground plane below them and a sphere that moves along +x.
+const SCENE: &str = r#"
+name = "two"
+[simulation]
+frames = 2
+substeps = 2
+[[body]]
+name = "left"
+mesh = { generator = "box", size = [1.0, 1.0, 1.0], cells = [1, 1, 1], split = 5 }
+material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
+pin = [{ box = { min = [-1.0, -1.0, -1.0], max = [10.0, 10.0, 10.0] } }]
+[[body]]
+name = "right"
+mesh = { generator = "box", size = [1.0, 1.0, 1.0], cells = [1, 1, 1], split = 5 }
+translate = [2.0, 0.0, 0.0]
+material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
+pin = [{ box = { min = [-1.0, -1.0, -1.0], max = [10.0, 10.0, 10.0] } }]
+[[collider]]
+kind = "plane"
+point = [0.0, -0.5, 0.0]
+normal = [0.0, 1.0, 0.0]
+[[collider]]
+kind = "sphere"
+center = [-3.0, 3.0, 0.0]
+radius = 0.5
+velocity = [100.0, 0.0, 0.0]
+"#;
+
+/// The pixels of a PNG file.
+fn pixels(path: &Path) -> Vec<[u8; 3]> {
+    let mut reader = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap())).read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    reader.next_frame(&mut buf).unwrap();
+    buf.chunks(3).map(|p| [p[0], p[1], p[2]]).collect()
+}
+
+const BACKGROUND: [u8; 3] = [246, 246, 246];
+
+/// A run of [`SCENE`] in `dir/r`, frames 0 to 2.
+fn run(dir: &Path) {
+    write(dir, "two.toml", SCENE);
+    let (code, _, stderr) = xpbd_in(dir, &["run", "two.toml", "--out", "r", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn the_ground_and_a_moving_sphere_are_drawn_from_the_scene() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path());
+    // Looking down at the ground beside the cubes: only the plane is in view.
+    let down = ["--eye", "0,5,-6", "--target", "0,-0.5,-8", "--size", "40x30", "--frames", "0"];
+    let (code, _, stderr) = xpbd_in(dir.path(), &[&["render", "r"][..], &down].concat());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("colliders are not drawn"), "without a scene: {stderr}");
+    assert!(pixels(&dir.path().join("r/render/frame_00000.png")).iter().all(|p| *p == BACKGROUND));
+    let (code, _, stderr) = xpbd_in(dir.path(), &[&["render", "r", "--scene", "two.toml"][..], &down].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let ground = pixels(&dir.path().join("r/render/frame_00000.png"));
+    assert!(ground.iter().all(|p| *p != BACKGROUND && p[0] == p[1]), "grey ground everywhere: {:?}", &ground[..3]);
+
+    // The sphere starts at x = -3 and moves at 100 m/s: in view at frame 0, gone by frame 1.
+    let sphere = ["--eye", "-3,3,8", "--target", "-3,3,0", "--size", "40x30", "--scene", "two.toml", "--frames", "0-1"];
+    let (code, _, stderr) = xpbd_in(dir.path(), &[&["render", "r"][..], &sphere].concat());
+    assert_eq!(code, 0, "{stderr}");
+    let at = |f: usize| pixels(&dir.path().join(format!("r/render/frame_{f:05}.png")))[15 * 40 + 20];
+    assert_ne!(at(0), BACKGROUND, "the sphere at the centre at frame 0");
+    assert_eq!(at(1), BACKGROUND, "the sphere gone at frame 1");
+}
+
+#[test]
+fn each_body_has_its_own_color() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path());
+    let (code, _, stderr) = xpbd_in(dir.path(), &["render", "r", "--size", "80x60", "--eye", "1.5,0.5,8", "--target", "1.5,0.5,0"]);
+    assert_eq!(code, 0, "{stderr}");
+    let image = pixels(&dir.path().join("r/render/frame_00002.png"));
+    assert!(image.iter().any(|p| p[2] > p[0] + 40), "a blue body");
+    assert!(image.iter().any(|p| p[0] > p[2] + 40), "an orange body");
+}
+
+#[test]
+fn out_picks_the_folder_of_the_pictures() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path());
+    let (code, stdout, stderr) = xpbd_in(dir.path(), &["render", "r", "--scene", "two.toml", "--size", "32x24", "--frames", "all", "--out", "pics/new"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().collect::<Vec<_>>(), ["pics/new/frame_00000.png", "pics/new/frame_00001.png", "pics/new/frame_00002.png"]);
+    assert!(dir.path().join("pics/new/frame_00002.png").is_file());
+    assert!(!dir.path().join("r/render").exists(), "nothing written to the default folder");
+}
+
+#[test]
+fn camera_flags_are_checked_as_the_scene_camera_is() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path());
+    let render = |flags: &[&str], needles: &[&str]| expect_usage_error(dir.path(), &[&["render", "r"][..], flags].concat(), needles);
+    render(&["--eye", "1,1,1", "--target", "1,1,1"], &["--target: equals the eye"]);
+    render(&["--eye", "nan,0,5", "--target", "0,0,0"], &["--eye: not finite"]);
+    render(&["--eye", "0,5,0", "--target", "0,0,0"], &["--target: straight above or below --eye"]);
+    render(&["--eye", "0,0,5", "--target", "0,0,0", "--fov", "180"], &["--fov: 180 is not between 0 and 180 degrees"]);
+    render(&["--eye", "0,0,5", "--target", "0,0,0", "--fov", "0"], &["--fov: 0 is not between"]);
+    render(&["--eye", "0,0,5"], &["--eye: needs --target"]);
+    render(&["--target", "0,0,5"], &["--target: needs --eye"]);
+    render(&["--fov", "20"], &["--fov: needs --eye and --target"]);
+    render(&["--eye", "0,0", "--target", "0,0,0"], &["--eye: '0,0' is not X,Y,Z"]);
+    assert!(!dir.path().join("r/render").exists(), "no picture for a refused camera");
+}
+
+#[test]
+fn a_scene_that_cannot_be_built_here_leaves_out_the_colliders_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path());
+    // As in a batch run folder: the scene's mesh file lies beside the original scene, not in RUN_DIR.
+    write(
+        &dir.path().join("r"),
+        "scene.toml",
+        &SCENE.replace("center = [-3.0, 3.0, 0.0]\nradius = 0.5", "file = \"elsewhere.obj\"").replace("\"sphere\"", "\"mesh\""),
+    );
+    let (code, stdout, stderr) = xpbd_in(dir.path(), &["render", "r", "--size", "32x24"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.starts_with("note: ") && stderr.contains("colliders are not drawn") && stderr.contains("elsewhere.obj"), "{stderr}");
+    assert_eq!(stdout.trim(), "r/render/frame_00002.png");
+}
