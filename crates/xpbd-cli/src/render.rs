@@ -3,7 +3,6 @@
 
 use clap::Args;
 use std::path::{Path, PathBuf};
-use xpbd_core::collider::Shape;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::scene;
 use xpbd_core::{Error, Result};
@@ -69,12 +68,7 @@ pub fn render(a: RenderArgs) -> Result<()> {
         Some((_, s)) if s.colliders.is_empty() => vec![],
         // A batch run's scene.toml resolves its files against the scene it came from, not RUN_DIR.
         Some((path, s)) => match scene::build(s, path.parent().unwrap_or(Path::new("."))) {
-            Ok(built) => {
-                if built.model.colliders.iter().any(|c| matches!(c.shape, Shape::Mesh(_))) {
-                    eprintln!("note: {}: mesh colliders are not drawn", path.display());
-                }
-                built.model.colliders
-            }
+            Ok(built) => built.model.colliders,
             Err(e) => {
                 eprintln!("note: {}: colliders are not drawn: {e}", path.display());
                 vec![]

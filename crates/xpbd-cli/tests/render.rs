@@ -129,3 +129,24 @@ fn a_scene_that_cannot_be_built_here_leaves_out_the_colliders_with_a_note() {
     assert!(stderr.starts_with("note: ") && stderr.contains("colliders are not drawn") && stderr.contains("elsewhere.obj"), "{stderr}");
     assert_eq!(stdout.trim(), "r/render/frame_00002.png");
 }
+
+/// A cube of side 1 centred at (-3, 3, 0), as a Wavefront OBJ.
+const CUBE_OBJ: &str = "v -3.5 2.5 -0.5\nv -2.5 2.5 -0.5\nv -3.5 3.5 -0.5\nv -2.5 3.5 -0.5\nv -3.5 2.5 0.5\nv -2.5 2.5 0.5\nv -3.5 3.5 0.5\nv -2.5 3.5 0.5\n\
+f 1 3 2\nf 2 3 4\nf 5 6 7\nf 6 8 7\nf 1 2 5\nf 2 6 5\nf 3 7 4\nf 4 7 8\nf 1 5 3\nf 3 5 7\nf 2 4 6\nf 4 8 6\n";
+
+#[test]
+fn a_mesh_collider_is_drawn_as_its_surface_where_it_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    run(dir.path());
+    // The sphere of SCENE replaced by a mesh cube at the same place, moving the same way.
+    write(dir.path(), "cube.obj", CUBE_OBJ);
+    write(dir.path(), "cube.toml", &SCENE.replace("center = [-3.0, 3.0, 0.0]\nradius = 0.5", "file = \"cube.obj\"").replace("\"sphere\"", "\"mesh\""));
+    let view = ["render", "r", "--eye", "-3,3,8", "--target", "-3,3,0", "--size", "40x30", "--scene", "cube.toml", "--frames", "0-1"];
+    let (code, _, stderr) = xpbd_in(dir.path(), &view);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stderr.contains("not drawn"), "{stderr}");
+    let at = |f: usize| pixels(&dir.path().join(format!("r/render/frame_{f:05}.png")))[15 * 40 + 20];
+    let cube = at(0);
+    assert!(cube != BACKGROUND && cube[0] == cube[1], "a grey cube at the centre at frame 0: {cube:?}");
+    assert_eq!(at(1), BACKGROUND, "the cube gone at frame 1");
+}

@@ -234,7 +234,7 @@ pub fn render_run(run_dir: &Path, frames: &[usize], setup: &Setup) -> Result<Vec
     for (f, (points, tris)) in frames.iter().zip(&surfaces) {
         let mut scene = body_colors(points, tris);
         for c in &setup.colliders {
-            scene.extend(collider_triangles(c, *f as f64 * setup.dt, cam.target, reach).unwrap_or_default());
+            scene.extend(collider_triangles(c, *f as f64 * setup.dt, cam.target, reach));
         }
         let path = out.join(format!("frame_{f:05}.png"));
         write_atomic(&path, &draw(&scene, &cam, setup.width, setup.height).png()?)?;

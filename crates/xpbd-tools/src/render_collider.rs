@@ -1,7 +1,6 @@
 //! Colliders as triangles for `xpbd render`: a plane as a checkered square around the view's
 //! target, spheres, capsules and cylinders as surfaces of revolution, boxes as their six faces, all
-//! moved to their pose at the frame's time. Mesh colliders are not drawn (their surface stays inside
-//! the signed distance structure).
+//! mesh colliders as their closed surface, all moved to their pose at the frame's time.
 
 use xpbd_core::collider::{Collider, Shape};
 use xpbd_core::mesh::Vec3;
@@ -32,8 +31,8 @@ const AROUND: usize = 32;
 const SQUARES: usize = 64;
 
 /// The triangles of `c` at time `t`; unbounded shapes (planes, cylinders) reach `reach` from the
-/// point of them nearest to `centre`. `None` for a mesh collider.
-pub fn collider_triangles(c: &Collider, t: f64, centre: Vec3, reach: f64) -> Option<Triangles> {
+/// point of them nearest to `centre`.
+pub fn collider_triangles(c: &Collider, t: f64, centre: Vec3, reach: f64) -> Triangles {
     let mut out = match &c.shape {
         Shape::Plane { point, normal } => plane(*point, *normal, centre, reach),
         Shape::Sphere { center, radius } => {
@@ -60,13 +59,16 @@ pub fn collider_triangles(c: &Collider, t: f64, centre: Vec3, reach: f64) -> Opt
             box_.colors = vec![SOLID; box_.tris.len()];
             box_
         }
-        Shape::Mesh(_) => return None,
+        Shape::Mesh(m) => {
+            let (points, tris) = m.surface();
+            Triangles { points: points.to_vec(), tris: tris.to_vec(), colors: vec![SOLID; tris.len()] }
+        }
     };
     if !c.motion.is_static() {
         let pose = c.motion.pose(&c.shape.reference_point(), t);
         out.points.iter_mut().for_each(|p| *p = pose.rotation * *p + pose.translation.vector);
     }
-    Some(out)
+    out
 }
 
 /// Point `i` of a half circle of `radius` from the top, as (distance from the axis, height + `shift`).

@@ -144,6 +144,11 @@ impl MeshSdf {
         Ok(MeshSdf { bvh: Bvh::new(&bounds), vertices, tris, face_normal, edge_normal, vertex_normal, centroid, volume: volume.abs() })
     }
 
+    /// The closed surface: its vertices and its triangles, counter-clockwise seen from outside (for drawing).
+    pub fn surface(&self) -> (&[Vec3], &[[u32; 3]]) {
+        (&self.vertices, &self.tris)
+    }
+
     /// The centroid of the enclosed solid (the reference point of the collider's rotation).
     pub fn centroid(&self) -> Vec3 {
         self.centroid
