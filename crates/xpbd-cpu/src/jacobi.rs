@@ -10,22 +10,21 @@
 
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, Local};
 use rayon::prelude::*;
+use xpbd_core::constraint::mass_split::MassSplit;
+use xpbd_core::graph::groups::Groups;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 
-/// Slot layout, per-element scales and vertex → slot adjacency, built once per model.
+/// Slot layout, mass splitting and vertex → slot adjacency, built once per model.
 pub struct Jacobi {
     /// Correction slots: N per element of every family, in family order.
     slots: Vec<Vec3>,
     /// First slot of each family.
     family_slot: Vec<usize>,
-    /// n_v w_v: the inverse mass of vertex v's share in each of its n_v constraints (mass splitting).
-    split_inv_mass: Vec<f64>,
-    /// 1 / n_v per vertex (0 where no constraint touches it).
-    inv_count: Vec<f64>,
-    /// CSR: slots of vertex v are `adj[start[v]..start[v+1]]`.
-    start: Vec<usize>,
-    adj: Vec<u32>,
+    /// n_v w_v and 1 / n_v per vertex.
+    split: MassSplit,
+    /// The slots of each vertex.
+    by_vertex: Groups,
     /// ω, on every multiplier increment and correction.
     relaxation: f64,
 }
@@ -34,7 +33,6 @@ pub struct Jacobi {
 struct Layout {
     owners: Vec<u32>,
     family_slot: Vec<usize>,
-    element_sizes: Vec<(usize, usize)>,
 }
 
 impl FamilyVisitor for Layout {
@@ -43,7 +41,6 @@ impl FamilyVisitor for Layout {
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
         self.family_slot.push(self.owners.len());
-        self.element_sizes.push((f.elements.len(), N));
         self.owners.extend(f.elements.iter().flatten());
     }
 }
@@ -51,25 +48,11 @@ impl FamilyVisitor for Layout {
 impl Jacobi {
     /// The pass over `model`'s families at substep `h` with relaxation ω = `relaxation`.
     pub fn new(model: &Model, h: f64, relaxation: f64) -> Self {
-        let mut l = Layout { owners: vec![], family_slot: vec![], element_sizes: vec![] };
+        let mut l = Layout { owners: vec![], family_slot: vec![] };
         for_each_family(model, h, &mut l);
-        let n = model.vertex_count();
-        let mut start = vec![0usize; n + 1];
-        for &v in &l.owners {
-            start[v as usize + 1] += 1;
-        }
-        let split_inv_mass = (0..n).map(|v| start[v + 1] as f64 * model.inv_mass[v]).collect();
-        let inv_count = (0..n).map(|v| if start[v + 1] > 0 { 1.0 / start[v + 1] as f64 } else { 0.0 }).collect();
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut fill = start.clone();
-        let mut adj = vec![0u32; l.owners.len()];
-        for (slot, &v) in l.owners.iter().enumerate() {
-            adj[fill[v as usize]] = slot as u32;
-            fill[v as usize] += 1;
-        }
-        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split_inv_mass, inv_count, start, adj, relaxation }
+        let by_vertex = Groups::from_labels(&l.owners, model.vertex_count());
+        let split = MassSplit::new(&by_vertex, &model.inv_mass);
+        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation }
     }
 
     /// One Jacobi iteration over every elastic constraint.
@@ -77,9 +60,9 @@ impl Jacobi {
         let omega = self.relaxation;
         let mut pass = Pass { jacobi: self, x, x_prev, lambda, omega };
         for_each_family(model, h, &mut pass);
-        let (start, adj, slots) = (&self.start, &self.adj, &self.slots);
+        let (by_vertex, slots) = (&self.by_vertex, &self.slots);
         x.par_iter_mut().enumerate().for_each(|(v, xv)| {
-            *xv += adj[start[v]..start[v + 1]].iter().map(|&s| slots[s as usize]).sum::<Vec3>();
+            *xv += by_vertex.group(v).iter().map(|&s| slots[s as usize]).sum::<Vec3>();
         });
     }
 }
@@ -100,7 +83,7 @@ impl FamilyVisitor for Pass<'_> {
         let Family { index: family, elements, damped, rows, lambda_offset, .. } = f;
         let first = self.jacobi.family_slot[family];
         let slots = &mut self.jacobi.slots[first..first + N * elements.len()];
-        let (split_w, inv_count) = (&self.jacobi.split_inv_mass, &self.jacobi.inv_count);
+        let MassSplit { split_inv_mass: split_w, inv_count } = &self.jacobi.split;
         let lam = &mut self.lambda[lambda_offset..lambda_offset + rows * elements.len()];
         let (x, x_prev, omega) = (self.x, self.x_prev, self.omega);
         slots.par_chunks_exact_mut(N).zip(lam.par_chunks_exact_mut(rows)).enumerate().for_each(|(e, (s, l))| {

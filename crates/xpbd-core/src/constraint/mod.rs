@@ -6,6 +6,7 @@ pub mod bending;
 pub mod block_solve;
 pub mod distance;
 pub mod lanes;
+pub mod mass_split;
 pub mod neohookean;
 pub mod projection;
 pub mod stvk;

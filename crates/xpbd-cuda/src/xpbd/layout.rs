@@ -9,6 +9,7 @@
 
 use nalgebra::Rotation3;
 use xpbd_core::collider::{Collider, Shape};
+use xpbd_core::constraint::mass_split::MassSplit;
 use xpbd_core::constraint::tet_model::TetModel;
 use xpbd_core::graph::groups::Groups;
 use xpbd_core::graph::partition::partitions;
@@ -182,9 +183,7 @@ impl JacobiLayout {
     fn new(families: &[Family], inv_mass: &[f64], relaxation: f64) -> Self {
         let owners: Vec<u32> = families.iter().flat_map(|f| f.idx.iter().copied()).collect();
         let slots = Groups::from_labels(&owners, inv_mass.len());
-        let count = |v: usize| slots.group(v).len();
-        let split_inv_mass = inv_mass.iter().enumerate().map(|(v, w)| count(v) as f64 * w).collect();
-        let inv_count = (0..inv_mass.len()).map(|v| if count(v) > 0 { 1.0 / count(v) as f64 } else { 0.0 }).collect();
+        let MassSplit { split_inv_mass, inv_count } = MassSplit::new(&slots, inv_mass);
         let family_start = families.iter().scan(0, |slot, f| Some(std::mem::replace(slot, *slot + f.idx.len()))).collect();
         JacobiLayout { split_inv_mass, inv_count, family_start, start: narrow(&slots.offsets), adj: slots.members, relaxation }
     }
