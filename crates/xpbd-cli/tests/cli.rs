@@ -143,7 +143,7 @@ name = "sheet"
 mesh = { generator = "grid2d", size = [1.0, 1.0], cells = [4, 4] }
 material = { model = "cloth", areal_density = 0.2, stretch_compliance = 0.0, bending_compliance = 1.0 }
 "#;
-    case("adaptive_cloth.toml", cloth.to_string(), &["solver.kind", "tetrahedral bodies only", "body 'sheet' is cloth"]);
+    case("adaptive_cloth.toml", cloth.to_string(), &["solver.kind", "tetrahedral and shell bodies", "body 'sheet' is cloth"]);
 }
 
 #[test]

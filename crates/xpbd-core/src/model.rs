@@ -7,6 +7,7 @@ use crate::collider::Collider;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{TetModel, TetParams};
 use crate::contact::ContactModel;
+use crate::fem::shell::{HingeRest, ShellMaterial, TriangleRest};
 use crate::material::Lame;
 use crate::mesh::Vec3;
 use std::ops::Range;
@@ -82,6 +83,21 @@ impl ClothGroup {
     }
 }
 
+/// A thin shell of one body (thesis "Adaptive methods for elastic deformation" ch. 4): membrane triangles and
+/// bending hinges with physical parameters, for the implicit solvers.
+#[derive(Clone, Debug)]
+pub struct ShellGroup {
+    pub body: usize,
+    pub material: ShellMaterial,
+    /// Rayleigh damping of the implicit solvers.
+    pub rayleigh: Rayleigh,
+    pub triangles: Vec<[u32; 3]>,
+    pub triangle_rest: Vec<TriangleRest>,
+    /// (x0, x1; x2, x3): the shared edge, then the two opposite vertices.
+    pub hinges: Vec<[u32; 4]>,
+    pub hinge_rest: Vec<HingeRest>,
+}
+
 /// A vertex held on a prescribed path x(t) = origin + velocity·t: hard (inverse mass 0) when
 /// `compliance` is 0, else a soft attachment with that compliance (m/N) per axis.
 #[derive(Clone, Copy, Debug)]
@@ -115,6 +131,7 @@ pub struct Model {
     pub bodies: Vec<Body>,
     pub tet_groups: Vec<TetGroup>,
     pub cloth_groups: Vec<ClothGroup>,
+    pub shell_groups: Vec<ShellGroup>,
     /// Hard pins that move (inverse mass 0, velocity ≠ 0) and soft attachments.
     pub attachments: Vec<Attachment>,
     pub colliders: Vec<Collider>,

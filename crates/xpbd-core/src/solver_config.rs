@@ -131,11 +131,27 @@ impl SolverConfig {
                 model.bodies[g.body].name
             )));
         }
+        if let Some(g) = model.shell_groups.first() {
+            let name = &model.bodies[g.body].name;
+            match &self.method {
+                Method::Implicit(s) if s.rigidification.is_none() => {}
+                Method::Implicit(_) => {
+                    return Err(Unsupported(format!(
+                        "body '{name}': solver.kind = \"adaptive\" does not rigidify shells yet; run it with kind = \"implicit\" (docs/shells.md)"
+                    )))
+                }
+                _ => {
+                    return Err(Unsupported(format!(
+                        "body '{name}': material.model = \"shell\" runs under solver.kind = \"implicit\" (docs/shells.md); XPBD takes model \"cloth\""
+                    )))
+                }
+            }
+        }
         match &self.method {
             Method::Xpbd { .. } => Ok(()),
             Method::Implicit(_) => match model.cloth_groups.first() {
                 Some(g) => Err(Unsupported(format!(
-                    "solver.kind: \"{}\" runs tetrahedral bodies only; body '{}' is cloth (docs/adaptive.md)",
+                    "solver.kind: \"{}\" runs tetrahedral and shell bodies; body '{}' is cloth (give it material.model = \"shell\" with youngs, poisson, density and thickness: docs/shells.md)",
                     self.method.kind(),
                     model.bodies[g.body].name
                 ))),

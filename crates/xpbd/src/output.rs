@@ -272,7 +272,7 @@ impl Writer {
         for (b, body) in model.bodies.iter().enumerate() {
             body_id[body.vertices.clone()].fill(b as i32);
         }
-        // Each body's tetrahedra, or its triangles when it is cloth.
+        // Each body's tetrahedra, or its triangles when it is cloth or a shell.
         let tets = model.bodies.iter().flat_map(|b| b.tets.iter().copied()).collect();
         let tris = model.bodies.iter().filter(|b| b.tets.is_empty()).flat_map(|b| b.surface.iter().copied()).collect();
         let surface = Surface::of(model);

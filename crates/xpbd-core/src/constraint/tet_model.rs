@@ -209,8 +209,8 @@ pub fn volume_ratio(rest: &TetRest, x: &[Vec3; 4]) -> f64 {
     deformation_gradient(x, &rest.dm_inv).determinant()
 }
 
-/// Gathers the four vertices of an element.
+/// Gathers the vertices of an element (a tet's four, a triangle's three, a hinge's four).
 #[inline(always)]
-pub fn gather<T: Copy>(a: &[T], t: &[u32; 4]) -> [T; 4] {
-    [a[t[0] as usize], a[t[1] as usize], a[t[2] as usize], a[t[3] as usize]]
+pub fn gather<T: Copy, const N: usize>(a: &[T], t: &[u32; N]) -> [T; N] {
+    t.map(|i| a[i as usize])
 }

@@ -12,7 +12,7 @@ use crate::contact::Friction;
 use crate::implicit::settings::ImplicitSettings;
 use crate::layers::settings::MultilayerSettings;
 use crate::material::Lame;
-use crate::mesh::{generators, io, numbering::Numbering, orientation, surface, Mesh, Vec3};
+use crate::mesh::{generators, io, numbering::Numbering, orientation, surface, Mesh, TriMesh, Vec3};
 use crate::mgpbd::settings::MgpbdSettings;
 use crate::model::{Attachment, Body, ClothGroup, Model, Probe, Rayleigh, TetGroup};
 use crate::solver_config::{Method, Ordering, SolverConfig};
@@ -48,6 +48,7 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
         bodies: vec![],
         tet_groups: vec![],
         cloth_groups: vec![],
+        shell_groups: vec![],
         attachments: vec![],
         colliders: vec![],
         contact: Default::default(),
@@ -321,7 +322,7 @@ fn drop_unreferenced<const N: usize>(vertices: &mut Vec<Vec3>, elements: &mut [[
     dropped
 }
 
-fn positive(v: Option<f64>, what: &str, field: &str, model: &str) -> Result<f64> {
+pub(super) fn positive(v: Option<f64>, what: &str, field: &str, model: &str) -> Result<f64> {
     let x = v.ok_or_else(|| Error::invalid(format!("{what}.{field}: required for model '{model}'")))?;
     if x.is_finite() && x > 0.0 {
         Ok(x)
@@ -343,6 +344,11 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
         Some(r) if r.iter().all(|a| a.is_finite() && *a >= 0.0) => Rayleigh { mass: r[0], stiffness: r[1] },
         Some(r) => return Err(Error::invalid(format!("body[{bi}].rayleigh: both coefficients must be ≥ 0, got {r:?}"))),
     };
+    for (f, v) in [("membrane", &mat.membrane), ("bending", &mat.bending)] {
+        if v.is_some() && mat.model != "shell" {
+            return Err(Error::invalid(format!("{mwhat}.{f}: a field of model 'shell' only (got model '{}')", mat.model)));
+        }
+    }
     let base = m.rest.len();
     let mut mass;
     let body_surface: Vec<[u32; 3]>;
@@ -352,18 +358,22 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
         Mesh::Tet(mut tm) => {
             let model = match TetModel::from_name(&mat.model) {
                 Some(m) => m,
-                None if mat.model == "cloth" => {
-                    return Err(Error::invalid(format!("{mwhat}.model: 'cloth' needs a triangle mesh (grid2d or .obj), {what} is tetrahedral")))
+                None if mat.model == "cloth" || mat.model == "shell" => {
+                    return Err(Error::invalid(format!("{mwhat}.model: '{}' needs a triangle mesh (grid2d or .obj), {what} is tetrahedral", mat.model)))
                 }
                 None => {
                     return Err(Error::invalid(format!(
-                        "{mwhat}.model: unknown model '{}' (expected neohookean, neohookean_block, stvk, arap, corotational, cloth)",
+                        "{mwhat}.model: unknown model '{}' (expected neohookean, neohookean_block, stvk, arap, corotational, cloth, shell)",
                         mat.model
                     )))
                 }
             };
-            for (f, v) in [("areal_density", mat.areal_density), ("stretch_compliance", mat.stretch_compliance), ("bending_compliance", mat.bending_compliance)]
-            {
+            for (f, v) in [
+                ("areal_density", mat.areal_density),
+                ("stretch_compliance", mat.stretch_compliance),
+                ("bending_compliance", mat.bending_compliance),
+                ("thickness", mat.thickness),
+            ] {
                 if v.is_some() {
                     return Err(Error::invalid(format!("{mwhat}.{f}: not a field of model '{}'", mat.model)));
                 }
@@ -398,11 +408,19 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
             m.tet_groups.push(group);
             m.rest.extend(tm.vertices);
         }
+        Mesh::Tri(mut cm) if mat.model == "shell" => {
+            let spec = super::shell_material::parse(mat, &mwhat)?;
+            let areas = triangle_mesh(&mut cm, what, &rot, &shift, warnings)?;
+            mass = lumped_triangle_mass(&cm, &areas, spec.areal_density());
+            m.shell_groups.push(super::shell_material::group(bi, spec.material, rayleigh, &cm, base as u32, what)?);
+            body_surface = cm.tris.iter().map(|t| offset(t).try_into().unwrap()).collect();
+            m.rest.extend(cm.vertices);
+        }
         Mesh::Tri(mut cm) => {
             if mat.model != "cloth" {
-                return Err(Error::invalid(format!("{mwhat}.model: {what} is a triangle mesh, which needs model 'cloth' (got '{}')", mat.model)));
+                return Err(Error::invalid(format!("{mwhat}.model: {what} is a triangle mesh, which needs model 'cloth' or 'shell' (got '{}')", mat.model)));
             }
-            for (f, v) in [("density", mat.density), ("youngs", mat.youngs), ("poisson", mat.poisson)] {
+            for (f, v) in [("density", mat.density), ("youngs", mat.youngs), ("poisson", mat.poisson), ("thickness", mat.thickness)] {
                 if v.is_some() {
                     return Err(Error::invalid(format!(
                         "{mwhat}.{f}: not a field of model 'cloth' (cloth takes areal_density, stretch_compliance, bending_compliance)"
@@ -417,26 +435,8 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
                     return Err(Error::invalid(format!("{mwhat}.{f}: must be ≥ 0, got {v}")));
                 }
             }
-            let n = cm.vertices.len();
-            if let Some((e, t)) = cm.tris.iter().enumerate().find(|(_, t)| t.iter().any(|&i| i as usize >= n)) {
-                return Err(Error::invalid(format!("{what}: triangle {e} {t:?} references a vertex beyond the {n} vertices")));
-            }
-            let dropped = drop_unreferenced(&mut cm.vertices, &mut cm.tris);
-            if dropped > 0 {
-                warnings.push(format!("{what}: dropped {dropped} vertices that belong to no triangle"));
-            }
-            transform(&mut cm.vertices, &rot, &shift);
-            mass = vec![0.0; cm.vertices.len()];
-            let mean_area = cm.tris.iter().map(|t| tri_area(&cm.vertices, t)).sum::<f64>() / cm.tris.len().max(1) as f64;
-            for (e, t) in cm.tris.iter().enumerate() {
-                let a = tri_area(&cm.vertices, t);
-                if !(a > 1e-12 * mean_area) {
-                    return Err(Error::invalid(format!("{what}: triangle {e} {t:?} has zero area")));
-                }
-                for &i in t {
-                    mass[i as usize] += areal * a / 3.0;
-                }
-            }
+            let areas = triangle_mesh(&mut cm, what, &rot, &shift, warnings)?;
+            mass = lumped_triangle_mass(&cm, &areas, areal);
             let (edges, hinges) = edges_and_hinges(&cm.tris);
             let rest_length = edges.iter().map(|e| (cm.vertices[e[1] as usize] - cm.vertices[e[0] as usize]).norm()).collect();
             let rest_angle = hinges.iter().map(|h| dihedral_angle(&gather(&cm.vertices, h))).collect();
@@ -506,6 +506,37 @@ fn zero_mass_vertices(mass: &[f64], what: &str) -> Result<()> {
     let shown: Vec<String> = bad.iter().take(8).map(usize::to_string).collect();
     let more = if bad.len() > 8 { format!(" and {} more", bad.len() - 8) } else { String::new() };
     Err(Error::invalid(format!("{what}: {} vertices have zero mass (vertices {}{more}); check the density and the element sizes", bad.len(), shown.join(", "))))
+}
+
+/// Checks a triangle mesh's indices and areas, drops unreferenced vertices and places it (rotation, then
+/// shift); returns each triangle's area.
+fn triangle_mesh(cm: &mut TriMesh, what: &str, rot: &Rotation3<f64>, shift: &Vec3, warnings: &mut Vec<String>) -> Result<Vec<f64>> {
+    let n = cm.vertices.len();
+    if let Some((e, t)) = cm.tris.iter().enumerate().find(|(_, t)| t.iter().any(|&i| i as usize >= n)) {
+        return Err(Error::invalid(format!("{what}: triangle {e} {t:?} references a vertex beyond the {n} vertices")));
+    }
+    let dropped = drop_unreferenced(&mut cm.vertices, &mut cm.tris);
+    if dropped > 0 {
+        warnings.push(format!("{what}: dropped {dropped} vertices that belong to no triangle"));
+    }
+    transform(&mut cm.vertices, rot, shift);
+    let areas: Vec<f64> = cm.tris.iter().map(|t| tri_area(&cm.vertices, t)).collect();
+    let mean_area = areas.iter().sum::<f64>() / areas.len().max(1) as f64;
+    if let Some((e, t)) = cm.tris.iter().enumerate().find(|(e, _)| !(areas[*e] > 1e-12 * mean_area)) {
+        return Err(Error::invalid(format!("{what}: triangle {e} {t:?} has zero area")));
+    }
+    Ok(areas)
+}
+
+/// Lumped vertex masses: a third of each triangle's area times the areal density (kg/m²).
+fn lumped_triangle_mass(cm: &TriMesh, areas: &[f64], areal: f64) -> Vec<f64> {
+    let mut mass = vec![0.0; cm.vertices.len()];
+    for (t, a) in cm.tris.iter().zip(areas) {
+        for &i in t {
+            mass[i as usize] += areal * a / 3.0;
+        }
+    }
+    mass
 }
 
 fn tri_area(v: &[Vec3], t: &[u32; 3]) -> f64 {

@@ -211,6 +211,11 @@ impl Material {
         Self::tet("neohookean_block", youngs, poisson, density)
     }
 
+    /// `{ model = "shell", youngs, poisson, density, thickness }` (StVK membrane).
+    pub fn shell(youngs: f64, poisson: f64, density: f64, thickness: f64) -> Self {
+        Material { thickness: Some(thickness), ..Self::tet("shell", youngs, poisson, density) }
+    }
+
     /// `{ model = "cloth", areal_density, stretch_compliance, bending_compliance }`.
     pub fn cloth(areal_density: f64, stretch_compliance: f64, bending_compliance: f64) -> Self {
         Material {

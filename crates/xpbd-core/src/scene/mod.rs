@@ -3,7 +3,7 @@
 
 pub mod build;
 pub mod builder;
-mod cloth_topology;
+pub(crate) mod cloth_topology;
 #[cfg(test)]
 mod collider_tests;
 mod contact;
@@ -12,6 +12,7 @@ mod finite;
 pub mod initial_deform;
 pub mod pin;
 pub mod schema;
+mod shell_material;
 pub mod table2;
 
 pub use build::{build, Built};

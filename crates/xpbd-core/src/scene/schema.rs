@@ -289,7 +289,7 @@ pub struct MeshSource {
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Material {
-    /// neohookean | neohookean_block | stvk | arap | cloth
+    /// neohookean | neohookean_block | stvk | arap | corotational | cloth | shell
     pub model: String,
     pub youngs: Option<f64>,
     pub poisson: Option<f64>,
@@ -301,6 +301,12 @@ pub struct Material {
     pub stretch_compliance: Option<f64>,
     /// 1/(N·m) (cloth hinges).
     pub bending_compliance: Option<f64>,
+    /// m (shell; its areal mass is density × thickness).
+    pub thickness: Option<f64>,
+    /// stvk | neohookean: the shell's membrane energy (default stvk).
+    pub membrane: Option<String>,
+    /// shape_operator | hinge: the shell's bending energy (default shape_operator).
+    pub bending: Option<String>,
 }
 
 /// Selects body vertices and holds them: fixed (`compliance = 0`, inverse mass 0), moving with a

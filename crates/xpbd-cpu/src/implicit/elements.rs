@@ -54,6 +54,9 @@ impl Elements {
                 e.mass_damping[v] = g.rayleigh.mass;
             }
         }
+        for g in &model.shell_groups {
+            e.mass_damping[model.bodies[g.body].vertices.clone()].fill(g.rayleigh.mass);
+        }
         e
     }
 

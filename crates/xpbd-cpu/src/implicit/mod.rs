@@ -4,11 +4,14 @@
 //! elastic, flag the elements whose strain rate stayed below τ_R and rebuild the rigid bodies when the flags
 //! changed; assemble and factorise the reduced system (Eq. 3.11) and solve it; solve the contacts (Eq.
 //! 3.13–3.15); update velocities and positions (Rodrigues for the bodies); record the strain rates (Eq. 3.17).
+//! Shell bodies (ch. 4, docs/shells.md) add their membrane triangles and bending hinges to the same system; they
+//! are always elastic (shell rigidification is not built yet).
 
 mod contact;
 mod elements;
 mod oracle;
 mod rigid;
+mod shells;
 mod system;
 
 use contact::Contacts;
@@ -17,6 +20,7 @@ use elements::Elements;
 use nalgebra::Matrix3;
 use oracle::Oracle;
 use rigid::Bodies;
+use shells::Shells;
 use std::time::Instant;
 use system::{Inputs, Spring, System};
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
@@ -66,6 +70,7 @@ pub struct ImplicitBackend {
     config: SolverConfig,
     settings: ImplicitSettings,
     elements: Elements,
+    shells: Shells,
     /// Lumped vertex masses (the model's), for rebuilding bodies.
     mass: Vec<f64>,
     pinned: Vec<bool>,
@@ -84,6 +89,7 @@ impl ImplicitBackend {
     pub fn new(model: &Model, config: &SolverConfig) -> Self {
         let Method::Implicit(settings) = &config.method else { panic!("ImplicitBackend needs solver.kind implicit or adaptive") };
         let elements = Elements::new(model);
+        let shells = Shells::new(model, &model.initial_position);
         let pinned: Vec<bool> = model.inv_mass.iter().map(|&w| w == 0.0).collect();
         let mut paths = Vec::new();
         let mut springs = Vec::new();
@@ -95,7 +101,7 @@ impl ImplicitBackend {
             }
         }
         let pattern = RigidPattern::elastic(elements.len(), model.vertex_count());
-        let system = System::new(&elements, Dofs::new(&pattern.vertex_body, |i| pinned[i], 0), &pattern.element_body);
+        let system = System::new(&elements, &shells, Dofs::new(&pattern.vertex_body, |i| pinned[i], 0), &pattern.element_body);
         let adaptive = settings.rigidification.map(|r| {
             let mut attached = pinned.clone();
             springs.iter().for_each(|s| attached[s.vertex as usize] = true);
@@ -113,6 +119,7 @@ impl ImplicitBackend {
             config: config.clone(),
             settings: settings.clone(),
             elements,
+            shells,
             mass: model.mass.clone(),
             pinned,
             paths,
@@ -180,7 +187,8 @@ impl ImplicitBackend {
         self.bodies = Bodies::build(&self.pattern, &s.x, &s.v, &self.mass, &self.elements.mass_damping);
         self.bodies.place_members(&mut s.x, &mut s.v);
         let pinned = &self.pinned;
-        self.system = System::new(&self.elements, Dofs::new(&self.pattern.vertex_body, |i| pinned[i], self.pattern.bodies), &self.pattern.element_body);
+        self.system =
+            System::new(&self.elements, &self.shells, Dofs::new(&self.pattern.vertex_body, |i| pinned[i], self.pattern.bodies), &self.pattern.element_body);
     }
 
     /// One implicit step ending at `t_end`.
@@ -193,8 +201,9 @@ impl ImplicitBackend {
 
         let start = Instant::now();
         let states = self.elements.states(&self.system.elastic, &s.x);
+        let shell_states = self.shells.states(&s.x);
         let inputs = Inputs { x: &s.x, v: &s.v, mass: &model.mass, gravity: model.gravity, springs: &self.springs, t_end, h };
-        let rhs = self.system.assemble(&self.elements, &states, &self.bodies, &inputs);
+        let rhs = self.system.assemble(&self.elements, &states, &self.shells, &shell_states, &self.bodies, &inputs);
         let assembled = Instant::now();
         self.phases.assembly += assembled.duration_since(start).as_secs_f64();
         self.system.factor().map_err(|why| Error::invalid(format!("implicit step ending at t = {t_end:.6} s: the system could not be factorised: {why}")))?;
@@ -210,6 +219,7 @@ impl ImplicitBackend {
         self.phases.contact += start.elapsed().as_secs_f64();
 
         self.update(s, &va, h, t_end);
+        self.shells.record_angles(&s.x);
         self.record_strain(s, h);
         Ok(())
     }
@@ -272,16 +282,26 @@ impl Backend for ImplicitBackend {
     }
 
     /// Adaptive runs: each element's last Green strain (9 values), its calm-step count and its rigid flag; the
-    /// bodies are rebuilt from the flags and the checkpoint's state on restore. Contact warm starts are not kept.
+    /// bodies are rebuilt from the flags and the checkpoint's state on restore. Then each shell hinge's unwrapped
+    /// angle (its branch beyond ±π is not in the positions). Contact warm starts are not kept.
     fn carried(&self) -> Vec<f64> {
-        let Some(a) = &self.adaptive else { return Vec::new() };
-        let mut out: Vec<f64> = a.strain.iter().flat_map(|e| e.iter().copied()).collect();
-        out.extend(a.calm.iter().map(|&c| c as f64));
-        out.extend(a.flags.iter().map(|&f| f as u8 as f64));
+        let mut out = Vec::new();
+        if let Some(a) = &self.adaptive {
+            out.extend(a.strain.iter().flat_map(|e| e.iter().copied()));
+            out.extend(a.calm.iter().map(|&c| c as f64));
+            out.extend(a.flags.iter().map(|&f| f as u8 as f64));
+        }
+        out.extend_from_slice(&self.shells.angle);
         out
     }
 
     fn restore_carried(&mut self, state: &State, carried: &[f64]) -> Result<()> {
+        let hinges = self.shells.angle.len();
+        let Some(split) = carried.len().checked_sub(hinges) else {
+            return Err(Error::invalid(format!("the checkpoint carries {} solver values; this run's {hinges} shell hinges need as many", carried.len())));
+        };
+        let (carried, angles) = carried.split_at(split);
+        self.shells.angle.copy_from_slice(angles);
         let Some(a) = &mut self.adaptive else { return xpbd_core::backend::nothing_carried(carried) };
         let n = a.strain.len();
         if carried.len() != 11 * n {

@@ -1,12 +1,13 @@
 //! The reduced system of one implicit step (thesis "Adaptive methods for elastic deformation", Eq. 3.5 and
 //! 3.11): A_A = Gᵀ[(1 + hα₀)M + h(h + α₁)K]G and the right-hand side h(Gᵀ f + c(φ)) with
-//! f = f_elastic + f_ext − α₀Mẋ − (α₁ + h)Kẋ over the elastic elements only, factorised by sparse
+//! f = f_elastic + f_ext − α₀Mẋ − (α₁ + h)Kẋ over the elastic elements (tetrahedra, shell triangles and hinges) only, factorised by sparse
 //! Cholesky (A_A is symmetric positive definite: K is projected to PSD per element) with the symbolic
 //! factorisation kept while the rigid pattern, and so the block pattern, holds.
 
 use super::elements::Elements;
 use super::rigid::Bodies;
-use nalgebra::{Matrix3, SMatrix};
+use super::shells::{ShellStates, Shells};
+use nalgebra::{Matrix3, SMatrix, SVector};
 use xpbd_core::fem::element::ElementState;
 use xpbd_core::implicit::dofs::{gamma, Dofs, VertexDof};
 use xpbd_core::implicit::pattern::BlockPattern;
@@ -47,10 +48,13 @@ pub struct Inputs<'a> {
 }
 
 impl System {
-    pub fn new(elements: &Elements, dofs: Dofs, element_body: &[Option<u32>]) -> Self {
+    /// The system of the elastic elements (`element_body` `None`) and every shell stencil (shells are not rigidified).
+    pub fn new(elements: &Elements, shells: &Shells, dofs: Dofs, element_body: &[Option<u32>]) -> Self {
         let elastic: Vec<u32> = (0..elements.len() as u32).filter(|&e| element_body[e as usize].is_none()).collect();
-        let groups = elastic.iter().map(|&e| {
-            let mut n: Vec<u32> = elements.tets[e as usize].iter().filter_map(|&v| dofs.node(v as usize)).collect();
+        let shell_stencils = shells.stencil_nodes();
+        let stencils = elastic.iter().map(|&e| &elements.tets[e as usize][..]).chain(shell_stencils.iter().map(|n| &n[..]));
+        let groups = stencils.map(|nodes| {
+            let mut n: Vec<u32> = nodes.iter().filter_map(|&v| dofs.node(v as usize)).collect();
             n.sort_unstable();
             n.dedup();
             n
@@ -101,45 +105,40 @@ impl System {
     }
 
     /// Assembles A_A and the right-hand side from the elastic elements' `states` (in the order of
-    /// `self.elastic`). Returns h·rhs.
-    pub fn assemble(&mut self, elements: &Elements, states: &[ElementState], bodies: &Bodies, inp: &Inputs) -> Vec<f64> {
+    /// `self.elastic`) and the shells' stencils. Returns h·rhs.
+    pub fn assemble(
+        &mut self,
+        elements: &Elements,
+        states: &[ElementState],
+        shells: &Shells,
+        shell_states: &ShellStates,
+        bodies: &Bodies,
+        inp: &Inputs,
+    ) -> Vec<f64> {
         let (h, x, v) = (inp.h, inp.x, inp.v);
         let n = self.dofs.len();
         self.pattern.clear();
         let mut force = vec![Vec3::zeros(); x.len()];
         let mut touched = vec![false; x.len()];
         self.energy = 0.0;
-        for (&e, st) in self.elastic.iter().zip(states) {
-            let tet = elements.tets[e as usize];
+        let elastic = std::mem::take(&mut self.elastic);
+        for (&e, st) in elastic.iter().zip(states) {
             let alpha1 = elements.material(e as usize).stiffness_damping;
-            self.energy += st.energy;
-            let mut ve = SMatrix::<f64, 12, 1>::zeros();
-            for a in 0..4 {
-                ve.fixed_rows_mut::<3>(3 * a).copy_from(&v[tet[a] as usize]);
-            }
-            let kv = st.stiffness * ve;
-            for (a, &i) in tet.iter().enumerate() {
-                force[i as usize] += st.force.fixed_rows::<3>(3 * a) - kv.fixed_rows::<3>(3 * a) * (alpha1 + h);
-                touched[i as usize] = true;
-            }
-            let scale = h * (h + alpha1);
-            let maps: [Option<SMatrix<f64, 3, 6>>; 4] = std::array::from_fn(|a| self.map_of(tet[a] as usize, x, bodies));
-            for a in 0..4 {
-                let Some(ga) = &maps[a] else { continue };
-                let ka = self.dofs.node(tet[a] as usize).unwrap();
-                for b in 0..4 {
-                    let Some(gb) = &maps[b] else { continue };
-                    let kb = self.dofs.node(tet[b] as usize).unwrap();
-                    let kab: Matrix3<f64> = st.stiffness.fixed_view::<3, 3>(3 * a, 3 * b) * scale;
-                    let (ra, rb) = (self.dofs.node_size(ka), self.dofs.node_size(kb));
-                    if ra == 3 && rb == 3 {
-                        self.pattern.add(&self.dofs, ka, kb, 3, 3, |r, c| kab[(r, c)]);
-                    } else {
-                        let block = ga.transpose() * kab * gb;
-                        self.pattern.add(&self.dofs, ka, kb, ra, rb, |r, c| block[(r, c)]);
-                    }
-                }
-            }
+            self.add_stencil(&elements.tets[e as usize], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
+        }
+        self.elastic = elastic;
+        for (t, st) in shell_states.membranes.iter().enumerate() {
+            let alpha1 = shells.triangle_material(t).stiffness_damping;
+            self.add_stencil(&shells.triangles[t], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
+        }
+        for (&e, st) in shells.bent_hinges.iter().zip(&shell_states.hinges) {
+            let alpha1 = shells.hinge_material(e as usize).stiffness_damping;
+            self.add_stencil(&shells.hinges[e as usize], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
+        }
+        for (p, st) in shells.plates.iter().zip(&shell_states.plates) {
+            let alpha1 = shells.triangle_material(p.triangle as usize).stiffness_damping;
+            let (nodes, n) = shells.plate_nodes(p);
+            self.add_stencil(&nodes[..n], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
         }
         // Mass, gravity and mass damping of the elastic vertices; springs.
         let mut rhs = vec![0.0; n];
@@ -189,6 +188,52 @@ impl System {
         }
         rhs.iter_mut().for_each(|r| *r *= h);
         rhs
+    }
+
+    /// One stencil's share of Eq. 3.11: its energy, its force f − (α₁ + h)Kẋ into `force`, and h(h + α₁)·ΓᵀKΓ into
+    /// A_A, for the nodes `nodes` (at most six; D ≥ 3·nodes.len(), the rows beyond unused).
+    #[allow(clippy::too_many_arguments)]
+    fn add_stencil<const D: usize>(
+        &mut self,
+        nodes: &[u32],
+        energy: f64,
+        f: &SVector<f64, D>,
+        k: &SMatrix<f64, D, D>,
+        alpha1: f64,
+        inp: &Inputs,
+        bodies: &Bodies,
+        force: &mut [Vec3],
+        touched: &mut [bool],
+    ) {
+        let (h, x) = (inp.h, inp.x);
+        self.energy += energy;
+        let mut ve = SVector::<f64, D>::zeros();
+        for (a, &i) in nodes.iter().enumerate() {
+            ve.fixed_rows_mut::<3>(3 * a).copy_from(&inp.v[i as usize]);
+        }
+        let kv = k * ve;
+        for (a, &i) in nodes.iter().enumerate() {
+            force[i as usize] += f.fixed_rows::<3>(3 * a) - kv.fixed_rows::<3>(3 * a) * (alpha1 + h);
+            touched[i as usize] = true;
+        }
+        let scale = h * (h + alpha1);
+        let maps: [Option<SMatrix<f64, 3, 6>>; 6] = std::array::from_fn(|a| nodes.get(a).and_then(|&v| self.map_of(v as usize, x, bodies)));
+        for (a, &va) in nodes.iter().enumerate() {
+            let Some(ga) = &maps[a] else { continue };
+            let ka = self.dofs.node(va as usize).unwrap();
+            for (b, &vb) in nodes.iter().enumerate() {
+                let Some(gb) = &maps[b] else { continue };
+                let kb = self.dofs.node(vb as usize).unwrap();
+                let kab: Matrix3<f64> = k.fixed_view::<3, 3>(3 * a, 3 * b) * scale;
+                let (ra, rb) = (self.dofs.node_size(ka), self.dofs.node_size(kb));
+                if ra == 3 && rb == 3 {
+                    self.pattern.add(&self.dofs, ka, kb, 3, 3, |r, c| kab[(r, c)]);
+                } else {
+                    let block = ga.transpose() * kab * gb;
+                    self.pattern.add(&self.dofs, ka, kb, ra, rb, |r, c| block[(r, c)]);
+                }
+            }
+        }
     }
 
     /// Factorises the assembled A_A, keeping the symbolic factorisation while the pattern holds; an error names

@@ -6,14 +6,18 @@
 //!   deformation gradient of Eq. 4.1–4.2 and StVK or neo-Hookean plane-stress densities.
 //! - [`hinge`]: one interior edge's bending energy k·w·(θ − θ̄)² (Eq. 4.4 in the Tamstorf–Grinspun form), with
 //!   the exact Hessian of the dihedral angle.
+//! - [`shape_operator`]: one triangle's bending through its discrete shape operator from its three hinge angles,
+//!   with the plate's μ and λ (the default: the hinge energy fixes its own Poisson coupling).
 //!
 //! Both return a [`Stencil`]: energy, forces f = −∂E/∂x and a (optionally PSD-projected) stiffness K = ∂²E/∂x².
 
 pub mod hinge;
 pub mod membrane;
+pub mod shape_operator;
 
 pub use hinge::{hinge_state, unwrap_angle, HingeRest};
 pub use membrane::{deformation_gradient, membrane_state, membrane_strain, TriangleRest};
+pub use shape_operator::{shape_operator_state, stencil_nodes, ShapeOperatorRest, TriangleHinge};
 
 use nalgebra::{SMatrix, SVector};
 
@@ -33,6 +37,8 @@ pub struct Stencil<const D: usize> {
 pub struct ShellMaterial {
     /// The membrane energy density.
     pub membrane: Membrane,
+    /// The bending energy.
+    pub bending: Bending,
     /// Young's modulus E, Pa.
     pub youngs: f64,
     /// Poisson's ratio ν, in (−1, 1) for plane stress.
@@ -85,6 +91,26 @@ impl Membrane {
         match self {
             Membrane::StVK => "stvk",
             Membrane::NeoHookean => "neohookean",
+        }
+    }
+}
+
+/// A shell's bending energy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bending {
+    /// Each triangle's discrete shape operator with the plate's μ and λ ([`shape_operator`]).
+    ShapeOperator,
+    /// k·w·(θ − θ̄)² on each interior edge, k = D/6 ([`hinge`]; the thesis's Eq. 4.4).
+    Hinge,
+}
+
+impl Bending {
+    /// The scene name: `shape_operator` or `hinge`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "shape_operator" => Some(Bending::ShapeOperator),
+            "hinge" => Some(Bending::Hinge),
+            _ => None,
         }
     }
 }
