@@ -248,13 +248,17 @@ impl Writer {
     }
 
     /// Reopens the outputs of a run in `dir` to continue after `frame` (a checkpoint's): rows and frame files
-    /// of later frames are dropped and `animation.pvd` lists the frame files up to `frame` that exist.
+    /// of later frames are dropped, and so are the files of `frame` itself when it is off the `every` grid
+    /// (written only because it ended the earlier run: an interrupted run's last frame), so that the folder
+    /// ends with the frame files of an uninterrupted run; `animation.pvd` is rewritten at once to list the
+    /// frame files up to `frame` that are left, each once.
     pub fn resume(dir: &Path, model: &Model, frames: Frames, frame: usize) -> Result<Self> {
         let (metrics, rows) = CsvFile::resume(dir.join("metrics.csv"), METRICS_HEADER, frame)?;
         let frame_dir = dir.join("frames");
+        let dropped = |n: usize| n > frame || (n == frame && n % frames.every != 0);
         for entry in std::fs::read_dir(&frame_dir).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if frame_digits(&name, &FRAME_EXTENSIONS).and_then(|d| d.parse::<usize>().ok()).is_some_and(|n| n > frame) {
+            if frame_digits(&name, &FRAME_EXTENSIONS).and_then(|d| d.parse::<usize>().ok()).is_some_and(dropped) {
                 std::fs::remove_file(entry.path()).map_err(|e| Error::io(&entry.path(), e))?;
             }
         }
@@ -263,6 +267,7 @@ impl Writer {
         if w.frames.formats.contains(&FrameFormat::Vtu) {
             let times = std::iter::once((0, 0.0)).chain(rows);
             w.pvd = times.map(|(f, t)| (t, format!("frames/frame_{f:05}.vtu"))).filter(|(_, name)| dir.join(name).exists()).collect();
+            write_pvd(&dir.join("animation.pvd"), &w.pvd)?;
         }
         Ok(w)
     }
