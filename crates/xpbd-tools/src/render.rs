@@ -3,7 +3,7 @@
 //! and written as PNG. No GPU or display is needed. Each body (a connected piece of the surface) gets
 //! its own color; the scene's colliders are drawn in grey ([`crate::render_collider`]).
 
-use crate::render_collider::{collider_triangles, Triangles};
+use crate::render_collider::{collider_triangles, is_bounded, Triangles};
 use std::path::{Path, PathBuf};
 use xpbd_core::collider::Collider;
 use xpbd_core::mesh::io::{read_vtu_cells, write_atomic};
@@ -202,7 +202,8 @@ pub fn available_frames(run_dir: &Path) -> Result<Vec<usize>> {
     Ok(frames)
 }
 
-/// How [`render_run`] draws: the camera (`None`: framing the bodies of all drawn frames), the
+/// How [`render_run`] draws: the camera (`None`: framing the bodies and the bounded colliders, all but
+/// planes and cylinders, of all drawn frames), the
 /// image size, the colliders with the frame step that times their motion, and the output folder.
 pub struct Setup {
     pub camera: Option<Camera>,
@@ -223,7 +224,14 @@ pub fn render_frames(run_dir: &Path, frames: &[usize], cam: Option<Camera>, widt
 /// returns the files written.
 pub fn render_run(run_dir: &Path, frames: &[usize], setup: &Setup) -> Result<Vec<PathBuf>> {
     let surfaces = frames.iter().map(|f| read_surface(&run_dir.join(format!("frames/frame_{f:05}.vtu")))).collect::<Result<Vec<_>>>()?;
-    let all = || surfaces.iter().flat_map(|s| &s.0);
+    // A bounded collider's triangles do not depend on the view (the centre and reach given here).
+    let bounded: Vec<Vec3> = frames
+        .iter()
+        .flat_map(|f| {
+            setup.colliders.iter().filter(|c| is_bounded(c)).flat_map(move |c| collider_triangles(c, *f as f64 * setup.dt, Vec3::zeros(), 1.0).points)
+        })
+        .collect();
+    let all = || surfaces.iter().flat_map(|s| &s.0).chain(&bounded);
     let lo = all().fold(Vec3::repeat(f64::INFINITY), |m, p| m.inf(p));
     let hi = all().fold(Vec3::repeat(f64::NEG_INFINITY), |m, p| m.sup(p));
     let cam = setup.camera.unwrap_or_else(|| Camera::framing(lo, hi));
