@@ -182,7 +182,7 @@ fn clear_earlier_run(dir: &Path) -> Result<()> {
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let kind = entry.file_type().map_err(|e| Error::io(&entry.path(), e))?;
+        let kind = entry.file_type().map_err(|e| Error::io(entry.path(), e))?;
         let base = name.strip_suffix(".tmp").unwrap_or(&name);
         if kind.is_file() && KEPT_FILES.contains(&name.as_str()) {
             continue;
@@ -191,8 +191,8 @@ fn clear_earlier_run(dir: &Path) -> Result<()> {
             is_run |= base == "summary.json" || base == "metrics.csv";
             old.push((entry.path(), false));
         } else if let Some((_, exts)) = RUN_FOLDERS.iter().find(|(folder, _)| kind.is_dir() && *folder == name) {
-            for inner in std::fs::read_dir(entry.path()).map_err(|e| Error::io(&entry.path(), e))? {
-                let inner = inner.map_err(|e| Error::io(&entry.path(), e))?;
+            for inner in std::fs::read_dir(entry.path()).map_err(|e| Error::io(entry.path(), e))? {
+                let inner = inner.map_err(|e| Error::io(entry.path(), e))?;
                 let file = inner.file_name().to_string_lossy().into_owned();
                 if !(inner.file_type().is_ok_and(|t| t.is_file()) && frame_digits(&file, exts).is_some()) {
                     return Err(refuse(&format!("{name}/{file}"), "which is not a frame file of a run"));
@@ -255,11 +255,11 @@ impl Writer {
     pub fn resume(dir: &Path, model: &Model, frames: Frames, frame: usize) -> Result<Self> {
         let (metrics, rows) = CsvFile::resume(dir.join("metrics.csv"), METRICS_HEADER, frame)?;
         let frame_dir = dir.join("frames");
-        let dropped = |n: usize| n > frame || (n == frame && n % frames.every != 0);
+        let dropped = |n: usize| n > frame || (n == frame && !n.is_multiple_of(frames.every));
         for entry in std::fs::read_dir(&frame_dir).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if frame_digits(&name, &FRAME_EXTENSIONS).and_then(|d| d.parse::<usize>().ok()).is_some_and(dropped) {
-                std::fs::remove_file(entry.path()).map_err(|e| Error::io(&entry.path(), e))?;
+                std::fs::remove_file(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
             }
         }
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::resume(dir.join("probes.csv"), PROBES_HEADER, frame)?.0) };
@@ -293,7 +293,7 @@ impl Writer {
                 p.line(&format!("{},{},{},{},{},{}", state.frame, state.time, probe.name, x.x, x.y, x.z))?;
             }
         }
-        if state.frame % self.frames.every != 0 && !last {
+        if !state.frame.is_multiple_of(self.frames.every) && !last {
             return Ok(());
         }
         for f in &self.frames.formats {

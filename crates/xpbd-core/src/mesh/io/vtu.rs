@@ -224,7 +224,7 @@ pub fn read_vtu_cells_and_point_ints(path: &Path, name: &str) -> Result<(Cells, 
 fn parse_cells(path: &Path, data: &[u8], point_ints: Option<&str>) -> Result<(Cells, Option<Vec<i64>>)> {
     let line_at = |pos: u64| 1 + data[..(pos as usize).min(data.len())].iter().filter(|&&b| b == b'\n').count();
     let err = |pos: u64, msg: String| Error::parse(path, Some(line_at(pos)), msg);
-    let mut xml = quick_xml::Reader::from_reader(&data[..]);
+    let mut xml = quick_xml::Reader::from_reader(data);
     xml.config_mut().expand_empty_elements = true;
     let (mut header, mut endian, mut seen_root) = (4usize, Endian::Little, false);
     let mut stack: Vec<Vec<u8>> = Vec::new();
