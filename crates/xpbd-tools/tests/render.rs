@@ -92,3 +92,32 @@ fn bodies_are_colored_in_order_whatever_their_interior_vertices() {
     assert!(colored.colors[..faces.len()].iter().all(|c| *c == PALETTE[0]));
     assert!(colored.colors[faces.len()..].iter().all(|c| *c == PALETTE[1]));
 }
+
+/// A frame's `body` point data is read back with its surface, from binary and ascii arrays and over pieces;
+/// a file where a piece lacks it has none.
+#[test]
+fn the_body_point_data_is_read_with_the_surface() {
+    use xpbd::core::mesh::io::PointData;
+    let dir = tempfile::tempdir().unwrap();
+    let m = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
+    let body: Vec<i32> = (0..m.vertices.len() as i32).map(|i| i % 2).collect();
+    let path = dir.path().join("f.vtu");
+    write_vtu(&path, &m.vertices, &m.tets, &[], &[("velocity", PointData::Vector(&m.vertices)), ("body", PointData::Int(&body))]).unwrap();
+    let s = xpbd_tools::render::read_surface(&path).unwrap();
+    assert_eq!(s.body, Some(body.iter().map(|&b| b as i64).collect()));
+    // Two ascii pieces of one triangle each: body 7 and 9; without the second piece's array, none.
+    let piece = |b: &str| {
+        format!(
+            "<Piece NumberOfPoints=\"3\" NumberOfCells=\"1\"><PointData>{b}</PointData><Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">0 0 0 1 0 0 0 1 0</DataArray></Points>\
+<Cells><DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">0 1 2</DataArray><DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">3</DataArray>\
+<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">5</DataArray></Cells></Piece>"
+        )
+    };
+    let body_of = |v: i32| format!("<DataArray type=\"Int32\" Name=\"body\" format=\"ascii\">{v} {v} {v}</DataArray>");
+    let file = |pieces: String| format!("<?xml version=\"1.0\"?><VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid>{pieces}</UnstructuredGrid></VTKFile>");
+    std::fs::write(&path, file(piece(&body_of(7)) + &piece(&body_of(9)))).unwrap();
+    assert_eq!(xpbd_tools::render::read_surface(&path).unwrap().body, Some(vec![7, 7, 7, 9, 9, 9]));
+    std::fs::write(&path, file(piece(&body_of(7)) + &piece(""))).unwrap();
+    let s = xpbd_tools::render::read_surface(&path).unwrap();
+    assert_eq!((s.points.len(), s.tris.len(), s.body), (6, 2, None));
+}
