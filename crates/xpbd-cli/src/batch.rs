@@ -1,8 +1,11 @@
 //! `xpbd batch MANIFEST --out DIR [--jobs J] [--shard I/N] [--gpus all|none|N,M,...]` (docs/output-format.md,
-//! docs/batch.md).
+//! docs/batch.md). SIGINT or SIGTERM stops the batch: no run starts after it, the running ones stop after
+//! their current frame ([`xpbd::interrupt`]); it prints what was done and the command that continues, and
+//! exits 130 or 143.
 
 use clap::Args;
 use std::path::PathBuf;
+use xpbd::interrupt::Interrupt;
 use xpbd_core::{Error, Result};
 use xpbd_tools::batch::{self, Options, Shard};
 
@@ -79,7 +82,10 @@ pub fn batch(a: BatchArgs) -> Result<()> {
     if !gpus.is_empty() && !a.quiet {
         eprintln!("spreading runs over CUDA devices {gpus:?}, one run each at a time; the CPU takes the rest");
     }
-    let o = batch::run(&a.manifest, &Options { out: a.out.clone(), jobs: a.jobs, shard, gpus }, &log)?;
+    // The same command continues the batch: listed runs are skipped, interrupted ones resume.
+    let resume = crate::shell::line(std::iter::once(crate::shell::program()).chain(std::env::args().skip(1)));
+    let interrupt = Some(Interrupt::install(resume.clone())?);
+    let o = batch::run(&a.manifest, &Options { out: a.out.clone(), jobs: a.jobs, shard, gpus, interrupt }, &log)?;
     println!(
         "{} runs{}: {} already done, {} completed, {} failed (simulation blew up), {} errors; results in {}",
         o.selected,
@@ -90,6 +96,19 @@ pub fn batch(a: BatchArgs) -> Result<()> {
         o.errors,
         a.out.display()
     );
+    if let Some((signal, exit_code)) = o.signal {
+        let interrupted = match o.interrupted.is_empty() {
+            true => String::new(),
+            false => format!(" ({}: each continues from its checkpoint)", o.interrupted.join(" ")),
+        };
+        eprintln!(
+            "interrupted by {signal}: {} runs listed, {} interrupted{interrupted}, {} not started; continue with: {resume}",
+            o.skipped + o.completed + o.failed + o.errors,
+            o.interrupted.len(),
+            o.not_started
+        );
+        std::process::exit(exit_code);
+    }
     if o.errors > 0 {
         return Err(Error::invalid(format!("{} runs could not start; their errors are in the results file in {}", o.errors, a.out.display())));
     }

@@ -1,7 +1,7 @@
 //! The `xpbd` command (docs/output-format.md). User errors print one line on standard error and exit 1;
 //! usage errors (clap's, and [`Error::Usage`](xpbd_core::Error::Usage) for a flag's value) exit 2; a panic (a bug)
-//! prints one line and exits 101, without a backtrace; a `run` stopped by SIGINT or SIGTERM prints its resume
-//! command and exits 130 or 143.
+//! prints one line and exits 101, without a backtrace; a `run` or `batch` stopped by SIGINT or SIGTERM prints
+//! the command that continues it and exits 130 or 143.
 
 mod batch;
 mod converge;
@@ -13,6 +13,7 @@ mod render;
 mod report;
 mod run;
 mod scene_preview;
+mod shell;
 mod solve_system;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};

@@ -1,5 +1,6 @@
 //! Progress of a simulation on standard error (docs/output-format.md, "Progress"): on a terminal, a bar
-//! that moves as frames end; otherwise (a pipe, a file, a batch job's log) one line when the first
+//! that moves as frames end, with a spinner and the elapsed time redrawn every [`TICK`] in between, so
+//! that a slow frame is seen to be alive; otherwise (a pipe, a file, a batch job's log) one line when the first
 //! frame ends and then at most one every [`LOG_INTERVAL`]: `NAME: frame D/T, Xs elapsed, eta Ys[, residual R]`
 //! (R: the frame's relative residual, where the run reports one; the bar shows it beside the name).
 
@@ -10,6 +11,8 @@ use xpbd::converge::RunUp;
 
 /// The least time between two progress lines when standard error is not a terminal.
 pub const LOG_INTERVAL: Duration = Duration::from_secs(5);
+/// How often the bar is redrawn between frames (by indicatif's own thread, whatever the run is doing).
+pub const TICK: Duration = Duration::from_millis(500);
 
 enum Sink {
     Bar(ProgressBar),
@@ -34,8 +37,10 @@ impl Progress {
         } else if std::io::stderr().is_terminal() {
             let b = ProgressBar::new(total as u64);
             b.set_position(first as u64);
-            b.set_style(ProgressStyle::with_template("{msg} [{bar:40}] {pos}/{len} frames, {elapsed} elapsed, eta {eta}").unwrap().progress_chars("=> "));
+            let template = "{spinner} {msg} [{bar:40}] {pos}/{len} frames, {elapsed} elapsed, eta {eta}";
+            b.set_style(ProgressStyle::with_template(template).unwrap().progress_chars("=> "));
             b.set_message(name.to_string());
+            b.enable_steady_tick(TICK);
             Sink::Bar(b)
         } else {
             Sink::Log { last: None }

@@ -22,8 +22,8 @@ pub struct RenderArgs {
     /// RUN_DIR/scene.toml when there is one, as in batch runs).
     #[arg(long, value_name = "SCENE.toml")]
     scene: Option<PathBuf>,
-    /// Camera position (overrides the scene's; default: framing all drawn frames from the
-    /// front-right, above).
+    /// Camera position (overrides the scene's; default: framing the bodies and bounded colliders of all
+    /// drawn frames from the front-right, above).
     #[arg(long, value_name = "X,Y,Z", allow_hyphen_values = true)]
     eye: Option<String>,
     /// Point the camera looks at.

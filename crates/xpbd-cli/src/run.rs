@@ -70,13 +70,12 @@ pub fn run(a: RunArgs) -> Result<()> {
         None => default_out_dir(&a.scene, &sim.scene.name)?,
     };
     let total = a.frames.unwrap_or(sim.scene.simulation.frames);
-    let program = std::env::args_os().next().map_or_else(|| "xpbd".into(), |p| p.to_string_lossy().into_owned());
-    let mut resume = vec![program, "run".into()];
+    let mut resume = vec![crate::shell::program(), "run".into()];
     resume.extend([a.scene.display().to_string(), "--resume".into(), out.display().to_string(), "--frames".into(), total.to_string()]);
     resume.extend(a.device.iter().flat_map(|d| ["--device".to_string(), d.clone()]));
     resume.extend(a.threads.iter().flat_map(|n| ["--threads".to_string(), n.to_string()]));
     resume.extend(a.quiet.then(|| "--quiet".to_string()));
-    sim.interrupt = Some(Interrupt::install(resume.iter().map(|w| shell_word(w)).collect::<Vec<_>>().join(" "))?);
+    sim.interrupt = Some(Interrupt::install(crate::shell::line(&resume))?);
     let mut progress = Progress::new(&sim.scene.name, sim.state.frame, total, a.quiet);
     let result = sim.run(&out, Some(total), &mut |done, _, last| progress.frame(done, Some(last.relative_residual)));
     progress.finish();
@@ -116,14 +115,4 @@ pub fn run(a: RunArgs) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// `s` as one POSIX shell word: as it is when it holds only characters a shell leaves alone, else in
-/// single quotes.
-fn shell_word(s: &str) -> String {
-    if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./:=,+@%".contains(c)) {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }

@@ -1,6 +1,7 @@
 //! What `xpbd info SCENE` says of the run a scene describes, before running it: the stepping and solver, the
 //! device the dispatcher would pick and why (`xpbd::device::preview`, no backend started), the vertices each pin
-//! holds, the memory it needs, and a lower bound on the cost of a frame (`xpbd_core::budget`).
+//! holds, the memory it needs, and the cost of a frame (`xpbd_core::budget`): a lower bound, except for MGPBD,
+//! whose iterations are counted at their cap.
 
 use serde::Serialize;
 use std::path::Path;
@@ -42,8 +43,12 @@ pub struct ScenePreview {
     pub gpu_bytes: Option<[usize; 2]>,
     /// substeps × iterations × elements.
     pub element_updates_per_frame: f64,
-    /// At `budget::UPDATES_PER_SECOND` element updates a second: a lower bound on a frame's time.
+    /// At `budget::UPDATES_PER_SECOND` element updates a second: a lower bound on a frame's time, unless
+    /// `iterations_are_a_cap`.
     pub min_ms_per_frame: f64,
+    /// MGPBD: `iterations` is the cap on a substep's outer iterations, which stop earlier at `mgpbd.tolerance`,
+    /// so `element_updates_per_frame` is an upper bound and `min_ms_per_frame` not a lower bound.
+    pub iterations_are_a_cap: bool,
 }
 
 /// The preview of `sc` (loaded from `path`) as built into `built`.
@@ -87,6 +92,7 @@ pub fn preview(sc: &Scene, path: &Path, built: &Built) -> Result<ScenePreview> {
         gpu_bytes: device::gpu_bytes(model, config),
         element_updates_per_frame: updates,
         min_ms_per_frame: 1e3 * updates / budget::UPDATES_PER_SECOND,
+        iterations_are_a_cap: config.method.mgpbd().is_some(),
     })
 }
 
@@ -107,10 +113,15 @@ pub fn print(p: &ScenePreview) {
     println!("memory: about {} on the host; {gpu}", mib(p.host_bytes as f64));
     let run_seconds = p.min_ms_per_frame / 1e3 * p.frames as f64;
     let run = if run_seconds < 1.0 { format!("{:.0} ms", 1e3 * run_seconds) } else { duration(run_seconds) };
-    println!(
-        "cost: {} element updates per frame, at least {:.3} ms per frame and {run} for the run at {} a second",
-        count(p.element_updates_per_frame),
-        p.min_ms_per_frame,
-        count(budget::UPDATES_PER_SECOND)
-    );
+    let rate = count(budget::UPDATES_PER_SECOND);
+    let updates = count(p.element_updates_per_frame);
+    if p.iterations_are_a_cap {
+        println!(
+            "cost: at most {updates} element updates per frame, an upper bound: it counts all {} outer iterations of every substep (solver.iterations, MGPBD's cap), \
+which stop earlier at mgpbd.tolerance; {:.3} ms per frame and {run} for the run at {rate} a second with every iteration run",
+            p.iterations, p.min_ms_per_frame
+        );
+    } else {
+        println!("cost: {updates} element updates per frame, at least {:.3} ms per frame and {run} for the run at {rate} a second", p.min_ms_per_frame);
+    }
 }

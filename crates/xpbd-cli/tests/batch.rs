@@ -164,3 +164,58 @@ fn gpus_spread_auto_runs_and_results_name_the_device() {
     let (code, _, stderr) = xpbd_in(dir.path(), &["batch", "sweep.toml", "--out", "o2", "--gpus", "0,x"]);
     assert!(code == 2 && stderr.contains("'x' is not a CUDA device ordinal"), "usage error: {stderr}");
 }
+
+/// SIGTERM to a batch: the running run stops after its current frame with an `interrupted` summary and is not
+/// listed, no later run starts, the batch says so in one line with the command that continues, and exits 143;
+/// that command resumes the interrupted run from its checkpoint and runs the rest.
+#[test]
+fn a_signal_stops_the_batch_after_the_current_frame_and_its_command_continues_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, "cube.toml", &SCENE.replace("substeps = 40", "substeps = 200"));
+    write(d, "sweep.toml", "[[sweep]]\nscene = \"cube.toml\"\n[sweep.vary]\n\"body.0.material.youngs\" = [1e4, 1e5, 1e6]\n");
+    let child = Command::new(env!("CARGO_BIN_EXE_xpbd"))
+        .current_dir(d)
+        .args(["batch", "sweep.toml", "--out", "out", "--jobs", "1"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = d.join("out");
+    // The run folders that have written a metrics row.
+    let started = || -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(&out) else { return Vec::new() };
+        let rows = |p: &Path| std::fs::read_to_string(p.join("metrics.csv")).map_or(0, |t| t.lines().count());
+        entries.flatten().filter(|e| rows(&e.path()) >= 2).map(|e| e.file_name().to_string_lossy().into_owned()).collect()
+    };
+    let start = Instant::now();
+    while started().is_empty() {
+        assert!(start.elapsed() < Duration::from_secs(60), "no frame after a minute");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    let done = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(143), "{stderr}");
+    let first = started();
+    assert_eq!(first.len(), 1, "no later run started: {first:?}");
+    let first = &first[0];
+    let last = stderr.trim_end().lines().last().unwrap();
+    assert!(last.starts_with(&format!("interrupted by SIGTERM: 0 runs listed, 1 interrupted ({first}: ")), "{stderr}");
+    assert!(last.contains(", 2 not started; continue with: ") && last.ends_with(" batch sweep.toml --out out --jobs 1"), "{last}");
+    assert!(!stderr.contains("[2/3]"), "{stderr}");
+    assert!(listed(&out).is_empty(), "an interrupted run is not listed");
+    let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(out.join(first).join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["status"], "interrupted");
+    let frame = summary["frames"].as_u64().unwrap();
+    assert!((1..60).contains(&frame), "stopped at frame {frame}");
+
+    let resume = last.split_once("continue with: ").unwrap().1;
+    let again = Command::new("sh").current_dir(d).args(["-c", resume]).output().unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(String::from_utf8_lossy(&again.stdout).contains("3 runs: 0 already done, 3 completed"));
+    let after = listed(&out);
+    assert!(after.len() == 3 && after.values().all(|&n| n == 1), "{after:?}");
+    // The interrupted run continued from its checkpoint: one metrics row a frame, none repeated.
+    let rows = std::fs::read_to_string(out.join(first).join("metrics.csv")).unwrap().lines().count();
+    assert_eq!(rows, 61, "the header and one row a frame");
+}

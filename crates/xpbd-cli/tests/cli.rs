@@ -382,3 +382,20 @@ fn version_names_the_cuda_kernels_of_the_build() {
     let kernels = stdout.lines().find(|l| l.starts_with("CUDA kernels: ")).unwrap_or_else(|| panic!("{stdout}"));
     assert!(kernels.contains("modules built by nvcc") && kernels.contains("PTX ISA") || kernels.contains("none ("), "{kernels}");
 }
+
+/// For MGPBD, `solver.iterations` caps the outer iterations, which stop earlier at the tolerance: `xpbd info`
+/// says its cost counts them all and is an upper bound, not the lower bound of the other solvers.
+#[test]
+fn info_calls_the_mgpbd_cost_an_upper_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let mgpbd = write(dir.path(), "m.toml", &format!("{SMALL}\n[solver]\nkind = \"mgpbd\"\n"));
+    let (code, text, stderr) = xpbd(&["info", mgpbd.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let cost = text.lines().find(|l| l.starts_with("cost: ")).unwrap_or_else(|| panic!("no cost line in:\n{text}"));
+    assert!(cost.starts_with("cost: at most ") && cost.contains("an upper bound") && cost.contains("MGPBD's cap") && !cost.contains("at least"), "{cost}");
+    let (_, json, _) = xpbd(&["info", mgpbd.to_str().unwrap(), "--json"]);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&json).unwrap()["scene"]["iterations_are_a_cap"], true);
+    let xpbd_scene = write(dir.path(), "x.toml", SMALL);
+    let (_, text, _) = xpbd(&["info", xpbd_scene.to_str().unwrap()]);
+    assert!(text.contains(" element updates per frame, at least ") && !text.contains("upper bound"), "{text}");
+}

@@ -177,3 +177,32 @@ fn a_write_that_fails_for_want_of_space_leaves_no_temporary_file() {
         }
     }
 }
+
+/// The file names of a run folder's `frames/`, sorted.
+fn frame_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("frames")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+/// An interrupted run writes its last frame off the `output.every` grid; resumed, it ends with the frame files
+/// and the `animation.pvd` of an uninterrupted run: that frame's file is gone and listed nowhere, no frame twice.
+#[test]
+fn a_resumed_run_ends_with_the_frame_files_and_animation_pvd_of_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Frames 0 and 40 only: any frame an interruption stops at is off the grid.
+    write(d, "beam.toml", &SLOW.replace("every = 2", "every = 40"));
+    let (code, _, stderr) = xpbd_in(d, &["run", "beam.toml", "--out", "whole", "--device", "cpu", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stderr) = interrupted(d, &["run", "beam.toml", "--out", "cut", "--device", "cpu", "--quiet"], "cut", "-INT");
+    assert_eq!(code, 130, "{stderr}");
+    let frame = summary(&d.join("cut"))["frames"].as_u64().unwrap();
+    let pvd = |run: &str| std::fs::read_to_string(d.join(run).join("animation.pvd")).unwrap();
+    assert!(pvd("cut").contains(&format!("frames/frame_{frame:05}.vtu")), "the interrupted run lists its last frame");
+    let (code, _, stderr) = xpbd_in(d, &["run", "beam.toml", "--resume", "cut", "--frames", "40", "--device", "cpu", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(frame_files(&d.join("cut")), frame_files(&d.join("whole")));
+    assert_eq!(frame_files(&d.join("cut")), ["frame_00000.vtu", "frame_00040.vtu"]);
+    assert_eq!(pvd("cut"), pvd("whole"), "animation.pvd lists frames 0 and 40, once each");
+}

@@ -85,3 +85,21 @@ fn a_frame_beyond_the_scene_warns_before_the_run_up() {
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.starts_with("warning: --frame 4 is beyond the scene's 3 frames") && !stderr.contains("small: frame"), "{stderr}");
 }
+
+/// On a terminal (a pseudo-terminal from `script`), the bar is redrawn during a slow frame: the elapsed time
+/// counts up while no frame has ended.
+#[test]
+fn on_a_terminal_the_bar_ticks_during_a_slow_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    // One frame of about two and a half seconds here.
+    let slow = SMALL.replace("substeps = 2", "substeps = 1500000").replace("frames = 3", "frames = 1");
+    write(dir.path(), "s.toml", &slow);
+    let command = format!("{} run s.toml --out r --device cpu", env!("CARGO_BIN_EXE_xpbd"));
+    let out = Command::new("script").current_dir(dir.path()).args(["-qefc", &command, "/dev/null"]).stdin(Stdio::null()).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    // Without ticks the bar is drawn at 0/1 when it starts (0 s) and, with the residual beside the name,
+    // when the frame ends; a tick draws it without the residual, a second or more in.
+    let ticked = text.split("small [").skip(1).any(|bar| bar.find("elapsed").is_some_and(|end| bar[..end].ends_with("] 0/1 frames, 1s ")));
+    assert!(ticked, "redrawn during the frame:\n{text}");
+}

@@ -150,3 +150,67 @@ fn a_mesh_collider_is_drawn_as_its_surface_where_it_moves() {
     assert!(cube != BACKGROUND && cube[0] == cube[1], "a grey cube at the centre at frame 0: {cube:?}");
     assert_eq!(at(1), BACKGROUND, "the cube gone at frame 1");
 }
+
+/// The default camera frames the bodies and the finite colliders of every drawn frame, not the ground plane:
+/// a sphere well beside a cube is in the picture, with the cube.
+#[test]
+fn the_default_camera_frames_the_finite_colliders_with_the_bodies() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = r#"
+name = "beside"
+[simulation]
+frames = 1
+substeps = 1
+[[body]]
+name = "cube"
+mesh = { generator = "box", size = [1.0, 1.0, 1.0], cells = [1, 1, 1], split = 5 }
+material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
+pin = [{ box = { min = [-1.0, -1.0, -1.0], max = [10.0, 10.0, 10.0] } }]
+[[collider]]
+kind = "plane"
+point = [0.0, -0.5, 0.0]
+normal = [0.0, 1.0, 0.0]
+[[collider]]
+kind = "sphere"
+center = [-6.0, 0.5, 0.0]
+radius = 0.5
+"#;
+    write(dir.path(), "beside.toml", scene);
+    let (code, _, stderr) = xpbd_in(dir.path(), &["run", "beside.toml", "--out", "r", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = xpbd_in(dir.path(), &["render", "r", "--scene", "beside.toml", "--size", "80x60"]);
+    assert_eq!(code, 0, "{stderr}");
+    let image = pixels(&dir.path().join("r/render/frame_00001.png"));
+    // The sphere is plain grey (r = g = b); the plane's checkers are a little yellow, the cube blue.
+    let sphere = image.iter().filter(|p| **p != BACKGROUND && p[0] == p[1] && p[1] == p[2]).count();
+    assert!(sphere > 10, "the sphere is in the picture: {sphere} grey pixels");
+    assert!(image.iter().any(|p| p[2] > p[0] + 40), "the cube is in the picture");
+}
+
+/// Colors follow the frames' `body` point data: a body made of two separate tetrahedra is one color (blue),
+/// the next body the second (orange), and no third color appears.
+#[test]
+fn a_body_of_two_pieces_has_one_color() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "two.node", "8 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 3 0 0\n6 4 0 0\n7 3 1 0\n8 3 0 1\n");
+    write(dir.path(), "two.ele", "2 4 0\n1 1 2 3 4\n2 5 6 7 8\n");
+    let pinned = r#"material = { model = "neohookean_block", youngs = 1.0e5, poisson = 0.3, density = 1000.0 }
+pin = [{ box = { min = [-1.0, -1.0, -1.0], max = [10.0, 10.0, 10.0] } }]"#;
+    let scene = format!(
+        "name = \"pieces\"\n[simulation]\nframes = 1\nsubsteps = 1\n[[body]]\nname = \"split\"\nmesh = {{ file = \"two.node\" }}\n{pinned}\n\
+[[body]]\nname = \"cube\"\nmesh = {{ generator = \"box\", size = [1.0, 1.0, 1.0], cells = [1, 1, 1], split = 5 }}\ntranslate = [6.0, 0.0, 0.0]\n{pinned}\n"
+    );
+    write(dir.path(), "pieces.toml", &scene);
+    let (code, _, stderr) = xpbd_in(dir.path(), &["run", "pieces.toml", "--out", "r", "--quiet"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (code, _, stderr) = xpbd_in(dir.path(), &["render", "r", "--size", "120x60", "--eye", "3.5,0.5,10", "--target", "3.5,0.5,0"]);
+    assert_eq!(code, 0, "{stderr}");
+    let image = pixels(&dir.path().join("r/render/frame_00001.png"));
+    // The pixels whose strongest channel is red, green, blue: orange, green, blue bodies.
+    let mut dominant = [0; 3];
+    for p in image.iter().filter(|p| !(p[0] == p[1] && p[1] == p[2])) {
+        dominant[(0..3).max_by_key(|&c| p[c]).unwrap()] += 1;
+    }
+    assert!(dominant[2] > 0 && dominant[0] > 0, "a blue and an orange body: {dominant:?}");
+    assert_eq!(dominant[1], 0, "no third (green) color: the two pieces are one body");
+}

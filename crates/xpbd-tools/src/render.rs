@@ -1,12 +1,12 @@
 //! Headless pictures of a run (`xpbd render`): the bodies' surfaces read back from the VTU frames,
 //! drawn by a small software rasteriser (perspective camera, z-buffer, two-sided Lambert shading)
-//! and written as PNG. No GPU or display is needed. Each body (a connected piece of the surface) gets
-//! its own color; the scene's colliders are drawn in grey ([`crate::render_collider`]).
+//! and written as PNG. No GPU or display is needed. Each body (by the frame's `body` point data, or
+//! where a frame has none, each connected piece of the surface) gets its own color; the scene's colliders are drawn in grey ([`crate::render_collider`]).
 
-use crate::render_collider::{collider_triangles, Triangles};
+use crate::render_collider::{collider_triangles, is_bounded, Triangles};
 use std::path::{Path, PathBuf};
 use xpbd_core::collider::Collider;
-use xpbd_core::mesh::io::{read_vtu_cells, write_atomic};
+use xpbd_core::mesh::io::{read_vtu_cells_and_point_ints, write_atomic};
 use xpbd_core::mesh::surface::boundary_faces;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::scene::schema::Render;
@@ -88,17 +88,38 @@ impl Image {
     }
 }
 
-/// The surface of a frame file: the boundary triangles of its tetrahedra and its triangles (cloth).
-pub fn read_surface(path: &Path) -> Result<(Vec<Vec3>, Vec<[u32; 3]>)> {
-    let (vertices, tets, mut tris) = read_vtu_cells(path)?;
-    tris.extend(boundary_faces(&tets));
-    Ok((vertices, tris))
+/// The surface of a frame file.
+pub struct Surface {
+    pub points: Vec<Vec3>,
+    /// The boundary triangles of its tetrahedra and its triangles (cloth).
+    pub tris: Vec<[u32; 3]>,
+    /// Each point's body: the `body` point data of a run's frames; `None` in a file without it.
+    pub body: Option<Vec<i64>>,
 }
 
-/// The triangles of a surface, each colored by its body: the connected pieces in the order of their
-/// first vertex (the order of the run's bodies), through [`PALETTE`].
-pub fn body_colors(points: &[Vec3], tris: &[[u32; 3]]) -> Triangles {
-    let mut parent: Vec<u32> = (0..points.len() as u32).collect();
+/// The surface of a frame file ([`Surface`]).
+pub fn read_surface(path: &Path) -> Result<Surface> {
+    let ((points, tets, mut tris), body) = read_vtu_cells_and_point_ints(path, "body")?;
+    tris.extend(boundary_faces(&tets));
+    Ok(Surface { points, tris, body })
+}
+
+/// The triangles of a surface, each colored by its body through [`PALETTE`]: body `b` of `body` (one per
+/// point) gets color `b`, whatever pieces it is made of; without `body`, the connected pieces are taken
+/// for the bodies, in the order of their first vertex (the order of the run's bodies).
+pub fn body_colors(points: &[Vec3], tris: &[[u32; 3]], body: Option<&[i64]>) -> Triangles {
+    let bodies = match body {
+        Some(body) => tris.iter().map(|t| body[t[0] as usize].rem_euclid(PALETTE.len() as i64) as usize).collect(),
+        None => connected_pieces(points.len(), tris),
+    };
+    let colors = bodies.into_iter().map(|b: usize| PALETTE[b % PALETTE.len()]).collect();
+    Triangles { points: points.to_vec(), tris: tris.to_vec(), colors }
+}
+
+/// The connected piece of each triangle of a surface over `n` points, the pieces numbered in the order of
+/// their first vertex.
+fn connected_pieces(n: usize, tris: &[[u32; 3]]) -> Vec<usize> {
+    let mut parent: Vec<u32> = (0..n as u32).collect();
     fn root(parent: &mut [u32], mut i: u32) -> u32 {
         while parent[i as usize] != i {
             parent[i as usize] = parent[parent[i as usize] as usize];
@@ -114,18 +135,17 @@ pub fn body_colors(points: &[Vec3], tris: &[[u32; 3]]) -> Triangles {
     }
     // A piece's root is its smallest vertex: number the roots of surface vertices in vertex order
     // (interior vertices are pieces of their own, not drawn).
-    let mut on_surface = vec![false; points.len()];
+    let mut on_surface = vec![false; n];
     tris.iter().flatten().for_each(|&i| on_surface[i as usize] = true);
-    let mut piece = vec![u32::MAX; points.len()];
+    let mut piece = vec![usize::MAX; n];
     let mut count = 0;
-    for i in 0..points.len() as u32 {
+    for i in 0..n as u32 {
         if on_surface[i as usize] && root(&mut parent, i) == i {
             piece[i as usize] = count;
             count += 1;
         }
     }
-    let colors = tris.iter().map(|t| PALETTE[piece[root(&mut parent, t[0]) as usize] as usize % PALETTE.len()]).collect();
-    Triangles { points: points.to_vec(), tris: tris.to_vec(), colors }
+    tris.iter().map(|t| piece[root(&mut parent, t[0]) as usize]).collect()
 }
 
 /// Draws the triangles seen by `cam` into a `width` × `height` image.
@@ -202,7 +222,8 @@ pub fn available_frames(run_dir: &Path) -> Result<Vec<usize>> {
     Ok(frames)
 }
 
-/// How [`render_run`] draws: the camera (`None`: framing the bodies of all drawn frames), the
+/// How [`render_run`] draws: the camera (`None`: framing the bodies and the bounded colliders, all but
+/// planes and cylinders, of all drawn frames), the
 /// image size, the colliders with the frame step that times their motion, and the output folder.
 pub struct Setup {
     pub camera: Option<Camera>,
@@ -223,7 +244,14 @@ pub fn render_frames(run_dir: &Path, frames: &[usize], cam: Option<Camera>, widt
 /// returns the files written.
 pub fn render_run(run_dir: &Path, frames: &[usize], setup: &Setup) -> Result<Vec<PathBuf>> {
     let surfaces = frames.iter().map(|f| read_surface(&run_dir.join(format!("frames/frame_{f:05}.vtu")))).collect::<Result<Vec<_>>>()?;
-    let all = || surfaces.iter().flat_map(|s| &s.0);
+    // A bounded collider's triangles do not depend on the view (the centre and reach given here).
+    let bounded: Vec<Vec3> = frames
+        .iter()
+        .flat_map(|f| {
+            setup.colliders.iter().filter(|c| is_bounded(c)).flat_map(move |c| collider_triangles(c, *f as f64 * setup.dt, Vec3::zeros(), 1.0).points)
+        })
+        .collect();
+    let all = || surfaces.iter().flat_map(|s| &s.points).chain(&bounded);
     let lo = all().fold(Vec3::repeat(f64::INFINITY), |m, p| m.inf(p));
     let hi = all().fold(Vec3::repeat(f64::NEG_INFINITY), |m, p| m.sup(p));
     let cam = setup.camera.unwrap_or_else(|| Camera::framing(lo, hi));
@@ -231,8 +259,8 @@ pub fn render_run(run_dir: &Path, frames: &[usize], setup: &Setup) -> Result<Vec
     let out = &setup.out;
     std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
     let mut written = Vec::new();
-    for (f, (points, tris)) in frames.iter().zip(&surfaces) {
-        let mut scene = body_colors(points, tris);
+    for (f, s) in frames.iter().zip(&surfaces) {
+        let mut scene = body_colors(&s.points, &s.tris, s.body.as_deref());
         for c in &setup.colliders {
             scene.extend(collider_triangles(c, *f as f64 * setup.dt, cam.target, reach));
         }

@@ -30,6 +30,12 @@ const CHECKER: [[f64; 3]; 2] = [[185.0, 185.0, 180.0], [150.0, 150.0, 145.0]];
 const AROUND: usize = 32;
 const SQUARES: usize = 64;
 
+/// Whether `c` is drawn whole, so that the default camera frames it: every shape but the unbounded
+/// planes and cylinders.
+pub fn is_bounded(c: &Collider) -> bool {
+    !matches!(c.shape, Shape::Plane { .. } | Shape::Cylinder { .. })
+}
+
 /// The triangles of `c` at time `t`; unbounded shapes (planes, cylinders) reach `reach` from the
 /// point of them nearest to `centre`.
 pub fn collider_triangles(c: &Collider, t: f64, centre: Vec3, reach: f64) -> Triangles {

@@ -51,8 +51,9 @@ fn frames_with_solids_and_cloth_draw_both() {
     points.extend(cloth.vertices.iter().map(|p| p + xpbd::core::mesh::Vec3::new(3.0, 0.0, 0.0)));
     let tris: Vec<[u32; 3]> = cloth.tris.iter().map(|t| t.map(|i| i + offset)).collect();
     write_vtu(&dir.path().join("frames/frame_00000.vtu"), &points, &cube.tets, &tris, &[]).unwrap();
-    let (_, surface) = xpbd_tools::render::read_surface(&dir.path().join("frames/frame_00000.vtu")).unwrap();
-    assert_eq!(surface.len(), 12 + 2, "the cube's 12 boundary triangles and the cloth's 2");
+    let surface = xpbd_tools::render::read_surface(&dir.path().join("frames/frame_00000.vtu")).unwrap();
+    assert!(surface.body.is_none(), "no body point data");
+    assert_eq!(surface.tris.len(), 12 + 2, "the cube's 12 boundary triangles and the cloth's 2");
 }
 
 #[test]
@@ -70,11 +71,11 @@ fn a_scene_camera_is_checked_and_used() {
     let m = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
     let tris = xpbd::core::mesh::surface::boundary_faces(&m.tets);
     let toward = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 0.5], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
-    let img = xpbd_tools::render::draw(&body_colors(&m.vertices, &tris), &toward, 101, 101);
+    let img = xpbd_tools::render::draw(&body_colors(&m.vertices, &tris, None), &toward, 101, 101);
     assert_ne!(img.pixel(50, 50), BACKGROUND);
     assert_eq!(img.pixel(20, 50), BACKGROUND, "the box spans about 0.5 / 19.5 · 50.5 / tan(17.5°) ≈ 4 pixels either side of the centre");
     let away = Camera::from_scene(&Render { eye: [0.5, 0.5, 20.0], target: [0.5, 0.5, 40.0], up: [0.0, 1.0, 0.0], fov: 35.0 }, "s").unwrap();
-    assert!(xpbd_tools::render::draw(&body_colors(&m.vertices, &tris), &away, 101, 101).rgb.chunks(3).all(|p| p == BACKGROUND));
+    assert!(xpbd_tools::render::draw(&body_colors(&m.vertices, &tris, None), &away, 101, 101).rgb.chunks(3).all(|p| p == BACKGROUND));
 }
 
 #[test]
@@ -87,7 +88,36 @@ fn bodies_are_colored_in_order_whatever_their_interior_vertices() {
     let faces = xpbd::core::mesh::surface::boundary_faces(&m.tets);
     let n = m.vertices.len() as u32;
     let tris: Vec<[u32; 3]> = faces.iter().copied().chain(faces.iter().map(|t| t.map(|i| i + n))).collect();
-    let colored = body_colors(&points, &tris);
+    let colored = body_colors(&points, &tris, None);
     assert!(colored.colors[..faces.len()].iter().all(|c| *c == PALETTE[0]));
     assert!(colored.colors[faces.len()..].iter().all(|c| *c == PALETTE[1]));
+}
+
+/// A frame's `body` point data is read back with its surface, from binary and ascii arrays and over pieces;
+/// a file where a piece lacks it has none.
+#[test]
+fn the_body_point_data_is_read_with_the_surface() {
+    use xpbd::core::mesh::io::PointData;
+    let dir = tempfile::tempdir().unwrap();
+    let m = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
+    let body: Vec<i32> = (0..m.vertices.len() as i32).map(|i| i % 2).collect();
+    let path = dir.path().join("f.vtu");
+    write_vtu(&path, &m.vertices, &m.tets, &[], &[("velocity", PointData::Vector(&m.vertices)), ("body", PointData::Int(&body))]).unwrap();
+    let s = xpbd_tools::render::read_surface(&path).unwrap();
+    assert_eq!(s.body, Some(body.iter().map(|&b| b as i64).collect()));
+    // Two ascii pieces of one triangle each: body 7 and 9; without the second piece's array, none.
+    let piece = |b: &str| {
+        format!(
+            "<Piece NumberOfPoints=\"3\" NumberOfCells=\"1\"><PointData>{b}</PointData><Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">0 0 0 1 0 0 0 1 0</DataArray></Points>\
+<Cells><DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">0 1 2</DataArray><DataArray type=\"Int32\" Name=\"offsets\" format=\"ascii\">3</DataArray>\
+<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">5</DataArray></Cells></Piece>"
+        )
+    };
+    let body_of = |v: i32| format!("<DataArray type=\"Int32\" Name=\"body\" format=\"ascii\">{v} {v} {v}</DataArray>");
+    let file = |pieces: String| format!("<?xml version=\"1.0\"?><VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid>{pieces}</UnstructuredGrid></VTKFile>");
+    std::fs::write(&path, file(piece(&body_of(7)) + &piece(&body_of(9)))).unwrap();
+    assert_eq!(xpbd_tools::render::read_surface(&path).unwrap().body, Some(vec![7, 7, 7, 9, 9, 9]));
+    std::fs::write(&path, file(piece(&body_of(7)) + &piece(""))).unwrap();
+    let s = xpbd_tools::render::read_surface(&path).unwrap();
+    assert_eq!((s.points.len(), s.tris.len(), s.body), (6, 2, None));
 }

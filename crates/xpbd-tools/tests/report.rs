@@ -51,7 +51,8 @@ fn batch_and_run_reports_have_one_row_per_run_and_readable_plots() {
     std::fs::write(dir.path().join("cube.toml"), SCENE).unwrap();
     std::fs::write(dir.path().join("sweep.toml"), MANIFEST).unwrap();
     let out = dir.path().join("batch");
-    let o = batch::run(&dir.path().join("sweep.toml"), &Options { out: out.clone(), jobs: 2, shard: None, gpus: Vec::new() }, &|_| {}).unwrap();
+    let o =
+        batch::run(&dir.path().join("sweep.toml"), &Options { out: out.clone(), jobs: 2, shard: None, gpus: Vec::new(), interrupt: None }, &|_| {}).unwrap();
     assert_eq!((o.selected, o.completed), (3, 3));
 
     let r = xpbd_tools::report::write(&out, true).unwrap();

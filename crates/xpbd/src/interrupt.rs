@@ -10,6 +10,8 @@ use std::sync::Arc;
 use xpbd_core::{Error, Result};
 
 /// A stop request set by the signal handlers of [`Interrupt::install`], with the command that resumes the run.
+/// Clones share the request: `xpbd batch` gives one to each of its runs.
+#[derive(Clone)]
 pub struct Interrupt {
     /// The number of the first signal received (0: none yet).
     signal: Arc<AtomicUsize>,
@@ -47,14 +49,21 @@ impl Interrupt {
         Ok(Interrupt { signal, resume })
     }
 
-    /// The interruption to record after frame `frame`, when a signal has asked the run to stop.
-    pub fn requested(&self, frame: usize) -> Option<Interrupted> {
+    /// The signal that asked to stop, as its name and the exit status it calls for (128 + its number);
+    /// `None` while none has.
+    pub fn signal(&self) -> Option<(&'static str, i32)> {
         let sig = self.signal.load(Ordering::SeqCst) as i32;
         let name = match sig {
             SIGINT => "SIGINT",
             SIGTERM => "SIGTERM",
             _ => return None,
         };
-        Some(Interrupted { signal: name, frame, resume: self.resume.clone(), exit_code: 128 + sig })
+        Some((name, 128 + sig))
+    }
+
+    /// The interruption to record after frame `frame`, when a signal has asked the run to stop.
+    pub fn requested(&self, frame: usize) -> Option<Interrupted> {
+        let (signal, exit_code) = self.signal()?;
+        Some(Interrupted { signal, frame, resume: self.resume.clone(), exit_code })
     }
 }

@@ -182,7 +182,7 @@ fn clear_earlier_run(dir: &Path) -> Result<()> {
     for entry in entries {
         let entry = entry.map_err(|e| Error::io(dir, e))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let kind = entry.file_type().map_err(|e| Error::io(&entry.path(), e))?;
+        let kind = entry.file_type().map_err(|e| Error::io(entry.path(), e))?;
         let base = name.strip_suffix(".tmp").unwrap_or(&name);
         if kind.is_file() && KEPT_FILES.contains(&name.as_str()) {
             continue;
@@ -191,8 +191,8 @@ fn clear_earlier_run(dir: &Path) -> Result<()> {
             is_run |= base == "summary.json" || base == "metrics.csv";
             old.push((entry.path(), false));
         } else if let Some((_, exts)) = RUN_FOLDERS.iter().find(|(folder, _)| kind.is_dir() && *folder == name) {
-            for inner in std::fs::read_dir(entry.path()).map_err(|e| Error::io(&entry.path(), e))? {
-                let inner = inner.map_err(|e| Error::io(&entry.path(), e))?;
+            for inner in std::fs::read_dir(entry.path()).map_err(|e| Error::io(entry.path(), e))? {
+                let inner = inner.map_err(|e| Error::io(entry.path(), e))?;
                 let file = inner.file_name().to_string_lossy().into_owned();
                 if !(inner.file_type().is_ok_and(|t| t.is_file()) && frame_digits(&file, exts).is_some()) {
                     return Err(refuse(&format!("{name}/{file}"), "which is not a frame file of a run"));
@@ -248,14 +248,18 @@ impl Writer {
     }
 
     /// Reopens the outputs of a run in `dir` to continue after `frame` (a checkpoint's): rows and frame files
-    /// of later frames are dropped and `animation.pvd` lists the frame files up to `frame` that exist.
+    /// of later frames are dropped, and so are the files of `frame` itself when it is off the `every` grid
+    /// (written only because it ended the earlier run: an interrupted run's last frame), so that the folder
+    /// ends with the frame files of an uninterrupted run; `animation.pvd` is rewritten at once to list the
+    /// frame files up to `frame` that are left, each once.
     pub fn resume(dir: &Path, model: &Model, frames: Frames, frame: usize) -> Result<Self> {
         let (metrics, rows) = CsvFile::resume(dir.join("metrics.csv"), METRICS_HEADER, frame)?;
         let frame_dir = dir.join("frames");
+        let dropped = |n: usize| n > frame || (n == frame && !n.is_multiple_of(frames.every));
         for entry in std::fs::read_dir(&frame_dir).into_iter().flatten().flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if frame_digits(&name, &FRAME_EXTENSIONS).and_then(|d| d.parse::<usize>().ok()).is_some_and(|n| n > frame) {
-                std::fs::remove_file(entry.path()).map_err(|e| Error::io(&entry.path(), e))?;
+            if frame_digits(&name, &FRAME_EXTENSIONS).and_then(|d| d.parse::<usize>().ok()).is_some_and(dropped) {
+                std::fs::remove_file(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
             }
         }
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::resume(dir.join("probes.csv"), PROBES_HEADER, frame)?.0) };
@@ -263,6 +267,7 @@ impl Writer {
         if w.frames.formats.contains(&FrameFormat::Vtu) {
             let times = std::iter::once((0, 0.0)).chain(rows);
             w.pvd = times.map(|(f, t)| (t, format!("frames/frame_{f:05}.vtu"))).filter(|(_, name)| dir.join(name).exists()).collect();
+            write_pvd(&dir.join("animation.pvd"), &w.pvd)?;
         }
         Ok(w)
     }
@@ -288,7 +293,7 @@ impl Writer {
                 p.line(&format!("{},{},{},{},{},{}", state.frame, state.time, probe.name, x.x, x.y, x.z))?;
             }
         }
-        if state.frame % self.frames.every != 0 && !last {
+        if !state.frame.is_multiple_of(self.frames.every) && !last {
             return Ok(());
         }
         for f in &self.frames.formats {

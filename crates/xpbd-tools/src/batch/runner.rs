@@ -4,6 +4,9 @@
 //! With GPUs to spread over ([`Options::gpus`]), a worker holds one free GPU for each run it starts, one
 //! run per GPU at a time; a run whose scene leaves the device to `auto` runs as `auto:N` on the GPU its
 //! worker holds, or on the CPU when every GPU is taken.
+//! With an [`Interrupt`] ([`Options::interrupt`]), SIGINT or SIGTERM stops the batch: no run starts
+//! after it, and each running run stops after its current frame with its checkpoint and an
+//! `interrupted` summary, which the next start continues from; such runs are not listed in the results file.
 
 use super::manifest::{self, RunSpec};
 use super::results::Results;
@@ -13,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use xpbd::checkpoint;
+use xpbd::interrupt::Interrupt;
 use xpbd::{Device, Simulation};
 use xpbd_core::mesh::io::write_atomic;
 use xpbd_core::{Error, Result};
@@ -61,6 +65,8 @@ pub struct Options {
     /// The CUDA devices to spread runs over (`xpbd batch --gpus`); empty: every run follows its scene's
     /// `simulation.device` as a single run would.
     pub gpus: Vec<usize>,
+    /// The signal request shared by every run (`xpbd batch` installs one); `None`: runs ignore signals.
+    pub interrupt: Option<Interrupt>,
 }
 
 /// The GPUs a batch spreads runs over: each is held by at most one run at a time.
@@ -112,6 +118,12 @@ pub struct Outcome {
     pub completed: usize,
     pub failed: usize,
     pub errors: usize,
+    /// Stopped by a signal mid-way (not listed): their names, in the order they stopped.
+    pub interrupted: Vec<String>,
+    /// Runs of this invocation that a signal kept from starting.
+    pub not_started: usize,
+    /// The signal that stopped the batch, as its name and exit status (130 for SIGINT, 143 for SIGTERM).
+    pub signal: Option<(&'static str, i32)>,
 }
 
 /// Runs the manifest's runs of this shard that are not finished yet. `log` receives one line when a
@@ -131,18 +143,28 @@ pub fn run(manifest_path: &Path, opts: &Options, log: &(dyn Fn(&str) + Sync)) ->
     let next = AtomicUsize::new(0);
     let counts = [AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0)];
     let first_error = std::sync::Mutex::new(None);
+    let interrupted = Mutex::new(Vec::new());
+    let signal = || opts.interrupt.as_ref().and_then(Interrupt::signal);
     std::thread::scope(|scope| {
         for _ in 0..opts.jobs.max(1).min(todo.len().max(1)) {
             scope.spawn(|| loop {
+                if signal().is_some() {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(r) = todo.get(i) else { break };
                 let counter = format!("[{}/{}] {}", i + 1, todo.len(), r.name);
                 let held = pool.hold();
                 let device = device_for(&r.scene.simulation.device, !opts.gpus.is_empty(), held.as_ref().map(|h| h.ordinal));
                 log(&format!("{counter}: started{}", device.map(|d| format!(" ({})", describe(d))).unwrap_or_default()));
-                let record = record(r, &opts.out, m.checkpoint_every, device);
+                let record = record(r, &opts.out, m.checkpoint_every, device, opts.interrupt.as_ref());
                 drop(held);
                 let status = record["status"].as_str().unwrap_or("error");
+                if status == "interrupted" {
+                    log(&format!("{counter}: interrupted after frame {}", record["frames"]));
+                    interrupted.lock().unwrap_or_else(|p| p.into_inner()).push(r.name.clone());
+                    continue;
+                }
                 counts[match status {
                     "completed" => 0,
                     "failed" => 1,
@@ -160,7 +182,18 @@ pub fn run(manifest_path: &Path, opts: &Options, log: &(dyn Fn(&str) + Sync)) ->
         return Err(e);
     }
     let c = |k: usize| counts[k].load(Ordering::SeqCst);
-    Ok(Outcome { selected: mine.len(), skipped: mine.len() - todo.len(), completed: c(0), failed: c(1), errors: c(2) })
+    let interrupted = interrupted.into_inner().unwrap_or_else(|p| p.into_inner());
+    let not_started = todo.len() - c(0) - c(1) - c(2) - interrupted.len();
+    Ok(Outcome {
+        selected: mine.len(),
+        skipped: mine.len() - todo.len(),
+        completed: c(0),
+        failed: c(1),
+        errors: c(2),
+        interrupted,
+        not_started,
+        signal: signal(),
+    })
 }
 
 /// `auto:N` or `cpu`, for the log.
@@ -173,16 +206,16 @@ fn describe(device: Device) -> String {
     }
 }
 
-/// Runs one run (unless its folder already holds a `summary.json`) on `device` (`None`: its scene's) and
-/// returns its results line.
-fn record(r: &RunSpec, out: &Path, checkpoint_every: usize, device: Option<Device>) -> Value {
+/// Runs one run (unless its folder already holds a `summary.json` of a run that was not interrupted) on
+/// `device` (`None`: its scene's), stopping on `interrupt`'s signal, and returns its results line.
+fn record(r: &RunSpec, out: &Path, checkpoint_every: usize, device: Option<Device>, interrupt: Option<&Interrupt>) -> Value {
     let dir = out.join(&r.name);
     let params: serde_json::Map<String, Value> = r.params.iter().map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null))).collect();
     let base = json!({ "run": r.name, "dir": r.name, "scene": r.scene_path.display().to_string(), "params": params });
     let summary_path = dir.join("summary.json");
-    let outcome = match read_summary(&summary_path) {
+    let outcome = match read_summary(&summary_path).filter(|s| s["status"] != "interrupted") {
         Some(s) => Ok(s),
-        None => catch_unwind(AssertUnwindSafe(|| simulate(r, &dir, checkpoint_every, device)))
+        None => catch_unwind(AssertUnwindSafe(|| simulate(r, &dir, checkpoint_every, device, interrupt)))
             .unwrap_or_else(|p| Err(Error::invalid(format!("internal error: {}", xpbd_core::error::panic_message(p.as_ref()).unwrap_or_default()))))
             .and_then(|()| read_summary(&summary_path).ok_or_else(|| Error::invalid(format!("{}: missing after the run", summary_path.display())))),
     };
@@ -204,8 +237,8 @@ fn record(r: &RunSpec, out: &Path, checkpoint_every: usize, device: Option<Devic
 }
 
 /// Runs the simulation into `dir`, continuing from its checkpoint when one is there. A blow-up is a
-/// result (its `summary.json` says `failed`), not an error.
-fn simulate(r: &RunSpec, dir: &Path, checkpoint_every: usize, device: Option<Device>) -> Result<()> {
+/// result (its `summary.json` says `failed`), not an error; so is a stop on `interrupt`'s signal (`interrupted`).
+fn simulate(r: &RunSpec, dir: &Path, checkpoint_every: usize, device: Option<Device>, interrupt: Option<&Interrupt>) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     write_atomic(&dir.join("scene.toml"), r.scene_text.as_bytes())?;
     let base = r.scene_path.parent().unwrap_or(Path::new("."));
@@ -216,6 +249,7 @@ fn simulate(r: &RunSpec, dir: &Path, checkpoint_every: usize, device: Option<Dev
         sim = Simulation::from_scene(r.scene.clone(), base, device, &r.scene_path)?;
         sim.checkpoint_every = checkpoint_every;
     }
+    sim.interrupt = interrupt.cloned();
     match sim.run(dir, None, &mut |_, _, _| {}) {
         Ok(_) => Ok(()),
         Err(_) if read_summary(&dir.join("summary.json")).is_some() => Ok(()),

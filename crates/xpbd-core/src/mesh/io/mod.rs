@@ -13,7 +13,7 @@ mod vtk_legacy;
 mod vtu;
 
 pub use pvd::write_pvd;
-pub use vtu::{read_vtu_cells, write_vtu, write_vtu_with_cells, PointData};
+pub use vtu::{read_vtu_cells, read_vtu_cells_and_point_ints, write_vtu, write_vtu_with_cells, PointData};
 
 use super::{numbering::Numbering, Mesh, TetMesh, TriMesh, Vec3};
 use crate::{Error, Result};

@@ -163,6 +163,8 @@ fn data_array(s: &mut String, ty: &str, name: Option<&str>, comps: usize, buf: &
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Role {
     Points,
+    /// The integer point-data array asked for by [`read_vtu_cells_and_point_ints`].
+    PointInts,
     Connectivity,
     Offsets,
     Types,
@@ -183,6 +185,7 @@ struct Piece {
     connectivity: Option<Vec<i64>>,
     offsets: Option<Vec<i64>>,
     types: Option<Vec<i64>>,
+    point_ints: Option<Vec<i64>>,
     declared_points: Option<usize>,
 }
 
@@ -192,10 +195,12 @@ struct Out {
     tets: Vec<[u32; 4]>,
     tris: Vec<[u32; 3]>,
     pieces: usize,
+    /// The asked-for point-data array of every piece so far; `None` once a piece lacks it.
+    point_ints: Option<Vec<i64>>,
 }
 
 pub(super) fn parse(path: &Path, data: &[u8]) -> Result<Mesh> {
-    let (vertices, tets, tris) = parse_cells(path, data)?;
+    let ((vertices, tets, tris), _) = parse_cells(path, data, None)?;
     tet_or_tri(path, vertices, tets, tris)
 }
 
@@ -205,20 +210,28 @@ pub type Cells = (Vec<Vec3>, Vec<[u32; 4]>, Vec<[u32; 3]>);
 /// The points, tetrahedra and triangles of a `.vtu` file, both kinds of cells kept (the frames of a
 /// run with solids and cloth hold both).
 pub fn read_vtu_cells(path: &Path) -> Result<Cells> {
-    parse_cells(path, &read_bytes(path)?)
+    Ok(parse_cells(path, &read_bytes(path)?, None)?.0)
 }
 
-fn parse_cells(path: &Path, data: &[u8]) -> Result<Cells> {
+/// [`read_vtu_cells`] with the integer point-data array `name` (one value per point, such as a frame's
+/// `body`), or `None` when a piece of the file has no such array.
+pub fn read_vtu_cells_and_point_ints(path: &Path, name: &str) -> Result<(Cells, Option<Vec<i64>>)> {
+    parse_cells(path, &read_bytes(path)?, Some(name))
+}
+
+/// The cells of the file, and the integer point-data array `point_ints` when it is named and every piece
+/// has it.
+fn parse_cells(path: &Path, data: &[u8], point_ints: Option<&str>) -> Result<(Cells, Option<Vec<i64>>)> {
     let line_at = |pos: u64| 1 + data[..(pos as usize).min(data.len())].iter().filter(|&&b| b == b'\n').count();
     let err = |pos: u64, msg: String| Error::parse(path, Some(line_at(pos)), msg);
-    let mut xml = quick_xml::Reader::from_reader(&data[..]);
+    let mut xml = quick_xml::Reader::from_reader(data);
     xml.config_mut().expand_empty_elements = true;
     let (mut header, mut endian, mut seen_root) = (4usize, Endian::Little, false);
     let mut stack: Vec<Vec<u8>> = Vec::new();
     let mut current: Option<Array> = None;
     let mut text = String::new();
     let mut piece = Piece::default();
-    let mut out = Out::default();
+    let mut out = Out { point_ints: point_ints.map(|_| Vec::new()), ..Out::default() };
     loop {
         let pos = xml.buffer_position();
         let event = xml.read_event().map_err(|e| err(xml.error_position(), format!("malformed XML: {e}")))?;
@@ -266,6 +279,7 @@ fn parse_cells(path: &Path, data: &[u8]) -> Result<Cells> {
                             (Some(b"Cells"), Some("connectivity")) => Some(Role::Connectivity),
                             (Some(b"Cells"), Some("offsets")) => Some(Role::Offsets),
                             (Some(b"Cells"), Some("types")) => Some(Role::Types),
+                            (Some(b"PointData"), name) if name.is_some() && name == point_ints => Some(Role::PointInts),
                             _ => None,
                         };
                         if let Some(role) = role {
@@ -299,7 +313,7 @@ fn parse_cells(path: &Path, data: &[u8]) -> Result<Cells> {
     if out.pieces == 0 {
         return Err(Error::parse(path, None, "no complete UnstructuredGrid Piece found"));
     }
-    Ok((out.vertices, out.tets, out.tris))
+    Ok(((out.vertices, out.tets, out.tris), out.point_ints))
 }
 
 fn attr(e: &BytesStart, key: &str) -> Option<String> {
@@ -409,6 +423,7 @@ fn store(p: &mut Piece, a: &Array, text: &str, header: usize, e: Endian) -> std:
     match a.role {
         Role::Connectivity => p.connectivity = Some(v),
         Role::Offsets => p.offsets = Some(v),
+        Role::PointInts => p.point_ints = Some(v),
         _ => p.types = Some(v),
     }
     Ok(())
@@ -456,6 +471,15 @@ fn finish(out: &mut Out, p: Piece) -> std::result::Result<(), String> {
             out.tris.push([v[0], v[1], v[2]]);
         }
     }
+    if let Some(v) = &p.point_ints {
+        if v.len() != nv {
+            return Err(format!("point data array has {} values for {nv} points", v.len()));
+        }
+    }
+    out.point_ints = out.point_ints.take().zip(p.point_ints).map(|(mut all, v)| {
+        all.extend(v);
+        all
+    });
     out.vertices.extend(points.chunks_exact(3).map(|c| Vec3::new(c[0], c[1], c[2])));
     out.pieces += 1;
     Ok(())
