@@ -4,8 +4,9 @@
 
 use crate::constraint::tet_model::{gather, tet_energy, tet_residual, volume_ratio};
 use crate::constraint::{bending, distance};
+use crate::fem::shell::{self, Bending, ShapeOperatorRest, TriangleHinge};
 use crate::mesh::Vec3;
-use crate::model::Model;
+use crate::model::{Model, ShellGroup};
 
 /// ‖C(x) + α̃λ‖₂ over all elastic rows, with α̃ = α/h².
 pub fn residual_norm(model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
@@ -37,7 +38,8 @@ pub fn residual_norm(model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
     sum.sqrt()
 }
 
-/// Elastic energy: Σ V Ψ(F) over tets (zero at rest) plus ½ C²/α over compliant cloth rows.
+/// Elastic energy: Σ V Ψ(F) over tets (zero at rest), ½ C²/α over compliant cloth rows, and the shells' membrane
+/// and bending energies.
 pub fn elastic_energy(model: &Model, x: &[Vec3]) -> f64 {
     let mut e = 0.0;
     for g in &model.tet_groups {
@@ -53,7 +55,35 @@ pub fn elastic_energy(model: &Model, x: &[Vec3]) -> f64 {
             e += g.hinges.iter().zip(&g.rest_angle).map(|(hi, &a)| bending::bending(&gather(x, hi), a).0.powi(2)).sum::<f64>() * 0.5 / g.bending_compliance;
         }
     }
-    e
+    e + model.shell_groups.iter().map(|g| shell_energy(g, &model.rest, x)).sum::<f64>()
+}
+
+/// A shell's membrane and bending energy at `x` (`rest`: the model's rest positions), each hinge angle on its
+/// principal branch (a fold beyond ±π counts as folding back).
+fn shell_energy(g: &ShellGroup, rest: &[Vec3], x: &[Vec3]) -> f64 {
+    let membrane: f64 = g.triangles.iter().zip(&g.triangle_rest).map(|(t, r)| shell::membrane_state(&g.material, r, &gather(x, t), false).energy).sum();
+    let bending: f64 = match g.material.bending {
+        Bending::Hinge => {
+            let k = g.material.hinge_stiffness();
+            g.hinges.iter().zip(&g.hinge_rest).map(|(h, r)| shell::hinge_state(k, r, &gather(x, h), r.rest_angle, false).energy).sum()
+        }
+        Bending::ShapeOperator => g
+            .triangles
+            .iter()
+            .zip(&g.triangle_hinges)
+            .map(|(t, hinges)| {
+                let plate = ShapeOperatorRest::new(&g.material, &gather(rest, t));
+                let hinges = hinges.map(|h| {
+                    h.map(|h| {
+                        let r = &g.hinge_rest[h as usize];
+                        TriangleHinge { vertices: g.hinges[h as usize], rest_angle: r.rest_angle, previous: r.rest_angle }
+                    })
+                });
+                shell::shape_operator_state(&plate, t, &hinges, x, false).energy
+            })
+            .sum(),
+    };
+    membrane + bending
 }
 
 /// ½ Σ m v².

@@ -96,6 +96,8 @@ pub struct ShellGroup {
     /// (x0, x1; x2, x3): the shared edge, then the two opposite vertices.
     pub hinges: Vec<[u32; 4]>,
     pub hinge_rest: Vec<HingeRest>,
+    /// The hinge (index into `hinges`) on each triangle's edge i, opposite its vertex i; `None` on the border.
+    pub triangle_hinges: Vec<[Option<u32>; 3]>,
 }
 
 /// A vertex held on a prescribed path x(t) = origin + velocity·t: hard (inverse mass 0) when

@@ -106,7 +106,8 @@ fn hinge_bending_is_softer_than_beam_theory_on_a_strip() {
     }
 }
 
-/// Settled means settled: the strip's tip moves less than 0.1 % of its sag over its last frames.
+/// Settled means settled: the strip's tip moves less than 0.1 % of its sag over its last frames, and the elastic
+/// energy the metrics report is half the work gravity did (a linear static equilibrium).
 #[test]
 fn clamped_strip_comes_to_rest() {
     let mut run = Run::new(clamped_strip(20, "shape_operator"));
@@ -115,6 +116,11 @@ fn clamped_strip_comes_to_rest() {
     run.frames(10);
     let after = tip_sag(&run);
     assert!((after - before).abs() < 1e-3 * before, "tip still moving: {before} → {after}");
+    // Clapeyron: at a linear static equilibrium the stored energy is half the work gravity did.
+    let work: f64 = run.model.mass.iter().zip(run.state.x.iter().zip(&run.model.rest)).map(|(m, (x, x0))| -m * GRAVITY * (x.z - x0.z)).sum();
+    let stored = xpbd_core::metrics::elastic_energy(&run.model, &run.state.x);
+    println!("stored elastic energy {stored:.6e} J, half gravity's work {:.6e} J", 0.5 * work);
+    assert!((stored / (0.5 * work) - 1.0).abs() < 0.01, "stored {stored} J, half the work {} J", 0.5 * work);
 }
 
 /// A free shell released at rest without gravity, placed as generated and placed rotated and shifted (its rest data

@@ -10,6 +10,7 @@ use crate::material::Lame;
 use crate::mesh::TriMesh;
 use crate::model::{Rayleigh, ShellGroup};
 use crate::{Error, Result};
+use std::collections::HashMap;
 
 /// A parsed `shell` material: the shell's parameters and its volumetric density (kg/m³).
 pub struct ShellSpec {
@@ -62,6 +63,17 @@ pub fn group(body: usize, material: ShellMaterial, rayleigh: Rayleigh, cm: &TriM
         .map(|(e, t)| TriangleRest::new(&gather(&cm.vertices, t)).ok_or_else(|| Error::invalid(format!("{what}: triangle {e} {t:?} is degenerate"))))
         .collect::<Result<Vec<_>>>()?;
     let (_, hinges) = edges_and_hinges(&cm.tris);
+    let by_edge: HashMap<[u32; 2], u32> = hinges.iter().enumerate().map(|(i, h)| ([h[0].min(h[1]), h[0].max(h[1])], i as u32)).collect();
+    let triangle_hinges = cm
+        .tris
+        .iter()
+        .map(|t| {
+            std::array::from_fn(|e| {
+                let (a, b) = (t[(e + 1) % 3], t[(e + 2) % 3]);
+                by_edge.get(&[a.min(b), a.max(b)]).copied()
+            })
+        })
+        .collect();
     let hinge_rest = hinges
         .iter()
         .map(|h| HingeRest::new(&gather(&cm.vertices, h)).ok_or_else(|| Error::invalid(format!("{what}: the hinge on edge {}–{} is degenerate", h[0], h[1]))))
@@ -74,6 +86,7 @@ pub fn group(body: usize, material: ShellMaterial, rayleigh: Rayleigh, cm: &TriM
         triangle_rest,
         hinges: hinges.iter().map(|h| h.map(|i| i + base)).collect(),
         hinge_rest,
+        triangle_hinges,
     })
 }
 

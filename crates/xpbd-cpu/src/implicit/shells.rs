@@ -4,7 +4,6 @@
 //! through ±π.
 
 use rayon::prelude::*;
-use std::collections::HashMap;
 use xpbd_core::constraint::bending::dihedral_angle;
 use xpbd_core::constraint::tet_model::gather;
 use xpbd_core::fem::shell::{
@@ -71,15 +70,9 @@ impl Shells {
             match g.material.bending {
                 Bending::Hinge => s.bent_hinges.extend(first_hinge..s.hinges.len() as u32),
                 Bending::ShapeOperator => {
-                    let by_edge: HashMap<[u32; 2], u32> =
-                        g.hinges.iter().enumerate().map(|(i, h)| ([h[0].min(h[1]), h[0].max(h[1])], first_hinge + i as u32)).collect();
-                    for (i, t) in g.triangles.iter().enumerate() {
-                        let hinges = std::array::from_fn(|e| {
-                            let (a, b) = (t[(e + 1) % 3], t[(e + 2) % 3]);
-                            by_edge.get(&[a.min(b), a.max(b)]).copied()
-                        });
+                    for (i, (t, hinges)) in g.triangles.iter().zip(&g.triangle_hinges).enumerate() {
                         let rest = ShapeOperatorRest::new(&g.material, &gather(&model.rest, t));
-                        s.plates.push(PlateBending { triangle: first_triangle + i as u32, rest, hinges });
+                        s.plates.push(PlateBending { triangle: first_triangle + i as u32, rest, hinges: hinges.map(|h| h.map(|h| first_hinge + h)) });
                     }
                 }
             }

@@ -12,8 +12,8 @@ use xpbd_core::state::State;
 pub struct EnergyBudget {
     /// Elastic + kinetic energy of the initial state.
     initial: f64,
-    /// Σ (μ + λ)V over tetrahedra, Σ ½L₀²/α over compliant cloth edges and Σ ½/α over compliant hinges: the
-    /// elastic energy of the whole scene at strain (or bend) 1.
+    /// Σ (μ + λ)V over tetrahedra, Σ ½L₀²/α over compliant cloth edges, Σ ½/α over compliant hinges and
+    /// Σ [(μ + λ)t + 2D/t²]A over shell triangles: the elastic energy of the whole scene at strain (or bend) 1.
     unit_strain: f64,
     /// Total mass.
     mass: f64,
@@ -32,7 +32,18 @@ impl EnergyBudget {
                 stretch + bend
             })
             .sum();
-        EnergyBudget { initial, unit_strain: tets + cloth, mass: model.mass.iter().sum() }
+        // A shell at unit membrane strain, and bent to unit strain at its faces (κ = 2/t: D/2·κ² = 2D/t² per area).
+        let shells: f64 = model
+            .shell_groups
+            .iter()
+            .map(|g| {
+                let (mu, lambda) = g.material.plane_stress();
+                let t = g.material.thickness;
+                let per_area = (mu + lambda) * t + 2.0 * g.material.plate_modulus() / (t * t);
+                per_area * g.triangle_rest.iter().map(|r| r.area).sum::<f64>()
+            })
+            .sum();
+        EnergyBudget { initial, unit_strain: tets + cloth + shells, mass: model.mass.iter().sum() }
     }
 
     /// The budget at `state`: initial + max(gravity's work, 0) + unit-strain energy + ½ M v_d², v_d the
