@@ -15,6 +15,9 @@ pub struct ImplicitSettings {
     pub baumgarte: f64,
     /// Projected Gauss-Seidel sweeps over the contact rows per step.
     pub pgs_iterations: usize,
+    /// Newton iterations with an Armijo line search on the incremental potential (thesis Eq. 4.7–4.8) per step
+    /// while no element is rigid; 1 is the semi-implicit linearised step (Eq. 3.5).
+    pub newton_iterations: usize,
     /// `None` for `kind = "implicit"` (every element elastic).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rigidification: Option<Rigidification>,
@@ -32,7 +35,7 @@ pub struct Rigidification {
 
 impl Default for ImplicitSettings {
     fn default() -> Self {
-        ImplicitSettings { contact_compliance: 1e-3, baumgarte: 0.2, pgs_iterations: 200, rigidification: None }
+        ImplicitSettings { contact_compliance: 1e-3, baumgarte: 0.2, pgs_iterations: 200, newton_iterations: 1, rigidification: None }
     }
 }
 
@@ -53,6 +56,12 @@ impl ImplicitSettings {
                 return Err(Error::invalid("solver.pgs_iterations: must be at least 1"));
             }
             settings.pgs_iterations = p;
+        }
+        if let Some(n) = s.newton_iterations {
+            if n == 0 {
+                return Err(Error::invalid("solver.newton_iterations: must be at least 1"));
+            }
+            settings.newton_iterations = n;
         }
         if let Some(g) = s.contact_compliance {
             settings.contact_compliance = positive("contact_compliance", g)?;
@@ -95,11 +104,16 @@ impl ImplicitSettings {
 
     /// The first implicit or adaptive field set in a scene whose solver is neither.
     pub fn foreign_field(s: &schema::Solver) -> Option<&'static str> {
-        [("pgs_iterations", s.pgs_iterations.is_some()), ("contact_compliance", s.contact_compliance.is_some()), ("baumgarte", s.baumgarte.is_some())]
-            .into_iter()
-            .find(|p| p.1)
-            .map(|p| p.0)
-            .or_else(|| Self::rigidification_field(s))
+        [
+            ("pgs_iterations", s.pgs_iterations.is_some()),
+            ("newton_iterations", s.newton_iterations.is_some()),
+            ("contact_compliance", s.contact_compliance.is_some()),
+            ("baumgarte", s.baumgarte.is_some()),
+        ]
+        .into_iter()
+        .find(|p| p.1)
+        .map(|p| p.0)
+        .or_else(|| Self::rigidification_field(s))
     }
 }
 
@@ -137,6 +151,7 @@ mod tests {
         assert_eq!(err(low, true), "solver.elastify_threshold: must be at least rigidify_threshold (0.001), got 0.0001");
         assert!(err(solver(|s| s.rigidify_threshold = Some(-1.0)), true).starts_with("solver.rigidify_threshold: must be a positive"));
         assert!(err(solver(|s| s.rigidify_steps = Some(0)), true).starts_with("solver.rigidify_steps"));
+        assert_eq!(err(solver(|s| s.newton_iterations = Some(0)), false), "solver.newton_iterations: must be at least 1");
         assert_eq!(err(solver(|s| s.rigidify_steps = Some(2)), false), "solver.rigidify_steps: only for kind = \"adaptive\"");
     }
 }

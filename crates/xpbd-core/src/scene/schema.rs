@@ -147,6 +147,7 @@ pub struct Solver {
     pub layer_stop: Option<f64>,
     /// Implicit and adaptive only (`implicit::settings`, defaults there and in docs/scene-format.md).
     pub pgs_iterations: Option<usize>,
+    pub newton_iterations: Option<usize>,
     pub contact_compliance: Option<f64>,
     pub baumgarte: Option<f64>,
     /// Adaptive only.
@@ -185,6 +186,7 @@ impl Default for Solver {
             stripe_count: None,
             layer_stop: None,
             pgs_iterations: None,
+            newton_iterations: None,
             contact_compliance: None,
             baumgarte: None,
             rigidify_threshold: None,

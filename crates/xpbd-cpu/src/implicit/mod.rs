@@ -9,6 +9,7 @@
 
 mod contact;
 mod elements;
+mod newton;
 mod oracle;
 mod rigid;
 mod shells;
@@ -199,20 +200,11 @@ impl ImplicitBackend {
         self.phases.contact += start.elapsed().as_secs_f64();
         self.rigidify(model, s, h)?;
 
-        let start = Instant::now();
-        let states = self.elements.states(&self.system.elastic, &s.x);
-        let shell_states = self.shells.states(&s.x);
-        let inputs = Inputs { x: &s.x, v: &s.v, mass: &model.mass, gravity: model.gravity, springs: &self.springs, t_end, h };
-        let rhs = self.system.assemble(&self.elements, &states, &self.shells, &shell_states, &self.bodies, &inputs);
-        let assembled = Instant::now();
-        self.phases.assembly += assembled.duration_since(start).as_secs_f64();
-        self.system.factor().map_err(|why| Error::invalid(format!("implicit step ending at t = {t_end:.6} s: the system could not be factorised: {why}")))?;
-        let factored = Instant::now();
-        self.phases.factorisation += factored.duration_since(assembled).as_secs_f64();
-        let mut va = self.system.reduced(&s.v, &self.bodies);
-        let dv = self.system.solve(&rhs);
-        va.iter_mut().zip(&dv).for_each(|(a, d)| *a += d);
-        self.phases.solve += factored.elapsed().as_secs_f64();
+        let mut va = if self.settings.newton_iterations > 1 && self.pattern.bodies == 0 {
+            self.newton(model, s, h, t_end)?
+        } else {
+            self.linearised(model, s, h, t_end)?
+        };
 
         let start = Instant::now();
         self.contacts.solve(&self.system, &s.x, &self.bodies, &mut va, &self.settings, h);
@@ -221,6 +213,31 @@ impl ImplicitBackend {
         self.update(s, &va, h, t_end);
         self.shells.record_angles(&s.x);
         self.record_strain(s, h);
+        Ok(())
+    }
+
+    /// The semi-implicit step (Eq. 3.5, 3.11): one solve linearised at the step's start; returns ẋ_A before contact.
+    fn linearised(&mut self, model: &Model, s: &State, h: f64, t_end: f64) -> Result<Vec<f64>> {
+        let start = Instant::now();
+        let states = self.elements.states(&self.system.elastic, &s.x);
+        let shell_states = self.shells.states(&s.x);
+        let inputs = Inputs { x: &s.x, v: &s.v, mass: &model.mass, gravity: model.gravity, springs: &self.springs, t_end, h, start_velocity: None };
+        let rhs = self.system.assemble(&self.elements, &states, &self.shells, &shell_states, &self.bodies, &inputs);
+        self.phases.assembly += start.elapsed().as_secs_f64();
+        self.factor(t_end)?;
+        let start = Instant::now();
+        let mut va = self.system.reduced(&s.v, &self.bodies);
+        let dv = self.system.solve(&rhs);
+        va.iter_mut().zip(&dv).for_each(|(a, d)| *a += d);
+        self.phases.solve += start.elapsed().as_secs_f64();
+        Ok(va)
+    }
+
+    /// Factorises the assembled system; a failure names the step.
+    fn factor(&mut self, t_end: f64) -> Result<()> {
+        let start = Instant::now();
+        self.system.factor().map_err(|why| Error::invalid(format!("implicit step ending at t = {t_end:.6} s: the system could not be factorised: {why}")))?;
+        self.phases.factorisation += start.elapsed().as_secs_f64();
         Ok(())
     }
 

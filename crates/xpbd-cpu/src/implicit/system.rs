@@ -45,6 +45,22 @@ pub struct Inputs<'a> {
     /// Time at the step's end.
     pub t_end: f64,
     pub h: f64,
+    /// `None`: the semi-implicit step, forces at the step's start linearised in ẋ (Eq. 3.5). `Some(ẋ_t)`: a Newton
+    /// iteration on the incremental potential (Eq. 4.7) at the iterate (`x` = x_t + hẋ, `v` = ẋ) from the step's
+    /// start velocities ẋ_t.
+    pub start_velocity: Option<&'a [Vec3]>,
+}
+
+impl Inputs<'_> {
+    /// The h in the force's −(α₁ + h)Kẋ and the springs' −hẋ: the semi-implicit step's linearisation; 0 for a
+    /// Newton iteration, whose forces are evaluated at the iterate.
+    fn linearisation(&self) -> f64 {
+        if self.start_velocity.is_some() {
+            0.0
+        } else {
+            self.h
+        }
+    }
 }
 
 impl System {
@@ -148,6 +164,10 @@ impl System {
                 let m = inp.mass[i];
                 self.pattern.add(&self.dofs, k, k, 3, 3, |r, c| if r == c { m * (1.0 + h * alpha0) } else { 0.0 });
                 force[i] += inp.gravity * m - v[i] * (alpha0 * m);
+                if let Some(v0) = inp.start_velocity {
+                    // −M(ẋ − ẋ_t)/h: the inertia term of the Newton residual, scaled by h below.
+                    force[i] -= (v[i] - v0[i]) * (m / h);
+                }
                 touched[i] = true;
             }
         }
@@ -155,7 +175,7 @@ impl System {
             let i = s.vertex as usize;
             let Some(k) = self.dofs.node(i) else { continue };
             let target = s.origin + s.velocity * inp.t_end;
-            force[i] += (target - x[i] - v[i] * h) * s.stiffness;
+            force[i] += (target - x[i] - v[i] * inp.linearisation()) * s.stiffness;
             touched[i] = true;
             let g = self.map_of(i, x, bodies).unwrap();
             let block = g.transpose() * g * (h * h * s.stiffness);
@@ -213,7 +233,7 @@ impl System {
         }
         let kv = k * ve;
         for (a, &i) in nodes.iter().enumerate() {
-            force[i as usize] += f.fixed_rows::<3>(3 * a) - kv.fixed_rows::<3>(3 * a) * (alpha1 + h);
+            force[i as usize] += f.fixed_rows::<3>(3 * a) - kv.fixed_rows::<3>(3 * a) * (alpha1 + inp.linearisation());
             touched[i as usize] = true;
         }
         let scale = h * (h + alpha1);
