@@ -1,33 +1,28 @@
 //! Rigid bodies from the elements flagged rigid (thesis "Adaptive methods for elastic deformation", §3.3.4,
-//! Algorithm 2): a greedy breadth-first search over elements sharing a face, which never lets a vertex belong
-//! to two bodies (a shared vertex would need a joint). Elements rejected that way stay elastic.
+//! Algorithm 2, and §4.3.2 for shells): a greedy breadth-first search over elements sharing a face (a tet's
+//! three vertices, a shell triangle's edge), which never lets a vertex belong to two bodies (a shared vertex would
+//! need a joint). Elements rejected that way stay elastic. An element is given by its vertices: a tet's four or a
+//! triangle's three.
 
 use std::collections::{HashMap, VecDeque};
 
-/// The tets sharing a face with each tet.
+/// The elements sharing a face with each element, a face being an element's vertices but one.
 pub struct FaceAdjacency {
     start: Vec<usize>,
     neighbours: Vec<u32>,
 }
 
 impl FaceAdjacency {
-    pub fn new(tets: &[[u32; 4]]) -> Self {
-        let mut faces: HashMap<[u32; 3], Vec<u32>> = HashMap::with_capacity(2 * tets.len());
-        for (e, t) in tets.iter().enumerate() {
-            for skip in 0..4 {
-                let mut f = [0u32; 3];
-                let mut k = 0;
-                for (i, &v) in t.iter().enumerate() {
-                    if i != skip {
-                        f[k] = v;
-                        k += 1;
-                    }
-                }
+    pub fn new(elements: &[&[u32]]) -> Self {
+        let mut faces: HashMap<Vec<u32>, Vec<u32>> = HashMap::with_capacity(2 * elements.len());
+        for (e, nodes) in elements.iter().enumerate() {
+            for skip in 0..nodes.len() {
+                let mut f: Vec<u32> = nodes.iter().enumerate().filter(|&(i, _)| i != skip).map(|(_, &v)| v).collect();
                 f.sort_unstable();
                 faces.entry(f).or_default().push(e as u32);
             }
         }
-        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); tets.len()];
+        let mut lists: Vec<Vec<u32>> = vec![Vec::new(); elements.len()];
         for shared in faces.values().filter(|s| s.len() == 2) {
             lists[shared[0] as usize].push(shared[1]);
             lists[shared[1] as usize].push(shared[0]);
@@ -62,11 +57,11 @@ impl RigidPattern {
     }
 
     /// Algorithm 2 started from every flagged element in index order.
-    pub fn find(tets: &[[u32; 4]], adjacency: &FaceAdjacency, flagged: &[bool], vertices: usize) -> Self {
-        let mut p = RigidPattern::elastic(tets.len(), vertices);
-        let mut visited = vec![false; tets.len()];
+    pub fn find(elements: &[&[u32]], adjacency: &FaceAdjacency, flagged: &[bool], vertices: usize) -> Self {
+        let mut p = RigidPattern::elastic(elements.len(), vertices);
+        let mut visited = vec![false; elements.len()];
         let mut queue = VecDeque::new();
-        for seed in 0..tets.len() {
+        for seed in 0..elements.len() {
             if !flagged[seed] || visited[seed] {
                 continue;
             }
@@ -79,12 +74,12 @@ impl RigidPattern {
                 }
                 visited[e] = true;
                 // Avoid hinges: a vertex already in another body keeps the element out of this one.
-                if tets[e].iter().any(|&v| p.vertex_body[v as usize].is_some_and(|b| b != j)) {
+                if elements[e].iter().any(|&v| p.vertex_body[v as usize].is_some_and(|b| b != j)) {
                     continue;
                 }
                 p.element_body[e] = Some(j);
                 count += 1;
-                for &v in &tets[e] {
+                for &v in elements[e] {
                     p.vertex_body[v as usize] = Some(j);
                 }
                 queue.extend(adjacency.of(e).iter().map(|&n| n as usize).filter(|&n| flagged[n] && !visited[n]));
@@ -106,13 +101,30 @@ mod tests {
         (0..n as u32).map(|k| [k, k + 1, k + 2, k + 3]).collect()
     }
 
+    fn nodes<const N: usize>(elements: &[[u32; N]]) -> Vec<&[u32]> {
+        elements.iter().map(|e| &e[..]).collect()
+    }
+
+    /// A strip of triangles sharing edges: (0,1,2), (1,2,3), … Triangles touching only at a vertex are not
+    /// neighbours; a flagged strip is one body.
+    #[test]
+    fn triangles_are_neighbours_across_edges() {
+        let tris: Vec<[u32; 3]> = (0..5u32).map(|k| [k, k + 1, k + 2]).collect();
+        let adj = FaceAdjacency::new(&nodes(&tris));
+        assert_eq!(adj.of(0), &[1]);
+        assert_eq!(adj.of(2), &[1, 3]);
+        let p = RigidPattern::find(&nodes(&tris), &adj, &[true, true, true, false, false], 7);
+        assert_eq!(p.element_body, vec![Some(0), Some(0), Some(0), None, None]);
+        assert_eq!(p.bodies, 1);
+    }
+
     #[test]
     fn a_flagged_run_is_one_body() {
         let tets = chain(6);
-        let adj = FaceAdjacency::new(&tets);
+        let adj = FaceAdjacency::new(&nodes(&tets));
         assert_eq!(adj.of(0), &[1]);
         assert_eq!(adj.of(3), &[2, 4]);
-        let p = RigidPattern::find(&tets, &adj, &[true, true, true, false, false, false], 9);
+        let p = RigidPattern::find(&nodes(&tets), &adj, &[true, true, true, false, false, false], 9);
         assert_eq!(p.bodies, 1);
         assert_eq!(p.element_body, vec![Some(0), Some(0), Some(0), None, None, None]);
         assert_eq!(p.vertex_body[..6], [Some(0); 6]);
@@ -124,8 +136,8 @@ mod tests {
     #[test]
     fn bodies_never_share_a_vertex() {
         let tets = chain(8);
-        let adj = FaceAdjacency::new(&tets);
-        let p = RigidPattern::find(&tets, &adj, &[true, true, true, false, true, true, true, true], 11);
+        let adj = FaceAdjacency::new(&nodes(&tets));
+        let p = RigidPattern::find(&nodes(&tets), &adj, &[true, true, true, false, true, true, true, true], 11);
         assert_eq!(p.bodies, 2);
         let mut owner = [None; 11];
         for (e, b) in p.element_body.iter().enumerate() {

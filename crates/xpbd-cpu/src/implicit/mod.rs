@@ -108,7 +108,7 @@ impl ImplicitBackend {
             springs.iter().for_each(|s| attached[s.vertex as usize] = true);
             Adaptive {
                 settings: r,
-                adjacency: FaceAdjacency::new(&elements.tets),
+                adjacency: FaceAdjacency::new(&elements.tets.iter().map(|t| &t[..]).collect::<Vec<_>>()),
                 strain: (0..elements.len()).map(|e| elements.strain(e, &gather(&model.initial_position, &elements.tets[e]))).collect(),
                 calm: vec![0; elements.len()],
                 flags: vec![false; elements.len()],
@@ -184,7 +184,7 @@ impl ImplicitBackend {
     /// The rigid bodies of the current flags (Algorithm 2) from the state, and the reduced system's pattern.
     fn rebuild(&mut self, s: &mut State) {
         let Some(a) = &self.adaptive else { return };
-        self.pattern = RigidPattern::find(&self.elements.tets, &a.adjacency, &a.flags, s.x.len());
+        self.pattern = RigidPattern::find(&self.elements.tets.iter().map(|t| &t[..]).collect::<Vec<_>>(), &a.adjacency, &a.flags, s.x.len());
         self.bodies = Bodies::build(&self.pattern, &s.x, &s.v, &self.mass, &self.elements.mass_damping);
         self.bodies.place_members(&mut s.x, &mut s.v);
         let pinned = &self.pinned;
