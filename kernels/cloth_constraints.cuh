@@ -1,6 +1,6 @@
 // Cloth constraints (crates/xpbd-core/src/constraint/distance.rs, bending.rs), element kinds of kernels/sweeps.cu:
-// one row per element, per-element rest value in data0, compliance in c0 (at = compliance / h^2; the residual adds
-// at lambda).
+// one row per element, per-element rest value in data0 and compliance in data1 (at = compliance / h^2; the residual
+// adds at lambda).
 #pragma once
 #include "xpbd_block.cuh"
 
@@ -81,22 +81,22 @@ struct BendingRow {
 };
 
 // A cloth row as an element kind of kernels/sweeps.cu: Row::constraint(p, rest, g) gives C and its gradients;
-// at = compliance / h^2 (projection.rs: BlockParams::diagonal; metrics.rs: residual).
+// at = data1[e] / h^2, the element's compliance (projection.rs: BlockParams::diagonal; metrics.rs: residual).
 template <typename Row>
 struct ClothRow {
     static constexpr int N = Row::N, ROWS = 1;
     template <typename T>
-    __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T*, const T w[N], T p[N][3],
-                                   const T p0[N][3], T* lambda) {
+    __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T w[N],
+                                   T p[N][3], const T p0[N][3], T* lambda) {
         T g[N][3];
         const T c = Row::constraint(p, data0[e], g);
-        apply_scalar_row<T, N>(c, g, w, m.c0 * (T(1) / (m.h * m.h)), m.beta_h, p, p0, lambda);
+        apply_scalar_row<T, N>(c, g, w, data1[e] * (T(1) / (m.h * m.h)), m.beta_h, p, p0, lambda);
     }
     template <typename T>
-    __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T*, const T p[N][3],
-                                    const T* lambda, T* r) {
+    __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T* data1,
+                                    const T p[N][3], const T* lambda, T* r) {
         T g[N][3];
-        r[0] = Row::constraint(p, data0[e], g) + m.c0 * (T(1) / (m.h * m.h)) * lambda[0];
+        r[0] = Row::constraint(p, data0[e], g) + data1[e] * (T(1) / (m.h * m.h)) * lambda[0];
     }
 };
 

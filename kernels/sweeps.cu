@@ -12,7 +12,7 @@
 //   jacobi_gather then adds each vertex's slots (CSR start/adj) to its position. Deterministic, no atomics.
 // residual_sq_<kind>: per-block partial sums of |C + at lambda|^2 over the family's rows (docs/equations.md).
 //
-// Constants: (c0, c1) the kind's material constants (tets: mu, lambda; cloth: compliance, unused), h the substep,
+// Constants: (c0, c1) the kind's material constants (tets: mu, lambda; cloth: unused, its compliance is data1), h the substep,
 // beta_h = damping * h.
 #include "cloth_constraints.cuh"
 #include "common.cuh"

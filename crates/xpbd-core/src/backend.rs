@@ -51,7 +51,8 @@ pub trait Backend {
         None
     }
     /// What the solver carries from one frame to the next beyond [`State`], for checkpoints: the
-    /// multi-layer solver's strain rates (Eq. 20). Empty for solvers that rebuild everything.
+    /// multi-layer solver's strain rates (Eq. 20), the CPU XPBD sweeps' cloth hinge angles (docs/cloth.md).
+    /// Empty for solvers that rebuild everything.
     fn carried(&self) -> Vec<f64> {
         Vec::new()
     }

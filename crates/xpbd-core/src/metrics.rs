@@ -31,7 +31,7 @@ pub fn residual_norm(model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
         let off = g.lambda_offset + g.edges.len();
         for (i, hinge) in g.hinges.iter().enumerate() {
             let c = bending::bending(&gather(x, hinge), g.rest_angle[i]).0;
-            let r = c + g.bending_compliance * inv_h2 * lambda[off + i];
+            let r = c + g.bending_compliance[i] * inv_h2 * lambda[off + i];
             sum += r * r;
         }
     }
@@ -51,9 +51,14 @@ pub fn elastic_energy(model: &Model, x: &[Vec3]) -> f64 {
             e += g.edges.iter().zip(&g.rest_length).map(|(ed, &l)| distance::distance(&[x[ed[0] as usize], x[ed[1] as usize]], l).0.powi(2)).sum::<f64>() * 0.5
                 / g.stretch_compliance;
         }
-        if g.bending_compliance > 0.0 {
-            e += g.hinges.iter().zip(&g.rest_angle).map(|(hi, &a)| bending::bending(&gather(x, hi), a).0.powi(2)).sum::<f64>() * 0.5 / g.bending_compliance;
-        }
+        e += g
+            .hinges
+            .iter()
+            .zip(&g.rest_angle)
+            .zip(&g.bending_compliance)
+            .filter(|(_, &alpha)| alpha > 0.0)
+            .map(|((hi, &a), &alpha)| 0.5 * bending::bending(&gather(x, hi), a).0.powi(2) / alpha)
+            .sum::<f64>();
     }
     e + model.shell_groups.iter().map(|g| shell_energy(g, &model.rest, x)).sum::<f64>()
 }

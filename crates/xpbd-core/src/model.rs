@@ -4,12 +4,14 @@
 //! bodies share one vertex array; element indices are global.
 
 use crate::collider::Collider;
+use crate::constraint::strain_limit::StrainLimit;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{TetModel, TetParams};
 use crate::contact::ContactModel;
 use crate::fem::shell::{HingeRest, ShellMaterial, TriangleRest};
 use crate::material::Lame;
 use crate::mesh::Vec3;
+use nalgebra::Matrix2;
 use std::ops::Range;
 
 /// A body's place in the shared arrays.
@@ -71,10 +73,16 @@ pub struct ClothGroup {
     /// (x0, x1; x2, x3): the shared edge, then the two opposite vertices.
     pub hinges: Vec<[u32; 4]>,
     pub rest_angle: Vec<f64>,
-    /// 1/(N·m).
-    pub bending_compliance: f64,
+    /// Per hinge, 1/(N·m): one raw `bending_compliance` for all, or from `bending_stiffness` by
+    /// [`crate::constraint::bending::plate_compliance`].
+    pub bending_compliance: Vec<f64>,
     /// Multipliers: edges first, then hinges.
     pub lambda_offset: usize,
+    /// Bounds on the triangles' principal stretches, projected after each iteration (`None`: off).
+    pub strain_limit: Option<StrainLimit>,
+    /// With a strain limit, the triangles and their rest frames D_m⁻¹; empty without.
+    pub tris: Vec<[u32; 3]>,
+    pub tri_rest: Vec<Matrix2<f64>>,
 }
 
 impl ClothGroup {

@@ -147,6 +147,14 @@ impl SolverConfig {
                 }
             }
         }
+        let limited = model.cloth_groups.iter().find(|g| g.strain_limit.is_some());
+        if let (Some(g), false) = (limited, matches!(self.method, Method::Xpbd { ordering: Ordering::Serial | Ordering::Colored | Ordering::Clustered { .. } }))
+        {
+            return Err(Unsupported(format!(
+                "body '{}': material.strain_min/strain_max are projected by the Gauss-Seidel XPBD sweeps only (solver.kind = \"xpbd\", ordering serial, colored or clustered; docs/cloth.md)",
+                model.bodies[g.body].name
+            )));
+        }
         match &self.method {
             Method::Xpbd { .. } => Ok(()),
             Method::Implicit(_) => match model.cloth_groups.first() {

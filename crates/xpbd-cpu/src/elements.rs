@@ -3,6 +3,7 @@
 //! any schedule, Jacobi) iterate families through [`for_each_family`] and apply or accumulate the
 //! corrections a visit returns.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use xpbd_core::constraint::lanes::BlockMaterial;
 use xpbd_core::constraint::projection::{project_block, BlockParams};
 use xpbd_core::constraint::tet::TetRest;
@@ -10,6 +11,38 @@ use xpbd_core::constraint::tet_model::{project_tet, TetModel};
 use xpbd_core::constraint::{bending, distance};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
+
+/// Every hinge's last angle θ (cloth groups in model order, then hinges in the order of the model swept),
+/// onto whose branch the next atan2 angle is unwrapped ([`bending::bending_near`]), so that a fold through
+/// ±π does not flip the sign of its constraint. Written by the one visit of a hinge at a time (schedule
+/// validity, one Jacobi task per element), hence relaxed atomics.
+pub struct HingeAngles(Vec<AtomicU64>);
+
+impl HingeAngles {
+    /// The rest angles of `model`'s hinges.
+    pub fn new(model: &Model) -> Self {
+        HingeAngles(model.cloth_groups.iter().flat_map(|g| &g.rest_angle).map(|a| AtomicU64::new(a.to_bits())).collect())
+    }
+    fn get(&self, i: usize) -> f64 {
+        f64::from_bits(self.0[i].load(Ordering::Relaxed))
+    }
+    fn set(&self, i: usize, theta: f64) {
+        self.0[i].store(theta.to_bits(), Ordering::Relaxed);
+    }
+    /// The angles, in this object's order.
+    pub fn values(&self) -> Vec<f64> {
+        (0..self.0.len()).map(|i| self.get(i)).collect()
+    }
+    /// Replaces the angles with `values` (this object's order); none (a checkpoint from before the angles were
+    /// carried) keeps them; an error when the count differs.
+    pub fn restore(&self, values: &[f64]) -> xpbd_core::Result<()> {
+        if !values.is_empty() && values.len() != self.0.len() {
+            return Err(xpbd_core::Error::invalid(format!("the checkpoint carries {} hinge angles, the model has {} hinges", values.len(), self.0.len())));
+        }
+        values.iter().enumerate().for_each(|(i, &v)| self.set(i, v));
+        Ok(())
+    }
+}
 
 /// The gathered inputs of one element visit. `xp` (positions at the start of the substep) is only
 /// read by damping; without damping it holds `x`.
@@ -49,9 +82,10 @@ pub trait FamilyVisitor {
 }
 
 /// Calls `v.visit` for every family of `model` at substep `h`, numbering them 0, 1, ... in the order
-/// tet groups, then per cloth group its edges and its hinges.
-pub fn for_each_family(model: &Model, h: f64, v: &mut impl FamilyVisitor) {
-    let mut family = 0;
+/// tet groups, then per cloth group its edges and its hinges. Hinges unwrap their angle onto `angles`
+/// (those of `model`) and record it there.
+pub fn for_each_family(model: &Model, h: f64, angles: &HingeAngles, v: &mut impl FamilyVisitor) {
+    let (mut family, mut first_hinge) = (0, 0);
     for g in &model.tet_groups {
         let p = g.params(h);
         let lanes = (g.model == TetModel::NeoHookeanBlock && g.damping == 0.0).then(|| Lanes {
@@ -69,7 +103,6 @@ pub fn for_each_family(model: &Model, h: f64, v: &mut impl FamilyVisitor) {
     }
     for g in &model.cloth_groups {
         let stretch = BlockParams::diagonal([g.stretch_compliance], g.damping, h);
-        let bend = BlockParams::diagonal([g.bending_compliance], g.damping, h);
         let damped = g.damping > 0.0;
         let edges = Family { index: family, elements: &g.edges, damped, rows: 1, lambda_offset: g.lambda_offset, lanes: None };
         v.visit(edges, |i, l: &Local<2>, lam| {
@@ -78,10 +111,12 @@ pub fn for_each_family(model: &Model, h: f64, v: &mut impl FamilyVisitor) {
         });
         let hinges = Family { index: family + 1, elements: &g.hinges, damped, rows: 1, lambda_offset: g.lambda_offset + g.edges.len(), lanes: None };
         v.visit(hinges, |i, l: &Local<4>, lam| {
-            let (c, grad) = bending::bending(&l.x, g.rest_angle[i]);
-            scalar_row(c, grad, l, &bend, lam)
+            let (c, grad, theta) = bending::bending_near(&l.x, g.rest_angle[i], angles.get(first_hinge + i));
+            angles.set(first_hinge + i, theta);
+            scalar_row(c, grad, l, &BlockParams::diagonal([g.bending_compliance[i]], g.damping, h), lam)
         });
         family += 2;
+        first_hinge += g.hinges.len();
     }
 }
 

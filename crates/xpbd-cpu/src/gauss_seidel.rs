@@ -2,10 +2,11 @@
 //! colored (block paper, Algorithm 2) or clustered (Algorithm 3). Batches run in sequence; the items
 //! of a batch in parallel with rayon; the elements of an item in sequence, each update seen by the next.
 
-use crate::elements::{for_each_family, gather, Family, FamilyVisitor, Lanes, Local};
+use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Lanes, Local};
 use crate::shared::SharedMut;
 use rayon::prelude::*;
 use xpbd_core::constraint::lanes::{project_block_neohookean_x4, Block4};
+use xpbd_core::constraint::strain_limit;
 use xpbd_core::graph::partition::partitions;
 use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::mesh::Vec3;
@@ -24,6 +25,8 @@ pub enum ScheduleKind {
 /// multipliers are mapped back to model order after each sweep.
 pub struct GaussSeidel {
     pub schedules: Vec<Schedule>,
+    /// The hinges' last angles, in the order of the model swept (the permuted one when there is one).
+    angles: HingeAngles,
     permuted: Option<Permuted>,
 }
 
@@ -31,6 +34,8 @@ struct Permuted {
     model: Model,
     /// `lambda_of[i]`: the model-order multiplier of permuted multiplier `i`.
     lambda_of: Vec<u32>,
+    /// `hinge_of[i]`: the model-order hinge (all cloth groups counted) of permuted hinge `i`.
+    hinge_of: Vec<u32>,
     lambda: Vec<f64>,
 }
 
@@ -40,14 +45,37 @@ impl GaussSeidel {
     /// cache of `xpbd_core::graph::partition`. `h`: the substep (the families' parameters depend on it).
     pub fn new(model: &Model, h: f64, kind: ScheduleKind) -> Self {
         let mut planner = Planner { kind, vertex_count: model.vertex_count(), schedules: Vec::new() };
-        for_each_family(model, h, &mut planner);
+        let angles = HingeAngles::new(model);
+        for_each_family(model, h, &angles, &mut planner);
         if kind == ScheduleKind::Serial {
-            return GaussSeidel { schedules: planner.schedules, permuted: None };
+            return GaussSeidel { schedules: planner.schedules, angles, permuted: None };
         }
         let orders: Vec<Vec<u32>> = planner.schedules.iter().map(Schedule::execution_order).collect();
-        let (permuted_model, lambda_of) = permute(model, &orders);
+        let (permuted_model, lambda_of, hinge_of) = permute(model, &orders);
         let schedules = planner.schedules.iter().map(Schedule::in_execution_order).collect();
-        GaussSeidel { schedules, permuted: Some(Permuted { model: permuted_model, lambda_of, lambda: vec![0.0; model.rows] }) }
+        let angles = HingeAngles::new(&permuted_model);
+        GaussSeidel { schedules, angles, permuted: Some(Permuted { model: permuted_model, lambda_of, hinge_of, lambda: vec![0.0; model.rows] }) }
+    }
+
+    /// The hinges' last angles in model order (checkpoint state).
+    pub fn hinge_angles(&self) -> Vec<f64> {
+        let values = self.angles.values();
+        match &self.permuted {
+            None => values,
+            Some(p) => {
+                let mut out = vec![0.0; values.len()];
+                p.hinge_of.iter().zip(&values).for_each(|(&i, &v)| out[i as usize] = v);
+                out
+            }
+        }
+    }
+
+    /// Sets the hinges' last angles from model order (as [`GaussSeidel::hinge_angles`] gives them).
+    pub fn restore_hinge_angles(&mut self, model_order: &[f64]) -> xpbd_core::Result<()> {
+        match &self.permuted {
+            Some(p) if model_order.len() == p.hinge_of.len() => self.angles.restore(&p.hinge_of.iter().map(|&i| model_order[i as usize]).collect::<Vec<_>>()),
+            _ => self.angles.restore(model_order),
+        }
     }
 
     /// One sweep.
@@ -60,13 +88,15 @@ impl GaussSeidel {
         }
     }
 
-    /// One sweep. With a permuted (colored or clustered) schedule the multipliers live in the sweep's
-    /// own copy and `lambda` is left as it was: call [`GaussSeidel::export`] before reading them.
+    /// One sweep, then the cloth strain limits. With a permuted (colored or clustered) schedule the
+    /// multipliers live in the sweep's own copy and `lambda` is left as it was: call [`GaussSeidel::export`]
+    /// before reading them.
     pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
         match &mut self.permuted {
-            None => sweep(&self.schedules, model, x, x_prev, lambda, h),
-            Some(p) => sweep(&self.schedules, &p.model, x, x_prev, &mut p.lambda, h),
+            None => sweep(&self.schedules, model, &self.angles, x, x_prev, lambda, h),
+            Some(p) => sweep(&self.schedules, &p.model, &self.angles, x, x_prev, &mut p.lambda, h),
         }
+        limit_strain(model, x);
     }
 
     /// Copies the multipliers into `lambda` in model order (nothing to do for the serial schedule).
@@ -79,9 +109,24 @@ impl GaussSeidel {
     }
 }
 
-fn sweep(schedules: &[Schedule], model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
+/// Projects every triangle of the strain-limited cloth groups onto its limit, one after the other
+/// (`xpbd_core::constraint::strain_limit`).
+fn limit_strain(model: &Model, x: &mut [Vec3]) {
+    for g in model.cloth_groups.iter() {
+        let Some(limit) = &g.strain_limit else { continue };
+        for (t, dm_inv) in g.tris.iter().zip(&g.tri_rest) {
+            let mut p = t.map(|i| x[i as usize]);
+            strain_limit::project(limit, dm_inv, &t.map(|i| model.inv_mass[i as usize]), &mut p);
+            for (&i, p) in t.iter().zip(p) {
+                x[i as usize] = p;
+            }
+        }
+    }
+}
+
+fn sweep(schedules: &[Schedule], model: &Model, angles: &HingeAngles, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
     let mut sweep = Sweep { schedules, x: SharedMut::new(x), x_prev, w: &model.inv_mass, lambda: SharedMut::new(lambda) };
-    for_each_family(model, h, &mut sweep);
+    for_each_family(model, h, angles, &mut sweep);
 }
 
 struct Sweep<'a> {
@@ -213,9 +258,9 @@ impl FamilyVisitor for Planner {
     }
 }
 
-/// A copy of `model` whose families list their elements in `orders[family]` (with their rest data), and
-/// the model-order index of every permuted multiplier.
-fn permute(model: &Model, orders: &[Vec<u32>]) -> (Model, Vec<u32>) {
+/// A copy of `model` whose families list their elements in `orders[family]` (with their rest data), the
+/// model-order index of every permuted multiplier, and of every permuted hinge.
+fn permute(model: &Model, orders: &[Vec<u32>]) -> (Model, Vec<u32>, Vec<u32>) {
     fn take<T: Clone>(v: &[T], order: &[u32]) -> Vec<T> {
         order.iter().map(|&e| v[e as usize].clone()).collect()
     }
@@ -228,6 +273,7 @@ fn permute(model: &Model, orders: &[Vec<u32>]) -> (Model, Vec<u32>) {
             }
         }
     };
+    let mut hinge_of = Vec::new();
     let mut family = 0;
     for g in &mut m.tet_groups {
         let o = &orders[family];
@@ -238,10 +284,12 @@ fn permute(model: &Model, orders: &[Vec<u32>]) -> (Model, Vec<u32>) {
     for g in &mut m.cloth_groups {
         let (oe, oh) = (&orders[family], &orders[family + 1]);
         (g.edges, g.rest_length) = (take(&g.edges, oe), take(&g.rest_length, oe));
-        (g.hinges, g.rest_angle) = (take(&g.hinges, oh), take(&g.rest_angle, oh));
+        (g.hinges, g.rest_angle, g.bending_compliance) = (take(&g.hinges, oh), take(&g.rest_angle, oh), take(&g.bending_compliance, oh));
         remap(g.lambda_offset, 1, oe);
         remap(g.lambda_offset + g.edges.len(), 1, oh);
+        let first = hinge_of.len() as u32;
+        hinge_of.extend(oh.iter().map(|&e| first + e));
         family += 2;
     }
-    (m, lambda_of)
+    (m, lambda_of, hinge_of)
 }

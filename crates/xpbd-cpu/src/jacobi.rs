@@ -6,9 +6,10 @@
 //! multipliers (the fixed point is the Gauss-Seidel one, C = −α̃λ), linear momentum is kept (Σ_v ∇_v C = 0), and
 //! compliant constraints add their forces as they should. The previous scheme, ω / n_max on each element's
 //! correction and multipliers alike, divided the elastic forces by about n_max as well: a soft beam (E = 2.5e5
-//! Pa, 56k tets, 24 tets per vertex) fell almost freely at any substep count. Deterministic: no atomics.
+//! Pa, 56k tets, 24 tets per vertex) fell almost freely at any substep count. Deterministic: every slot and hinge
+//! angle has one writer.
 
-use crate::elements::{for_each_family, gather, Family, FamilyVisitor, Local};
+use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Local};
 use rayon::prelude::*;
 use xpbd_core::constraint::mass_split::MassSplit;
 use xpbd_core::graph::groups::Groups;
@@ -27,6 +28,8 @@ pub struct Jacobi {
     by_vertex: Groups,
     /// ω, on every multiplier increment and correction.
     relaxation: f64,
+    /// The hinges' last angles, model order.
+    pub angles: HingeAngles,
 }
 
 /// Collects every family's vertex indices in slot order.
@@ -49,17 +52,19 @@ impl Jacobi {
     /// The pass over `model`'s families at substep `h` with relaxation ω = `relaxation`.
     pub fn new(model: &Model, h: f64, relaxation: f64) -> Self {
         let mut l = Layout { owners: vec![], family_slot: vec![] };
-        for_each_family(model, h, &mut l);
+        let angles = HingeAngles::new(model);
+        for_each_family(model, h, &angles, &mut l);
         let by_vertex = Groups::from_labels(&l.owners, model.vertex_count());
         let split = MassSplit::new(&by_vertex, &model.inv_mass);
-        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation }
+        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation, angles }
     }
 
     /// One Jacobi iteration over every elastic constraint.
     pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
         let omega = self.relaxation;
-        let mut pass = Pass { jacobi: self, x, x_prev, lambda, omega };
-        for_each_family(model, h, &mut pass);
+        let Jacobi { slots, family_slot, split, angles, .. } = self;
+        let mut pass = Pass { slots, family_slot, split, x, x_prev, lambda, omega };
+        for_each_family(model, h, angles, &mut pass);
         let (by_vertex, slots) = (&self.by_vertex, &self.slots);
         x.par_iter_mut().enumerate().for_each(|(v, xv)| {
             *xv += by_vertex.group(v).iter().map(|&s| slots[s as usize]).sum::<Vec3>();
@@ -68,7 +73,9 @@ impl Jacobi {
 }
 
 struct Pass<'a> {
-    jacobi: &'a mut Jacobi,
+    slots: &'a mut [Vec3],
+    family_slot: &'a [usize],
+    split: &'a MassSplit,
     x: &'a [Vec3],
     x_prev: &'a [Vec3],
     lambda: &'a mut [f64],
@@ -81,9 +88,9 @@ impl FamilyVisitor for Pass<'_> {
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
         let Family { index: family, elements, damped, rows, lambda_offset, .. } = f;
-        let first = self.jacobi.family_slot[family];
-        let slots = &mut self.jacobi.slots[first..first + N * elements.len()];
-        let MassSplit { split_inv_mass: split_w, inv_count } = &self.jacobi.split;
+        let first = self.family_slot[family];
+        let slots = &mut self.slots[first..first + N * elements.len()];
+        let MassSplit { split_inv_mass: split_w, inv_count } = self.split;
         let lam = &mut self.lambda[lambda_offset..lambda_offset + rows * elements.len()];
         let (x, x_prev, omega) = (self.x, self.x_prev, self.omega);
         slots.par_chunks_exact_mut(N).zip(lam.par_chunks_exact_mut(rows)).enumerate().for_each(|(e, (s, l))| {

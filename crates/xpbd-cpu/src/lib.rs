@@ -196,17 +196,23 @@ impl Backend for CpuBackend {
         }
     }
 
+    /// The multi-layer solver's strain rates; the XPBD sweeps' hinge angles (model order), onto which the
+    /// next angles unwrap (empty without cloth).
     fn carried(&self) -> Vec<f64> {
         match &self.sweep {
             Sweep::Multilayer(m) => m.strain_rates().to_vec(),
-            _ => Vec::new(),
+            Sweep::GaussSeidel(g) => g.hinge_angles(),
+            Sweep::Jacobi(j) => j.angles.values(),
+            Sweep::Mgpbd(_) => Vec::new(),
         }
     }
 
     fn restore_carried(&mut self, state: &State, carried: &[f64]) -> xpbd_core::Result<()> {
         match &mut self.sweep {
             Sweep::Multilayer(m) => m.restore(self.config.substeps, state, carried),
-            _ => xpbd_core::backend::nothing_carried(carried),
+            Sweep::GaussSeidel(g) => g.restore_hinge_angles(carried),
+            Sweep::Jacobi(j) => j.angles.restore(carried),
+            Sweep::Mgpbd(_) => xpbd_core::backend::nothing_carried(carried),
         }
     }
 

@@ -379,6 +379,7 @@ fn host_compiled_kernels_match_the_cpu_backend_f64() {
         for stretch in [0.0, 1e-5] {
             check::<f64>(lib, &format!("cloth stretch {stretch:e} {ordering:?}"), &with_ordering(cloth(stretch), ordering), 1e-10);
         }
+        check::<f64>(lib, &format!("cloth bending_stiffness {ordering:?}"), &with_ordering(cloth_plate(), ordering), 1e-10);
         for (material, damping) in
             [("neohookean_block", 0.0), ("neohookean_block", 0.002), ("neohookean", 0.002), ("stvk", 0.002), ("arap", 0.0), ("arap", 0.002)]
         {

@@ -9,6 +9,7 @@ pub mod lanes;
 pub mod mass_split;
 pub mod neohookean;
 pub mod projection;
+pub mod strain_limit;
 pub mod stvk;
 pub mod tet;
 pub mod tet_model;

@@ -150,7 +150,7 @@ impl Rows {
                 set(g.lambda_offset + e, RowKind::Edge, gi, e, [ed[0], ed[1], NO_VERTEX, NO_VERTEX], g.stretch_compliance);
             }
             for (e, hi) in g.hinges.iter().enumerate() {
-                set(g.lambda_offset + g.edges.len() + e, RowKind::Hinge, gi, e, *hi, g.bending_compliance);
+                set(g.lambda_offset + g.edges.len() + e, RowKind::Hinge, gi, e, *hi, g.bending_compliance[e]);
             }
         }
         Ok(if arap.components { r.arap_components() } else { r })

@@ -1,6 +1,7 @@
 //! Scene → Model: resolves meshes, checks every field (errors name the field path, e.g.
 //! `body[0].material.poisson`), lumps masses, applies pins and initial velocities.
 
+use super::cloth_material::{strain_limit, triangle_frames, Bending};
 use super::cloth_topology::edges_and_hinges;
 use super::finite::finite3;
 use super::schema::{self, Scene};
@@ -373,6 +374,9 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
                 ("stretch_compliance", mat.stretch_compliance),
                 ("bending_compliance", mat.bending_compliance),
                 ("thickness", mat.thickness),
+                ("bending_stiffness", mat.bending_stiffness),
+                ("strain_min", mat.strain_min),
+                ("strain_max", mat.strain_max),
             ] {
                 if v.is_some() {
                     return Err(Error::invalid(format!("{mwhat}.{f}: not a field of model '{}'", mat.model)));
@@ -423,23 +427,23 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
             for (f, v) in [("density", mat.density), ("youngs", mat.youngs), ("poisson", mat.poisson), ("thickness", mat.thickness)] {
                 if v.is_some() {
                     return Err(Error::invalid(format!(
-                        "{mwhat}.{f}: not a field of model 'cloth' (cloth takes areal_density, stretch_compliance, bending_compliance)"
+                        "{mwhat}.{f}: not a field of model 'cloth' (cloth takes areal_density, stretch_compliance, bending_compliance or bending_stiffness, strain_min, strain_max)"
                     )));
                 }
             }
             let areal = positive(mat.areal_density, &mwhat, "areal_density", "cloth")?;
             let stretch = mat.stretch_compliance.unwrap_or(0.0);
-            let bend = mat.bending_compliance.unwrap_or(1.0);
-            for (f, v) in [("stretch_compliance", stretch), ("bending_compliance", bend)] {
-                if !(v.is_finite() && v >= 0.0) {
-                    return Err(Error::invalid(format!("{mwhat}.{f}: must be ≥ 0, got {v}")));
-                }
+            if !(stretch.is_finite() && stretch >= 0.0) {
+                return Err(Error::invalid(format!("{mwhat}.stretch_compliance: must be ≥ 0, got {stretch}")));
             }
+            let bending = Bending::parse(mat, &mwhat)?;
+            let limit = strain_limit(mat, &mwhat)?;
             let areas = triangle_mesh(&mut cm, what, &rot, &shift, warnings)?;
             mass = lumped_triangle_mass(&cm, &areas, areal);
             let (edges, hinges) = edges_and_hinges(&cm.tris);
             let rest_length = edges.iter().map(|e| (cm.vertices[e[1] as usize] - cm.vertices[e[0] as usize]).norm()).collect();
             let rest_angle = hinges.iter().map(|h| dihedral_angle(&gather(&cm.vertices, h))).collect();
+            let bending_compliance = bending.hinge_compliance(&cm.vertices, &hinges);
             let g = ClothGroup {
                 body: bi,
                 damping: spec.damping,
@@ -448,8 +452,11 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
                 stretch_compliance: stretch,
                 hinges: hinges.iter().map(|h| offset(h).try_into().unwrap()).collect(),
                 rest_angle,
-                bending_compliance: bend,
+                bending_compliance,
                 lambda_offset: m.rows,
+                strain_limit: limit,
+                tris: if limit.is_some() { cm.tris.iter().map(|t| offset(t).try_into().unwrap()).collect() } else { Vec::new() },
+                tri_rest: if limit.is_some() { triangle_frames(&cm.vertices, &cm.tris) } else { Vec::new() },
             };
             m.rows += g.rows();
             m.cloth_groups.push(g);

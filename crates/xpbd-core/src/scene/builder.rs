@@ -226,6 +226,18 @@ impl Material {
             ..Default::default()
         }
     }
+
+    /// `{ model = "cloth", areal_density, stretch_compliance, bending_stiffness }`: bending from the plate
+    /// modulus D (N·m), independent of the triangulation (docs/cloth.md).
+    pub fn cloth_plate(areal_density: f64, stretch_compliance: f64, bending_stiffness: f64) -> Self {
+        Material {
+            model: "cloth".into(),
+            areal_density: Some(areal_density),
+            stretch_compliance: Some(stretch_compliance),
+            bending_stiffness: Some(bending_stiffness),
+            ..Default::default()
+        }
+    }
 }
 
 impl Collider {

@@ -3,6 +3,7 @@
 
 pub mod build;
 pub mod builder;
+mod cloth_material;
 pub(crate) mod cloth_topology;
 #[cfg(test)]
 mod collider_tests;

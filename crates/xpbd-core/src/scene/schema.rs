@@ -301,7 +301,7 @@ pub struct Material {
     pub areal_density: Option<f64>,
     /// m/N (cloth edges; 0 = inextensible).
     pub stretch_compliance: Option<f64>,
-    /// 1/(N·m) (cloth hinges).
+    /// 1/(N·m) (cloth hinges, one raw value for all).
     pub bending_compliance: Option<f64>,
     /// m (shell; its areal mass is density × thickness).
     pub thickness: Option<f64>,
@@ -309,6 +309,11 @@ pub struct Material {
     pub membrane: Option<String>,
     /// shape_operator | hinge: the shell's bending energy (default shape_operator).
     pub bending: Option<String>,
+    /// Plate bending modulus D (N·m) of cloth: per-hinge compliances from the rest mesh (docs/cloth.md).
+    pub bending_stiffness: Option<f64>,
+    /// Cloth strain limits: bounds on each triangle's principal stretches (docs/cloth.md); off by default.
+    pub strain_min: Option<f64>,
+    pub strain_max: Option<f64>,
 }
 
 /// Selects body vertices and holds them: fixed (`compliance = 0`, inverse mass 0), moving with a

@@ -27,12 +27,20 @@ impl ShellSpec {
 
 /// Checks `body[i].material` (`what`) of model `shell`: youngs, poisson, density, thickness, membrane, bending.
 pub fn parse(mat: &schema::Material, what: &str) -> Result<ShellSpec> {
-    for (f, v) in [("areal_density", mat.areal_density), ("stretch_compliance", mat.stretch_compliance), ("bending_compliance", mat.bending_compliance)] {
+    for (f, v) in [
+        ("areal_density", mat.areal_density),
+        ("stretch_compliance", mat.stretch_compliance),
+        ("bending_compliance", mat.bending_compliance),
+        ("bending_stiffness", mat.bending_stiffness),
+    ] {
         if v.is_some() {
             return Err(Error::invalid(format!(
                 "{what}.{f}: not a field of model 'shell' (shell takes youngs, poisson, density, thickness, membrane, bending)"
             )));
         }
+    }
+    if let Some(f) = [("strain_min", mat.strain_min), ("strain_max", mat.strain_max)].iter().find(|f| f.1.is_some()).map(|f| f.0) {
+        return Err(Error::invalid(format!("{what}.{f}: strain limiting is not built for model 'shell' yet (docs/shells.md); XPBD 'cloth' has it")));
     }
     let density = positive(mat.density, what, "density", "shell")?;
     let thickness = positive(mat.thickness, what, "thickness", "shell")?;
@@ -118,6 +126,8 @@ mod tests {
         assert!(e.starts_with("body[0].material.model: 'shell' needs a triangle mesh"), "{e}");
         let e = error(strip(Material { membrane: Some("linear".into()), ..Material::shell(1e9, 0.3, 1000.0, 1e-3) }), implicit());
         assert_eq!(e, "body[0].material.membrane: unknown membrane 'linear' (expected stvk or neohookean)");
+        let e = error(strip(Material { strain_max: Some(1.1), ..Material::shell(1e9, 0.3, 1000.0, 1e-3) }), implicit());
+        assert!(e.starts_with("body[0].material.strain_max: strain limiting is not built for model 'shell' yet"), "{e}");
         let e = error(strip(Material { areal_density: Some(1.0), ..Material::shell(1e9, 0.3, 1000.0, 1e-3) }), implicit());
         assert!(e.starts_with("body[0].material.areal_density: not a field of model 'shell'"), "{e}");
         let e = error(strip(Material { membrane: Some("stvk".into()), ..Material::cloth(0.1, 0.0, 1.0) }), Solver::xpbd("colored"));

@@ -115,6 +115,12 @@ pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<()> {
         kernel_row(c).map_err(|why| CudaError::Unsupported(format!("collider[{i}]: {why}")))?;
     }
     soft_attachments_distinct(model)?;
+    if let Some(g) = model.cloth_groups.iter().find(|g| g.strain_limit.is_some()) {
+        return Err(CudaError::Unsupported(format!(
+            "body '{}': material.strain_min/strain_max have no GPU path (the CPU Gauss-Seidel sweeps project them)",
+            model.bodies[g.body].name
+        )));
+    }
     let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>()
         + model.cloth_groups.iter().map(|g| 2 * g.edges.len() + 4 * g.hinges.len()).sum::<usize>();
     if u32::try_from(3 * model.vertex_count().max(slots)).is_err() || u32::try_from(model.rows).is_err() {
@@ -128,14 +134,15 @@ pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<()> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Family {
     pub kind: ElementKind,
-    /// The kernels' material constants: tets (μ, λ) constraint Lamé parameters; cloth (compliance, 0).
+    /// The kernels' material constants: tets (μ, λ) constraint Lamé parameters; cloth (0, 0) (its compliance is data1).
     pub c0: f64,
     pub c1: f64,
     /// XPBD damping β (s).
     pub damping: f64,
     /// `kind.vertices()` vertex indices per element.
     pub idx: Vec<u32>,
-    /// Per-element data: tets D_m⁻¹ row-major (9) and rest volume (1); cloth the rest length or angle (1), no data1.
+    /// Per-element data: tets D_m⁻¹ row-major (9) and rest volume (1); cloth the rest length or angle (1) and the
+    /// compliance (1; per hinge under `bending_stiffness`).
     pub data0: Vec<f64>,
     pub data1: Vec<f64>,
     /// The family's first multiplier (same offset on the device and in the model; rows are permuted within).
@@ -217,16 +224,18 @@ impl Layout {
             families.push(f);
         }
         for g in &model.cloth_groups {
-            let mut f = Family::new(ElementKind::Distance, g.stretch_compliance, 0.0, g.damping, g.lambda_offset);
+            let mut f = Family::new(ElementKind::Distance, 0.0, 0.0, g.damping, g.lambda_offset);
             let order = f.schedule(model, ordering, &g.edges);
             f.idx = order.iter().flat_map(|&e| g.edges[e as usize]).collect();
             f.data0 = order.iter().map(|&e| g.rest_length[e as usize]).collect();
+            f.data1 = vec![g.stretch_compliance; order.len()];
             f.permute_multipliers(&order, &mut lambda_of);
             families.push(f);
-            let mut f = Family::new(ElementKind::Bending, g.bending_compliance, 0.0, g.damping, g.lambda_offset + g.edges.len());
+            let mut f = Family::new(ElementKind::Bending, 0.0, 0.0, g.damping, g.lambda_offset + g.edges.len());
             let order = f.schedule(model, ordering, &g.hinges);
             f.idx = order.iter().flat_map(|&e| g.hinges[e as usize]).collect();
             f.data0 = order.iter().map(|&e| g.rest_angle[e as usize]).collect();
+            f.data1 = order.iter().map(|&e| g.bending_compliance[e as usize]).collect();
             f.permute_multipliers(&order, &mut lambda_of);
             families.push(f);
         }

@@ -89,6 +89,11 @@ pub fn cloth(stretch_compliance: f64) -> Built {
     without_pair_contact(load("cloth_hanging.toml", |t| *t = t.replace("stretch_compliance = 0.0", &format!("stretch_compliance = {stretch_compliance:e}"))))
 }
 
+/// The hanging cloth with `bending_stiffness` D = 1e-4 N·m: a compliance per hinge.
+pub fn cloth_plate() -> Built {
+    without_pair_contact(load("cloth_hanging.toml", |t| *t = t.replace("bending_compliance = 1.0", "bending_stiffness = 1.0e-4")))
+}
+
 /// Contact between and within bodies (pair rows): `scenes/contact_stack.toml`, a small block dropped onto a
 /// pinned slab (vertex–triangle and edge–edge rows, self contact, static and kinetic friction).
 pub fn stack() -> Built {

@@ -49,11 +49,11 @@ pub struct BodyStiffness {
     pub mu: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lambda: Option<f64>,
-    /// Cloth compliances (m/N, 1/(N·m)).
+    /// Cloth compliances (m/N; 1/(N·m) as [min, max] over the hinges, which differ under `bending_stiffness`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stretch_compliance: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bending_compliance: Option<f64>,
+    pub bending_compliance: Option<[f64; 2]>,
 }
 
 /// A's factors, `A = J W Jᵀ + α̃` with W = M⁻¹: from them the primal solve (`primal-amg`) and the
@@ -119,7 +119,8 @@ pub fn dual_system(scene: &Path, frame: usize, matrix: bool, progress: &mut dyn 
             mu: None,
             lambda: None,
             stretch_compliance: Some(g.stretch_compliance),
-            bending_compliance: Some(g.bending_compliance),
+            bending_compliance:
+                (!g.hinges.is_empty()).then(|| g.bending_compliance.iter().fold([f64::INFINITY, f64::NEG_INFINITY], |[lo, hi], &a| [lo.min(a), hi.max(a)])),
         }))
         .collect();
     let info = SystemInfo {

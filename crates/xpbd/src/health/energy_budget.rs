@@ -28,7 +28,7 @@ impl EnergyBudget {
             .iter()
             .map(|g| {
                 let stretch = if g.stretch_compliance > 0.0 { g.rest_length.iter().map(|l| 0.5 * l * l).sum::<f64>() / g.stretch_compliance } else { 0.0 };
-                let bend = if g.bending_compliance > 0.0 { 0.5 * g.hinges.len() as f64 / g.bending_compliance } else { 0.0 };
+                let bend = g.bending_compliance.iter().filter(|&&a| a > 0.0).map(|a| 0.5 / a).sum::<f64>();
                 stretch + bend
             })
             .sum();
