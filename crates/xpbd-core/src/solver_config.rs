@@ -133,18 +133,10 @@ impl SolverConfig {
         }
         if let Some(g) = model.shell_groups.first() {
             let name = &model.bodies[g.body].name;
-            match &self.method {
-                Method::Implicit(s) if s.rigidification.is_none() => {}
-                Method::Implicit(_) => {
-                    return Err(Unsupported(format!(
-                        "body '{name}': solver.kind = \"adaptive\" does not rigidify shells yet; run it with kind = \"implicit\" (docs/shells.md)"
-                    )))
-                }
-                _ => {
-                    return Err(Unsupported(format!(
-                        "body '{name}': material.model = \"shell\" runs under solver.kind = \"implicit\" (docs/shells.md); XPBD takes model \"cloth\""
-                    )))
-                }
+            if !matches!(&self.method, Method::Implicit(_)) {
+                return Err(Unsupported(format!(
+                    "body '{name}': material.model = \"shell\" runs under solver.kind = \"implicit\" or \"adaptive\" (docs/shells.md); XPBD takes model \"cloth\""
+                )));
             }
         }
         let limited = model.cloth_groups.iter().find(|g| g.strain_limit.is_some());

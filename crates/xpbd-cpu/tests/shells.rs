@@ -156,3 +156,97 @@ fn newton_iterations_settle_the_strip_at_the_same_sag() {
     println!("tip sag: linearised steps {a:.6e} m, Newton steps {b:.6e} m");
     assert!((b / a - 1.0).abs() < 1e-3, "{a} against {b}");
 }
+
+fn momentum(run: &Run) -> xpbd_core::mesh::Vec3 {
+    run.model.mass.iter().zip(&run.state.v).map(|(m, v)| v * *m).sum()
+}
+
+/// Under `adaptive`, a free sheet spinning in its plane and drifting (no gravity) settles into one rigid body holding
+/// every triangle within 0.2 s; its linear momentum is kept through every switch to 1e-10.
+#[test]
+fn a_spinning_free_sheet_becomes_one_rigid_body() {
+    let sheet = BodyBuilder::new("sheet")
+        .grid2d([0.3, 0.2], [6, 4])
+        .material(Material::shell(1e8, 0.3, 1000.0, 1e-3))
+        .velocity([0.1, -0.2, 0.05])
+        .angular_velocity([0.0, 0.0, 2.0]);
+    let mut run = Run::new(SceneBuilder::new("sheet").dt(0.01).substeps(2).gravity([0.0; 3]).solver(Solver::adaptive()).formats(&["none"]).body(sheet));
+    let p0 = momentum(&run);
+    for frame in 1..=20 {
+        run.frames(1);
+        let p = momentum(&run);
+        assert!((p - p0).norm() < 1e-10 * p0.norm(), "frame {frame}: momentum {p:?} against {p0:?}");
+    }
+    let (bodies, rigid) = run.backend.rigid_counts();
+    println!("after 0.2 s: {bodies} rigid bodies holding {rigid} of {} triangles", run.model.shell_groups[0].triangles.len());
+    assert_eq!((bodies, rigid), (1, run.model.shell_groups[0].triangles.len()));
+}
+
+/// Under `adaptive`, the clamped strip settles at the implicit run's sag (within 1 %) with most of its triangles in
+/// one rigid body; the triangles touching the clamp stay elastic.
+#[test]
+fn adaptive_strip_settles_at_the_implicit_sag() {
+    let mut implicit = Run::new(clamped_strip(20, "shape_operator"));
+    implicit.frames(60);
+    let mut adaptive = Run::new(clamped_strip(20, "shape_operator").solver(Solver::adaptive().rigidify_threshold(1e-6)));
+    adaptive.frames(60);
+    let (a, b) = (tip_sag(&implicit), tip_sag(&adaptive));
+    let (bodies, rigid) = adaptive.backend.rigid_counts();
+    let triangles = adaptive.model.shell_groups[0].triangles.len();
+    println!("tip sag: implicit {a:.6e} m, adaptive {b:.6e} m; {bodies} bodies holding {rigid} of {triangles} triangles");
+    assert!((b / a - 1.0).abs() < 0.01, "{a} against {b}");
+    assert!(rigid > triangles / 2, "{rigid} of {triangles} rigid");
+}
+
+/// Elastic triangles, at most, of a shell sheet lying on the ground once it has rigidified, hit by a tet ball
+/// dropped from `height`, with `bending` the curvature-rate threshold τ_b; and the sheet's triangle count.
+fn sheet_elastified_by_drop(height: f64, bending: f64) -> (usize, usize) {
+    let sheet = BodyBuilder::new("sheet")
+        .grid2d([1.0, 1.0], [12, 12])
+        .rotate([-90.0, 0.0, 0.0])
+        .translate([0.0, 0.003, 1.0])
+        .material(Material::shell(1e7, 0.3, 500.0, 5e-3))
+        .rayleigh(2.0, 0.0);
+    let ball = BodyBuilder::new("ball")
+        .mesh(xpbd_core::scene::schema::MeshSource { generator: Some("sphere".into()), radius: Some(0.1), cells: Some(vec![5]), ..Default::default() })
+        .translate([0.5, 0.1 + 0.01 + height, 0.5])
+        .material(Material::tet("neohookean_block", 1e6, 0.3, 1000.0))
+        .rayleigh(2.0, 0.002);
+    let scene = SceneBuilder::new("drop")
+        .dt(0.01)
+        .substeps(2)
+        .gravity([0.0, -9.81, 0.0])
+        .solver(Solver::adaptive().rigidify_threshold(1e-3).elastify_threshold(1e-1).bending_threshold(bending))
+        .formats(&["none"])
+        .body(sheet)
+        .body(ball)
+        .collider(xpbd_core::scene::schema::Collider::plane([0.0, 0.0, 0.0], [0.0, 1.0, 0.0]));
+    let mut run = Run::new(scene);
+    let tets = run.model.tet_groups[0].tets.len();
+    let triangles = run.model.shell_groups[0].triangles.len();
+    let (mut rigid_before_impact, mut most) = (false, 0);
+    for _ in 0..60 {
+        run.frames(1);
+        let bodies = run.backend.element_bodies();
+        let elastic = bodies[tets..].iter().filter(|b| b.is_none()).count();
+        let touching = run.backend.normal_impulses().iter().any(|&(v, _)| run.model.bodies[1].vertices.contains(&(v as usize)));
+        rigid_before_impact |= elastic == 0 && !touching;
+        if rigid_before_impact {
+            most = most.max(elastic);
+        }
+    }
+    assert!(rigid_before_impact, "the sheet rigidified before the ball arrived (drop {height} m)");
+    (most, triangles)
+}
+
+/// The oracle flags an impact on a rigidified shell: a ball dropped on a sheet lying on the ground makes part of it
+/// elastic again, more for a higher drop, never all of it. With τ_b = 10 /(m·s); Eq. 4.20's default here,
+/// (4/y)·sqrt(τ_R) = 0.089, makes the oracle elastify the whole sheet at either drop (docs/shells.md).
+#[test]
+fn a_ball_dropped_on_a_rigid_sheet_elastifies_part_of_it() {
+    let regions: Vec<(usize, usize)> = [0.05, 0.4].iter().map(|&h| sheet_elastified_by_drop(h, 10.0)).collect();
+    println!("elastified sheet triangles (of {}): {:?}", regions[0].1, regions.iter().map(|r| r.0).collect::<Vec<_>>());
+    assert!(regions[0].0 > 0, "the low drop elastifies part of the sheet");
+    assert!(regions[0].0 < regions[1].0, "{regions:?}");
+    assert!(regions[1].0 < regions[1].1, "the high drop leaves part of the sheet rigid");
+}

@@ -31,6 +31,10 @@ pub struct Rigidification {
     /// τ_E (1/s²): a rigid element whose oracle estimate ‖Ė_approx‖²_F exceeds this becomes elastic.
     pub elastify_threshold: f64,
     pub rigidify_steps: usize,
+    /// τ_b (1/(m·s)) of shell triangles: the largest curvature rate |κ̇| of a triangle's edges below which it may
+    /// rigidify. `None`: (4/y)·sqrt(τ_R) with y the shell body's rest diameter (thesis Eq. 4.20); elastification
+    /// uses τ_b·sqrt(τ_E/τ_R).
+    pub bending_threshold: Option<f64>,
 }
 
 impl Default for ImplicitSettings {
@@ -87,7 +91,8 @@ impl ImplicitSettings {
         if steps == 0 {
             return Err(Error::invalid("solver.rigidify_steps: must be at least 1"));
         }
-        settings.rigidification = Some(Rigidification { rigidify_threshold: tau_r, elastify_threshold: tau_e, rigidify_steps: steps });
+        let bending_threshold = s.bending_threshold.map(|b| positive("bending_threshold", b)).transpose()?;
+        settings.rigidification = Some(Rigidification { rigidify_threshold: tau_r, elastify_threshold: tau_e, rigidify_steps: steps, bending_threshold });
         Ok(settings)
     }
 
@@ -96,6 +101,7 @@ impl ImplicitSettings {
             ("rigidify_threshold", s.rigidify_threshold.is_some()),
             ("elastify_threshold", s.elastify_threshold.is_some()),
             ("rigidify_steps", s.rigidify_steps.is_some()),
+            ("bending_threshold", s.bending_threshold.is_some()),
         ]
         .into_iter()
         .find(|p| p.1)

@@ -74,10 +74,13 @@ fn median_edge(edges: &[[u32; 2]], rest: &[Vec3]) -> f64 {
     *l.select_nth_unstable_by(mid, f64::total_cmp).1
 }
 
-/// The smallest positive side of the bounding box of `points` (a flat cloth's thinnest in-plane side).
+/// The smallest side of the bounding box of `points` that is not flat (a flat sheet's thinnest in-plane side; a
+/// side below 10⁻⁹ of the largest is a rotated sheet's round-off thickness).
 fn smallest_extent(points: &[Vec3]) -> f64 {
     let b = Aabb::around(points);
-    (b.max - b.min).iter().copied().filter(|&e| e > 0.0).fold(f64::INFINITY, f64::min)
+    let sides = b.max - b.min;
+    let largest = sides.max();
+    sides.iter().copied().filter(|&e| e > 1e-9 * largest).fold(f64::INFINITY, f64::min)
 }
 
 #[cfg(test)]

@@ -154,6 +154,7 @@ pub struct Solver {
     pub rigidify_threshold: Option<f64>,
     pub elastify_threshold: Option<f64>,
     pub rigidify_steps: Option<usize>,
+    pub bending_threshold: Option<f64>,
 }
 
 impl Default for Solver {
@@ -192,6 +193,7 @@ impl Default for Solver {
             rigidify_threshold: None,
             elastify_threshold: None,
             rigidify_steps: None,
+            bending_threshold: None,
         }
     }
 }

@@ -26,6 +26,7 @@ use std::time::Instant;
 use system::{Inputs, Spring, System};
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
 use xpbd_core::constraint::tet_model::gather;
+use xpbd_core::fem::shell::membrane_strain;
 use xpbd_core::implicit::bodies::{FaceAdjacency, RigidPattern};
 use xpbd_core::implicit::dofs::{Dofs, VertexDof};
 use xpbd_core::implicit::settings::{ImplicitSettings, Rigidification};
@@ -52,13 +53,17 @@ pub struct Phases {
     pub bodies: f64,
 }
 
-/// Adaptive rigidification's per-element state.
+/// Adaptive rigidification's per-element state, over the rigidifiable elements: the tets, then the shell
+/// triangles (the model's cell order).
 struct Adaptive {
     settings: Rigidification,
     adjacency: FaceAdjacency,
+    /// τ_b of each element for rigidification and for elastification (1/(m·s); ∞ for tets): Eq. 4.20 from τ_R and
+    /// τ_E with the element's body's rest diameter, or `bending_threshold` and its τ_E-scaled twin.
+    bending_threshold: Vec<(f64, f64)>,
     /// Green strain of each element at the last step.
     strain: Vec<Matrix3<f64>>,
-    /// Consecutive steps with ‖Ė‖² < τ_R.
+    /// Consecutive steps with ‖Ė‖² < τ_R (and, for a shell triangle, max κ̇ < τ_b).
     calm: Vec<u32>,
     /// The flags of the last rebuild.
     flags: Vec<bool>,
@@ -101,18 +106,28 @@ impl ImplicitBackend {
                 springs.push(Spring { vertex: a.vertex, stiffness: 1.0 / a.compliance, origin: a.origin, velocity: a.velocity });
             }
         }
-        let pattern = RigidPattern::elastic(elements.len(), model.vertex_count());
-        let system = System::new(&elements, &shells, Dofs::new(&pattern.vertex_body, |i| pinned[i], 0), &pattern.element_body);
+        let count = elements.len() + shells.triangles.len();
+        let pattern = RigidPattern::elastic(count, model.vertex_count());
+        let system = System::new(&elements, &shells, Dofs::new(&pattern.vertex_body, |i| pinned[i], 0), &pattern);
         let adaptive = settings.rigidification.map(|r| {
             let mut attached = pinned.clone();
             springs.iter().for_each(|s| attached[s.vertex as usize] = true);
+            let nodes = element_nodes(&elements, &shells);
+            let tau_b = |g: &shells::ShellGroup| r.bending_threshold.unwrap_or(4.0 / g.diameter * r.rigidify_threshold.sqrt());
+            let scale = (r.elastify_threshold / r.rigidify_threshold).sqrt();
             Adaptive {
                 settings: r,
-                adjacency: FaceAdjacency::new(&elements.tets.iter().map(|t| &t[..]).collect::<Vec<_>>()),
-                strain: (0..elements.len()).map(|e| elements.strain(e, &gather(&model.initial_position, &elements.tets[e]))).collect(),
-                calm: vec![0; elements.len()],
-                flags: vec![false; elements.len()],
-                anchored: elements.tets.iter().map(|t| t.iter().any(|&v| attached[v as usize])).collect(),
+                adjacency: FaceAdjacency::new(&nodes),
+                bending_threshold: std::iter::repeat_n((f64::INFINITY, f64::INFINITY), elements.len())
+                    .chain((0..shells.triangles.len()).map(|t| {
+                        let b = tau_b(shells.triangle_material(t));
+                        (b, b * scale)
+                    }))
+                    .collect(),
+                strain: (0..count).map(|e| element_strain(&elements, &shells, e, &model.initial_position)).collect(),
+                calm: vec![0; count],
+                flags: vec![false; count],
+                anchored: nodes.iter().map(|t| t.iter().any(|&v| attached[v as usize])).collect(),
                 oracle: None,
             }
         });
@@ -153,16 +168,17 @@ impl ImplicitBackend {
     fn rigidify(&mut self, model: &Model, s: &mut State, h: f64) -> Result<()> {
         let Some(a) = &mut self.adaptive else { return Ok(()) };
         let start = Instant::now();
-        let rigid: Vec<u32> = (0..self.elements.len() as u32).filter(|&e| self.pattern.element_body[e as usize].is_some()).collect();
-        let mut elastify = vec![false; self.elements.len()];
+        let count = a.flags.len();
+        let rigid: Vec<u32> = (0..count as u32).filter(|&e| self.pattern.element_body[e as usize].is_some()).collect();
+        let mut elastify = vec![false; count];
         if !rigid.is_empty() {
             if a.oracle.is_none() {
-                a.oracle = Some(Oracle::new(&self.elements, &model.mass, &self.pinned, h)?);
+                a.oracle = Some(Oracle::new(&self.elements, &self.shells, &model.mass, &self.pinned, h)?);
             }
-            let rates =
-                a.oracle.as_ref().unwrap().strain_rates(&self.elements, &s.x, &s.v, &model.mass, model.gravity, &self.contacts, &self.settings, h, &rigid);
+            let oracle = a.oracle.as_ref().unwrap();
+            let rates = oracle.strain_rates(&self.elements, &self.shells, &s.x, &s.v, &model.mass, model.gravity, &self.contacts, &self.settings, h, &rigid);
             for (&e, r) in rigid.iter().zip(rates) {
-                if r > a.settings.elastify_threshold {
+                if r.strain > a.settings.elastify_threshold || r.bending > a.bending_threshold[e as usize].1 {
                     elastify[e as usize] = true;
                     a.calm[e as usize] = 0;
                 }
@@ -171,8 +187,7 @@ impl ImplicitBackend {
         self.phases.oracle += start.elapsed().as_secs_f64();
         let start = Instant::now();
         let steps = a.settings.rigidify_steps as u32;
-        let flags: Vec<bool> =
-            (0..self.elements.len()).map(|e| !a.anchored[e] && !elastify[e] && (self.pattern.element_body[e].is_some() || a.calm[e] >= steps)).collect();
+        let flags: Vec<bool> = (0..count).map(|e| !a.anchored[e] && !elastify[e] && (self.pattern.element_body[e].is_some() || a.calm[e] >= steps)).collect();
         if flags != a.flags {
             a.flags = flags;
             self.rebuild(s);
@@ -184,12 +199,11 @@ impl ImplicitBackend {
     /// The rigid bodies of the current flags (Algorithm 2) from the state, and the reduced system's pattern.
     fn rebuild(&mut self, s: &mut State) {
         let Some(a) = &self.adaptive else { return };
-        self.pattern = RigidPattern::find(&self.elements.tets.iter().map(|t| &t[..]).collect::<Vec<_>>(), &a.adjacency, &a.flags, s.x.len());
+        self.pattern = RigidPattern::find(&element_nodes(&self.elements, &self.shells), &a.adjacency, &a.flags, s.x.len());
         self.bodies = Bodies::build(&self.pattern, &s.x, &s.v, &self.mass, &self.elements.mass_damping);
         self.bodies.place_members(&mut s.x, &mut s.v);
         let pinned = &self.pinned;
-        self.system =
-            System::new(&self.elements, &self.shells, Dofs::new(&self.pattern.vertex_body, |i| pinned[i], self.pattern.bodies), &self.pattern.element_body);
+        self.system = System::new(&self.elements, &self.shells, Dofs::new(&self.pattern.vertex_body, |i| pinned[i], self.pattern.bodies), &self.pattern);
     }
 
     /// One implicit step ending at `t_end`.
@@ -211,8 +225,8 @@ impl ImplicitBackend {
         self.phases.contact += start.elapsed().as_secs_f64();
 
         self.update(s, &va, h, t_end);
-        self.shells.record_angles(&s.x);
         self.record_strain(s, h);
+        self.shells.record_angles(&s.x);
         Ok(())
     }
 
@@ -220,7 +234,7 @@ impl ImplicitBackend {
     fn linearised(&mut self, model: &Model, s: &State, h: f64, t_end: f64) -> Result<Vec<f64>> {
         let start = Instant::now();
         let states = self.elements.states(&self.system.elastic, &s.x);
-        let shell_states = self.shells.states(&s.x);
+        let shell_states = self.shells.states(&self.system.shell_active, &s.x);
         let inputs = Inputs { x: &s.x, v: &s.v, mass: &model.mass, gravity: model.gravity, springs: &self.springs, t_end, h, start_velocity: None };
         let rhs = self.system.assemble(&self.elements, &states, &self.shells, &shell_states, &self.bodies, &inputs);
         self.phases.assembly += start.elapsed().as_secs_f64();
@@ -269,17 +283,32 @@ impl ImplicitBackend {
         self.bodies.place_members(&mut s.x, &mut s.v);
     }
 
-    /// Eq. 3.17 for the elastic elements: Ė = (E_k − E_{k−1})/h, and their calm-step counts.
+    /// Eq. 3.17 (and 4.9–4.11 for shell triangles) for the elastic elements: Ė = (E_k − E_{k−1})/h, and for a
+    /// triangle the largest κ̇ of its hinges; their calm-step counts. Runs before the angles are recorded.
     fn record_strain(&mut self, s: &State, h: f64) {
         let Some(a) = &mut self.adaptive else { return };
         let tau = a.settings.rigidify_threshold;
-        for &e in &self.system.elastic {
-            let e = e as usize;
-            let strain = self.elements.strain(e, &gather(&s.x, &self.elements.tets[e]));
+        let tets = self.elements.len();
+        for e in (0..a.flags.len()).filter(|&e| self.pattern.element_body[e].is_none()) {
+            let strain = element_strain(&self.elements, &self.shells, e, &s.x);
             let rate = ((strain - a.strain[e]) / h).norm_squared();
-            a.calm[e] = if rate < tau { a.calm[e] + 1 } else { 0 };
+            let bending = if e < tets { 0.0 } else { self.shells.curvature_rate(e - tets, &s.x, h) };
+            a.calm[e] = if rate < tau && bending < a.bending_threshold[e].0 { a.calm[e] + 1 } else { 0 };
             a.strain[e] = strain;
         }
+    }
+}
+
+/// The rigidifiable elements' vertices: the tets, then the shell triangles.
+fn element_nodes<'a>(elements: &'a Elements, shells: &'a Shells) -> Vec<&'a [u32]> {
+    elements.tets.iter().map(|t| &t[..]).chain(shells.triangles.iter().map(|t| &t[..])).collect()
+}
+
+/// Green strain of rigidifiable element `e` at `x`: a tet's, or a shell triangle's with its 3×3 F (Eq. 4.1–4.2).
+fn element_strain(elements: &Elements, shells: &Shells, e: usize, x: &[Vec3]) -> Matrix3<f64> {
+    match e.checked_sub(elements.len()) {
+        None => elements.strain(e, &gather(x, &elements.tets[e])),
+        Some(t) => membrane_strain(&shells.triangle_rest[t], &gather(x, &shells.triangles[t])),
     }
 }
 

@@ -27,10 +27,7 @@ const HALVINGS: usize = 10;
 
 /// The elastic energy of one evaluation: tets and shell stencils.
 fn stored_energy(states: &[ElementState], shells: &ShellStates) -> f64 {
-    states.iter().map(|s| s.energy).sum::<f64>()
-        + shells.membranes.iter().map(|s| s.energy).sum::<f64>()
-        + shells.hinges.iter().map(|s| s.energy).sum::<f64>()
-        + shells.plates.iter().map(|s| s.energy).sum::<f64>()
+    states.iter().map(|s| s.energy).sum::<f64>() + shells.energy()
 }
 
 /// An iterate: velocities, positions x_t + hẋ, the element states there and Q.
@@ -61,7 +58,7 @@ impl ImplicitBackend {
             .collect();
         let y: Vec<Vec3> = s.x.iter().zip(&v).map(|(x, v)| x + v * h).collect();
         let states = self.elements.states(&self.system.elastic, &y);
-        let shells = self.shells.states(&y);
+        let shells = self.shells.states(&self.system.shell_active, &y);
         let merit = self.merit(model, s, &v, &y, stored_energy(&states, &shells), h, t_end);
         Iterate { v, y, states, shells, merit }
     }

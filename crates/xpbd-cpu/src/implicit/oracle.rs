@@ -10,14 +10,19 @@
 //! same scalar Laplacian for x, y and z, so one n × n factor serves all three. Contacts of the previous step
 //! enter the right-hand side with their impulses; new contacts with the impulse that stops their vertices
 //! alone, from the rest-state diagonal of A_p (Eq. 3.18–3.19 with A⁻¹ approximated by diagonal blocks).
-//! Stiffness products K·p are directional derivatives of the stress by central differences.
+//! Stiffness products K·p are directional derivatives of the stress by central differences for tets, and the
+//! stencils' projected stiffness for shells (§4.3.5: A_p's Laplacian takes each shell triangle with
+//! W = (2μ + λ)·t·A, plane-stress; a rigid triangle's estimate is its membrane strain rate and the largest curvature
+//! rate of its edges, Eq. 4.9–4.11, from the quick solve's velocities).
 
 use super::contact::{Contact, Contacts};
 use super::elements::Elements;
+use super::shells::Shells;
 use nalgebra::Matrix3;
 use rayon::prelude::*;
 use xpbd_core::constraint::tet::node_gradients;
 use xpbd_core::constraint::tet_model::gather;
+use xpbd_core::fem::shell::membrane_strain;
 use xpbd_core::implicit::settings::ImplicitSettings;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::sparse::incomplete_cholesky::IncompleteCholesky;
@@ -25,6 +30,14 @@ use xpbd_core::sparse::Csr;
 
 /// The ICT drop tolerance of the thesis's examples.
 const DROP_TOLERANCE: f64 = 1e-6;
+
+/// One rigid element's estimate: ‖Ė_approx‖²_F and, for a shell triangle, the largest |κ̇_approx| of its edges
+/// (0 for tets).
+#[derive(Clone, Copy, Debug)]
+pub struct Rates {
+    pub strain: f64,
+    pub bending: f64,
+}
 
 pub struct Oracle {
     /// Each vertex's row in the scalar system; `None` when pinned.
@@ -36,7 +49,7 @@ pub struct Oracle {
 
 impl Oracle {
     /// Factorises A_p once for the run.
-    pub fn new(elements: &Elements, mass: &[f64], pinned: &[bool], h: f64) -> xpbd_core::Result<Self> {
+    pub fn new(elements: &Elements, shells: &Shells, mass: &[f64], pinned: &[bool], h: f64) -> xpbd_core::Result<Self> {
         let mut row = vec![None; mass.len()];
         let mut n = 0u32;
         for (i, r) in row.iter_mut().enumerate() {
@@ -72,6 +85,26 @@ impl Oracle {
                 }
             }
         }
+        for (t, nodes) in shells.triangles.iter().enumerate() {
+            let g = shells.triangle_material(t);
+            let (mu, lambda) = g.material.plane_stress();
+            let rest = &shells.triangle_rest[t];
+            let w = (2.0 * mu + lambda.max(0.0)) * g.material.thickness * rest.area * h * (h + g.stiffness_damping);
+            // Barycentric gradients in the rest plane: rows of D_m⁻¹ for nodes 1–2, minus their sum for node 0.
+            let d = rest.dm_inv;
+            let grad = [-(d.row(0) + d.row(1)), d.row(0).into_owned(), d.row(1).into_owned()];
+            for a in 0..3 {
+                let Some(ra) = row[nodes[a] as usize] else { continue };
+                for b in 0..3 {
+                    let Some(rb) = row[nodes[b] as usize] else { continue };
+                    let v = w * grad[a].dot(&grad[b]);
+                    tri.add_triplet(ra as usize, rb as usize, v);
+                    if ra == rb {
+                        diagonal[ra as usize] += v;
+                    }
+                }
+            }
+        }
         let a: Csr = tri.to_csr();
         Ok(Oracle { row, preconditioner: IncompleteCholesky::new(&a, DROP_TOLERANCE)?, diagonal })
     }
@@ -83,6 +116,7 @@ impl Oracle {
     pub fn strain_rates(
         &self,
         elements: &Elements,
+        shells: &Shells,
         x: &[Vec3],
         v: &[Vec3],
         mass: &[f64],
@@ -91,7 +125,7 @@ impl Oracle {
         settings: &ImplicitSettings,
         h: f64,
         check: &[u32],
-    ) -> Vec<f64> {
+    ) -> Vec<Rates> {
         let n = x.len();
         // The warm-started impulses: the previous step's for the contacts that were there, zero for new ones.
         let old = contacts.vertex_impulses(n);
@@ -115,6 +149,13 @@ impl Oracle {
                 z[t[a] as usize] += f[a];
             }
         }
+        let (all, stencils) = (shells.all(), shells.states(&shells.all(), x));
+        shells.for_each_stencil(&all, &stencils, |s| {
+            for (a, &v) in s.nodes.iter().enumerate() {
+                z[v as usize] += Vec3::new(s.force[3 * a], s.force[3 * a + 1], s.force[3 * a + 2]) * h;
+            }
+            s.add_product(vg, -h * (s.alpha1 + h), &mut z);
+        });
         for i in 0..n {
             z[i] += old[i] - vg[i] * (h * elements.mass_damping[i] * mass[i]);
             if self.row[i].is_some() {
@@ -126,18 +167,33 @@ impl Oracle {
         }
         // One PCG iteration: p = P⁻¹ z, Δẋ = (zᵀp / pᵀAp) p.
         let p = self.precondition(&z);
-        let ap = self.apply(elements, x, mass, &p, h);
+        let mut ap = self.apply(elements, x, mass, &p, h);
+        shells.for_each_stencil(&all, &stencils, |s| s.add_product(&p, h * (h + s.alpha1), &mut ap));
+        for (i, o) in ap.iter_mut().enumerate() {
+            if self.row[i].is_none() {
+                *o = Vec3::zeros();
+            }
+        }
         let (zp, pap) = (0..n).filter(|&i| self.row[i].is_some()).fold((0.0, 0.0), |(a, b), i| (a + z[i].dot(&p[i]), b + p[i].dot(&ap[i])));
         let alpha = if pap > 0.0 { zp / pap } else { 0.0 };
+        let moved: Vec<Vec3> = (0..n).map(|i| x[i] + (vg[i] + p[i] * alpha) * h).collect();
+        let tets = elements.len();
         check
             .par_iter()
             .map(|&e| {
                 let e = e as usize;
-                let t = &elements.tets[e];
-                let xe = gather(x, t);
-                let moved: [Vec3; 4] = std::array::from_fn(|a| xe[a] + (vg[t[a] as usize] + p[t[a] as usize] * alpha) * h);
-                let rate = (elements.strain(e, &moved) - elements.strain(e, &xe)) / h;
-                rate.norm_squared()
+                match e.checked_sub(tets) {
+                    None => {
+                        let t = &elements.tets[e];
+                        let rate = (elements.strain(e, &gather(&moved, t)) - elements.strain(e, &gather(x, t))) / h;
+                        Rates { strain: rate.norm_squared(), bending: 0.0 }
+                    }
+                    Some(t) => {
+                        let (rest, nodes) = (&shells.triangle_rest[t], &shells.triangles[t]);
+                        let rate = (membrane_strain(rest, &gather(&moved, nodes)) - membrane_strain(rest, &gather(x, nodes))) / h;
+                        Rates { strain: rate.norm_squared(), bending: shells.curvature_rate(t, &moved, h) }
+                    }
+                }
             })
             .collect()
     }

@@ -6,9 +6,10 @@
 
 use super::elements::Elements;
 use super::rigid::Bodies;
-use super::shells::{ShellStates, Shells};
+use super::shells::{ActiveStencils, ShellStates, Shells};
 use nalgebra::{Matrix3, SMatrix, SVector};
 use xpbd_core::fem::element::ElementState;
+use xpbd_core::implicit::bodies::RigidPattern;
 use xpbd_core::implicit::dofs::{gamma, Dofs, VertexDof};
 use xpbd_core::implicit::pattern::BlockPattern;
 use xpbd_core::mesh::Vec3;
@@ -26,8 +27,10 @@ pub struct Spring {
 pub struct System {
     pub dofs: Dofs,
     pub pattern: BlockPattern,
-    /// Elastic elements (not in a rigid body).
+    /// Elastic tets (not in a rigid body).
     pub elastic: Vec<u32>,
+    /// The shell stencils not inside one rigid body.
+    pub shell_active: ActiveStencils,
     cholesky: Cholesky,
     /// The pattern changed since the last factorisation.
     new_pattern: bool,
@@ -64,10 +67,12 @@ impl Inputs<'_> {
 }
 
 impl System {
-    /// The system of the elastic elements (`element_body` `None`) and every shell stencil (shells are not rigidified).
-    pub fn new(elements: &Elements, shells: &Shells, dofs: Dofs, element_body: &[Option<u32>]) -> Self {
-        let elastic: Vec<u32> = (0..elements.len() as u32).filter(|&e| element_body[e as usize].is_none()).collect();
-        let shell_stencils = shells.stencil_nodes();
+    /// The system of the elastic tets (`pattern.element_body` `None`; the tets come first in it) and the shell
+    /// stencils that are not inside one rigid body.
+    pub fn new(elements: &Elements, shells: &Shells, dofs: Dofs, pattern: &RigidPattern) -> Self {
+        let elastic: Vec<u32> = (0..elements.len() as u32).filter(|&e| pattern.element_body[e as usize].is_none()).collect();
+        let shell_active = shells.active(&pattern.vertex_body);
+        let shell_stencils = shells.stencil_nodes(&shell_active);
         let stencils = elastic.iter().map(|&e| &elements.tets[e as usize][..]).chain(shell_stencils.iter().map(|n| &n[..]));
         let groups = stencils.map(|nodes| {
             let mut n: Vec<u32> = nodes.iter().filter_map(|&v| dofs.node(v as usize)).collect();
@@ -76,7 +81,7 @@ impl System {
             n
         });
         let pattern = BlockPattern::new(&dofs, groups);
-        System { dofs, pattern, elastic, cholesky: Cholesky::default(), new_pattern: true, energy: 0.0 }
+        System { dofs, pattern, elastic, shell_active, cholesky: Cholesky::default(), new_pattern: true, energy: 0.0 }
     }
 
     /// The reduced velocities ẋ_A of `v` and the bodies.
@@ -143,19 +148,23 @@ impl System {
             self.add_stencil(&elements.tets[e as usize], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
         }
         self.elastic = elastic;
-        for (t, st) in shell_states.membranes.iter().enumerate() {
-            let alpha1 = shells.triangle_material(t).stiffness_damping;
-            self.add_stencil(&shells.triangles[t], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
+        let active = std::mem::take(&mut self.shell_active);
+        for (&t, st) in active.membranes.iter().zip(&shell_states.membranes) {
+            let alpha1 = shells.triangle_material(t as usize).stiffness_damping;
+            self.add_stencil(&shells.triangles[t as usize], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
         }
-        for (&e, st) in shells.bent_hinges.iter().zip(&shell_states.hinges) {
-            let alpha1 = shells.hinge_material(e as usize).stiffness_damping;
-            self.add_stencil(&shells.hinges[e as usize], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
+        for (&h, st) in active.hinges.iter().zip(&shell_states.hinges) {
+            let e = shells.bent_hinges[h as usize] as usize;
+            let alpha1 = shells.hinge_material(e).stiffness_damping;
+            self.add_stencil(&shells.hinges[e], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
         }
-        for (p, st) in shells.plates.iter().zip(&shell_states.plates) {
+        for (&p, st) in active.plates.iter().zip(&shell_states.plates) {
+            let p = &shells.plates[p as usize];
             let alpha1 = shells.triangle_material(p.triangle as usize).stiffness_damping;
             let (nodes, n) = shells.plate_nodes(p);
             self.add_stencil(&nodes[..n], st.energy, &st.force, &st.stiffness, alpha1, inp, bodies, &mut force, &mut touched);
         }
+        self.shell_active = active;
         // Mass, gravity and mass damping of the elastic vertices; springs.
         let mut rhs = vec![0.0; n];
         for (i, d) in self.dofs.vertex.iter().enumerate() {
