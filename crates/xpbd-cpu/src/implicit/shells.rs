@@ -245,16 +245,14 @@ impl StencilView<'_> {
     /// out += c·K·p over the stencil's nodes.
     pub fn add_product(&self, p: &[Vec3], c: f64, out: &mut [Vec3]) {
         for (a, &va) in self.nodes.iter().enumerate() {
-            for r in 0..3 {
-                let row = 3 * a + r;
-                let mut sum = 0.0;
-                for (b, &vb) in self.nodes.iter().enumerate() {
-                    for k in 0..3 {
-                        sum += self.stiffness[(3 * b + k) * self.dim + row] * p[vb as usize][k];
-                    }
+            let mut sum = Vec3::zeros();
+            for (b, &vb) in self.nodes.iter().enumerate() {
+                for (k, pk) in p[vb as usize].iter().enumerate() {
+                    let column = &self.stiffness[(3 * b + k) * self.dim + 3 * a..];
+                    sum += Vec3::new(column[0], column[1], column[2]) * *pk;
                 }
-                out[va as usize][r] += c * sum;
             }
+            out[va as usize] += sum * c;
         }
     }
 }
