@@ -106,6 +106,8 @@ pub struct ShellGroup {
     pub hinge_rest: Vec<HingeRest>,
     /// The hinge (index into `hinges`) on each triangle's edge i, opposite its vertex i; `None` on the border.
     pub triangle_hinges: Vec<[Option<u32>; 3]>,
+    /// Bounds on each elastic triangle's principal stretches, projected after each step (thesis §4.4.3).
+    pub strain_limit: Option<StrainLimit>,
 }
 
 /// A vertex held on a prescribed path x(t) = origin + velocity·t: hard (inverse mass 0) when

@@ -416,7 +416,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
             let spec = super::shell_material::parse(mat, &mwhat)?;
             let areas = triangle_mesh(&mut cm, what, &rot, &shift, warnings)?;
             mass = lumped_triangle_mass(&cm, &areas, spec.areal_density());
-            m.shell_groups.push(super::shell_material::group(bi, spec.material, rayleigh, &cm, base as u32, what)?);
+            m.shell_groups.push(super::shell_material::group(bi, &spec, rayleigh, &cm, base as u32, what)?);
             body_surface = cm.tris.iter().map(|t| offset(t).try_into().unwrap()).collect();
             m.rest.extend(cm.vertices);
         }

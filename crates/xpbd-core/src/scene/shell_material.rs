@@ -2,8 +2,10 @@
 //! membrane triangles and bending hinges with their rest data.
 
 use super::build::positive;
+use super::cloth_material::strain_limit;
 use super::cloth_topology::edges_and_hinges;
 use super::schema;
+use crate::constraint::strain_limit::StrainLimit;
 use crate::constraint::tet_model::gather;
 use crate::fem::shell::{Bending, HingeRest, Membrane, ShellMaterial, TriangleRest};
 use crate::material::Lame;
@@ -12,10 +14,11 @@ use crate::model::{Rayleigh, ShellGroup};
 use crate::{Error, Result};
 use std::collections::HashMap;
 
-/// A parsed `shell` material: the shell's parameters and its volumetric density (kg/m³).
+/// A parsed `shell` material: the shell's parameters, its volumetric density (kg/m³) and its strain limit.
 pub struct ShellSpec {
     pub material: ShellMaterial,
     pub density: f64,
+    pub strain_limit: Option<StrainLimit>,
 }
 
 impl ShellSpec {
@@ -25,7 +28,8 @@ impl ShellSpec {
     }
 }
 
-/// Checks `body[i].material` (`what`) of model `shell`: youngs, poisson, density, thickness, membrane, bending.
+/// Checks `body[i].material` (`what`) of model `shell`: youngs, poisson, density, thickness, membrane, bending,
+/// strain_min, strain_max.
 pub fn parse(mat: &schema::Material, what: &str) -> Result<ShellSpec> {
     for (f, v) in [
         ("areal_density", mat.areal_density),
@@ -35,12 +39,9 @@ pub fn parse(mat: &schema::Material, what: &str) -> Result<ShellSpec> {
     ] {
         if v.is_some() {
             return Err(Error::invalid(format!(
-                "{what}.{f}: not a field of model 'shell' (shell takes youngs, poisson, density, thickness, membrane, bending)"
+                "{what}.{f}: not a field of model 'shell' (shell takes youngs, poisson, density, thickness, membrane, bending, strain_min, strain_max)"
             )));
         }
-    }
-    if let Some(f) = [("strain_min", mat.strain_min), ("strain_max", mat.strain_max)].iter().find(|f| f.1.is_some()).map(|f| f.0) {
-        return Err(Error::invalid(format!("{what}.{f}: strain limiting is not built for model 'shell' yet (docs/shells.md); XPBD 'cloth' has it")));
     }
     let density = positive(mat.density, what, "density", "shell")?;
     let thickness = positive(mat.thickness, what, "thickness", "shell")?;
@@ -59,11 +60,12 @@ pub fn parse(mat: &schema::Material, what: &str) -> Result<ShellSpec> {
             Bending::from_name(name).ok_or_else(|| Error::invalid(format!("{what}.bending: unknown bending '{name}' (expected shape_operator or hinge)")))?
         }
     };
-    Ok(ShellSpec { material: ShellMaterial { membrane, bending, youngs, poisson, thickness }, density })
+    let strain_limit = strain_limit(mat, what)?;
+    Ok(ShellSpec { material: ShellMaterial { membrane, bending, youngs, poisson, thickness }, density, strain_limit })
 }
 
 /// The shell of body `body` on the placed mesh `cm`, whose first vertex is global vertex `base`.
-pub fn group(body: usize, material: ShellMaterial, rayleigh: Rayleigh, cm: &TriMesh, base: u32, what: &str) -> Result<ShellGroup> {
+pub fn group(body: usize, spec: &ShellSpec, rayleigh: Rayleigh, cm: &TriMesh, base: u32, what: &str) -> Result<ShellGroup> {
     let triangle_rest = cm
         .tris
         .iter()
@@ -88,13 +90,14 @@ pub fn group(body: usize, material: ShellMaterial, rayleigh: Rayleigh, cm: &TriM
         .collect::<Result<Vec<_>>>()?;
     Ok(ShellGroup {
         body,
-        material,
+        material: spec.material,
         rayleigh,
         triangles: cm.tris.iter().map(|t| t.map(|i| i + base)).collect(),
         triangle_rest,
         hinges: hinges.iter().map(|h| h.map(|i| i + base)).collect(),
         hinge_rest,
         triangle_hinges,
+        strain_limit: spec.strain_limit,
     })
 }
 
@@ -126,8 +129,10 @@ mod tests {
         assert!(e.starts_with("body[0].material.model: 'shell' needs a triangle mesh"), "{e}");
         let e = error(strip(Material { membrane: Some("linear".into()), ..Material::shell(1e9, 0.3, 1000.0, 1e-3) }), implicit());
         assert_eq!(e, "body[0].material.membrane: unknown membrane 'linear' (expected stvk or neohookean)");
-        let e = error(strip(Material { strain_max: Some(1.1), ..Material::shell(1e9, 0.3, 1000.0, 1e-3) }), implicit());
-        assert!(e.starts_with("body[0].material.strain_max: strain limiting is not built for model 'shell' yet"), "{e}");
+        let e = error(strip(Material { strain_max: Some(0.9), ..Material::shell(1e9, 0.3, 1000.0, 1e-3) }), implicit());
+        assert_eq!(e, "body[0].material.strain_max: must be a finite number > 1, got 0.9");
+        let e = error(strip(Material { strain_min: Some(1.0), ..Material::shell(1e9, 0.3, 1000.0, 1e-3) }), implicit());
+        assert_eq!(e, "body[0].material.strain_min: must be in (0, 1), got 1");
         let e = error(strip(Material { areal_density: Some(1.0), ..Material::shell(1e9, 0.3, 1000.0, 1e-3) }), implicit());
         assert!(e.starts_with("body[0].material.areal_density: not a field of model 'shell'"), "{e}");
         let e = error(strip(Material { membrane: Some("stvk".into()), ..Material::cloth(0.1, 0.0, 1.0) }), Solver::xpbd("colored"));

@@ -36,6 +36,9 @@ use xpbd_core::solver_config::{Method, SolverConfig};
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
 
+/// Gauss–Seidel passes of the shells' strain limiting per step.
+const STRAIN_LIMIT_PASSES: usize = 4;
+
 /// Wall seconds of each phase of the steps so far (the performance breakdown).
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Phases {
@@ -225,6 +228,7 @@ impl ImplicitBackend {
         self.phases.contact += start.elapsed().as_secs_f64();
 
         self.update(s, &va, h, t_end);
+        self.limit_strain(model, s, h);
         self.record_strain(s, h);
         self.shells.record_angles(&s.x);
         Ok(())
@@ -281,6 +285,18 @@ impl ImplicitBackend {
         }
         self.bodies.advance(h);
         self.bodies.place_members(&mut s.x, &mut s.v);
+    }
+
+    /// Shell strain limiting after the update: the projection's displacement over h is added to the velocities.
+    /// Rigid bodies' members and pins stay in place.
+    fn limit_strain(&self, model: &Model, s: &mut State, h: f64) {
+        let w: Vec<f64> = (0..s.x.len()).map(|i| if self.pinned[i] || self.pattern.vertex_body[i].is_some() { 0.0 } else { 1.0 / model.mass[i] }).collect();
+        let before = s.x.clone();
+        if self.shells.limit_strain(&w, &mut s.x, STRAIN_LIMIT_PASSES) {
+            for ((v, x), x0) in s.v.iter_mut().zip(&s.x).zip(&before) {
+                *v += (x - x0) / h;
+            }
+        }
     }
 
     /// Eq. 3.17 (and 4.9–4.11 for shell triangles) for the elastic elements: Ė = (E_k − E_{k−1})/h, and for a

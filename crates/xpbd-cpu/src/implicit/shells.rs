@@ -5,6 +5,7 @@
 
 use rayon::prelude::*;
 use xpbd_core::constraint::bending::dihedral_angle;
+use xpbd_core::constraint::strain_limit::{self, StrainLimit};
 use xpbd_core::constraint::tet_model::gather;
 use xpbd_core::fem::shell::{
     hinge_state, membrane_state, shape_operator_state, stencil_nodes, unwrap_angle, Bending, HingeRest, ShapeOperatorRest, ShellMaterial, Stencil,
@@ -21,6 +22,7 @@ pub struct ShellGroup {
     pub hinge_stiffness: f64,
     pub stiffness_damping: f64,
     pub diameter: f64,
+    pub strain_limit: Option<StrainLimit>,
 }
 
 /// A triangle bent through its shape operator: its index and its constant Q.
@@ -86,6 +88,7 @@ impl Shells {
                 hinge_stiffness: g.material.hinge_stiffness(),
                 stiffness_damping: g.rayleigh.stiffness,
                 diameter: (hi - lo).norm(),
+                strain_limit: g.strain_limit,
             });
             let (first_triangle, first_hinge) = (s.triangles.len() as u32, s.hinges.len() as u32);
             s.triangles.extend_from_slice(&g.triangles);
@@ -221,6 +224,32 @@ impl Shells {
             .flatten()
             .map(|&e| (self.curvature_scale[e as usize] * (self.angle_at(e as usize, x) - self.angle[e as usize]) / h).abs())
             .fold(0.0, f64::max)
+    }
+
+    /// Strain limiting (thesis §4.4.3): `passes` Gauss–Seidel passes that clamp each limited triangle's principal
+    /// stretches by moving its vertices (inverse masses `w`: 0 for pinned vertices and rigid bodies' members,
+    /// which the projection leaves in place; a triangle with none free is skipped). Returns whether any moved.
+    pub fn limit_strain(&self, w: &[f64], x: &mut [Vec3], passes: usize) -> bool {
+        if self.groups.iter().all(|g| g.strain_limit.is_none()) {
+            return false;
+        }
+        let mut moved = false;
+        for _ in 0..passes {
+            for (t, nodes) in self.triangles.iter().enumerate() {
+                let Some(limit) = self.triangle_material(t).strain_limit else { continue };
+                let wt = nodes.map(|i| w[i as usize]);
+                if wt.iter().all(|&wi| wi == 0.0) {
+                    continue;
+                }
+                let mut p = gather(x, nodes);
+                strain_limit::project(&limit, &self.triangle_rest[t].dm_inv, &wt, &mut p);
+                for (&i, pi) in nodes.iter().zip(p) {
+                    moved |= x[i as usize] != pi;
+                    x[i as usize] = pi;
+                }
+            }
+        }
+        moved
     }
 
     /// Each hinge's angle at `x`, on the branch nearest its last one.
