@@ -104,7 +104,7 @@ fn piled_shell_spheres_come_to_rest_above_the_ground() {
 /// `shell_sleeve`: the sleeve settles on the arm (a capsule with friction 0.8) for 0.5 s; then the arm lifts by
 /// 0.15 m and slides 0.3 m along its own axis. The sleeve follows: from its settled position its centre rises
 /// with the arm (within 2 cm) and travels at least 80 % of the arm's 0.3 m (friction drags it; some slip on the
-/// 0.7 s slide is allowed) and no further, without drifting sideways.
+/// 0.7 s slide is allowed) and no further, without drifting sideways, still around the arm and not inside it.
 #[test]
 fn a_sleeve_travels_with_the_moving_arm() {
     let mut run = Run::scene("shell_sleeve");
@@ -116,6 +116,16 @@ fn a_sleeve_travels_with_the_moving_arm() {
     assert!(moved.x > 0.8 * 0.3 && moved.x < 0.3 + 0.02, "the sleeve slid {} m along the arm's 0.3 m", moved.x);
     assert!((moved.z - 0.15).abs() < 0.02, "the sleeve rose {} m with the arm's 0.15 m", moved.z);
     assert!(moved.y.abs() < 0.02, "the sleeve moved sideways by {} m", moved.y);
+    // The arm's axis ends at z = 0.16 from x = −0.1 to 0.7; no sleeve vertex is inside its 5 cm radius, and the
+    // sleeve still goes around it (vertices above and below the axis over its length).
+    let axis_distance = |p: &Vec3| (p.y.powi(2) + (p.z - 0.16).powi(2)).sqrt();
+    let sleeve = &run.state.x[run.model.bodies[0].vertices.clone()];
+    let closest = sleeve.iter().map(axis_distance).fold(f64::INFINITY, f64::min);
+    let (above, below) = (sleeve.iter().filter(|p| p.z > 0.16).count(), sleeve.iter().filter(|p| p.z < 0.16).count());
+    println!("closest sleeve vertex {closest:.4} m from the arm's axis (radius 0.05 m); {above} vertices above it, {below} below");
+    assert!(sleeve.iter().all(|p| p.x > -0.1 && p.x < 0.7), "the sleeve slid off the arm's ends");
+    assert!(closest > 0.05 - 2e-3, "a sleeve vertex {closest} m from the axis is inside the arm");
+    assert!(above > 0 && below > 0, "the sleeve no longer goes around the arm");
 }
 
 /// `shell_hat_drop`: the crown dropped from 0.2 m has settled on the ground by 0.6 s (kinetic energy below 1 %
