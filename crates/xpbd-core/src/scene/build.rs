@@ -290,7 +290,23 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<(M
                     check_grid(what, &cells, 2)?;
                     Mesh::Tri(generators::grid2d_mesh(size, cells).map_err(in_field)?)
                 }
-                other => return Err(Error::invalid(format!("{what}.generator: unknown generator '{other}' (expected box, sphere, torus, grid2d)"))),
+                "sphere_shell" => {
+                    only(src, &["radius", "cells"], what, &kind)?;
+                    let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    Mesh::Tri(generators::sphere_shell_mesh(need(&src.radius, what, "radius", &kind)?, cells[0]).map_err(in_field)?)
+                }
+                "cylinder_shell" => {
+                    only(src, &["radius", "size", "cells"], what, &kind)?;
+                    let size: [f64; 1] = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
+                    let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    check_grid(what, &cells, 2)?;
+                    Mesh::Tri(generators::cylinder_shell_mesh(need(&src.radius, what, "radius", &kind)?, size[0], cells).map_err(in_field)?)
+                }
+                other => {
+                    return Err(Error::invalid(format!(
+                        "{what}.generator: unknown generator '{other}' (expected box, sphere, torus, grid2d, sphere_shell, cylinder_shell)"
+                    )))
+                }
             };
             Ok((mesh, Numbering::default()))
         }

@@ -1,14 +1,19 @@
-//! Procedural meshes: `box`, `sphere`, `torus` (voxelized signed distance) and `grid2d` (cloth).
+//! Procedural meshes: `box`, `sphere`, `torus` (voxelized signed distance), `grid2d` (cloth and
+//! flat shells), `sphere_shell` (closed icosphere) and `cylinder_shell` (open tube).
 //!
 //! Every generator validates its parameters and refuses requests above [`MAX_ELEMENTS`] before
 //! allocating. Tetrahedra come out positively oriented (`signed_tet_volume > 0`) and conforming.
 
 mod box_grid;
+mod cylinder_shell;
 mod grid2d;
+mod sphere_shell;
 mod voxel;
 
 pub use box_grid::box_mesh;
+pub use cylinder_shell::cylinder_shell_mesh;
 pub use grid2d::grid2d_mesh;
+pub use sphere_shell::sphere_shell_mesh;
 pub use voxel::{sphere_mesh, torus_mesh};
 
 use crate::{Error, Result};
@@ -48,5 +53,32 @@ fn check_element_cap(shape: &str, cells: &[usize], per_cell: usize) -> Result<()
     match total {
         Some(_) => Ok(()),
         None => Err(Error::invalid(format!("{shape}: cells {cells:?} would give more than {MAX_ELEMENTS} elements"))),
+    }
+}
+
+/// Helpers for the triangle generators' tests.
+#[cfg(test)]
+mod test_support {
+    use crate::mesh::TriMesh;
+    use std::collections::HashMap;
+
+    /// How many times each directed edge `(a, b)` is traversed by the triangles' boundaries.
+    pub fn directed_edges(m: &TriMesh) -> HashMap<(u32, u32), usize> {
+        let mut directed = HashMap::new();
+        for t in &m.tris {
+            for e in 0..3 {
+                *directed.entry((t[e], t[(e + 1) % 3])).or_default() += 1;
+            }
+        }
+        directed
+    }
+
+    /// Total area, and the signed volume Σ a·(b × c)/6 (the enclosed volume for a closed surface
+    /// with outward normals).
+    pub fn area_and_volume(m: &TriMesh) -> (f64, f64) {
+        m.tris.iter().fold((0.0, 0.0), |(area, volume), t| {
+            let [a, b, c] = t.map(|i| m.vertices[i as usize]);
+            (area + 0.5 * (b - a).cross(&(c - a)).norm(), volume + a.dot(&b.cross(&c)) / 6.0)
+        })
     }
 }
