@@ -18,6 +18,9 @@ pub struct ImplicitSettings {
     /// Newton iterations with an Armijo line search on the incremental potential (thesis Eq. 4.7–4.8) per step
     /// while no element is rigid; 1 is the semi-implicit linearised step (Eq. 3.5).
     pub newton_iterations: usize,
+    /// The oracle starts its PCG iteration from the contact filter's local response to new contacts (thesis
+    /// Eq. 4.16) instead of from zero (`kind = "adaptive"`).
+    pub contact_filter: bool,
     /// `None` for `kind = "implicit"` (every element elastic).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rigidification: Option<Rigidification>,
@@ -39,7 +42,7 @@ pub struct Rigidification {
 
 impl Default for ImplicitSettings {
     fn default() -> Self {
-        ImplicitSettings { contact_compliance: 1e-3, baumgarte: 0.2, pgs_iterations: 200, newton_iterations: 1, rigidification: None }
+        ImplicitSettings { contact_compliance: 1e-3, baumgarte: 0.2, pgs_iterations: 200, newton_iterations: 1, contact_filter: true, rigidification: None }
     }
 }
 
@@ -91,6 +94,9 @@ impl ImplicitSettings {
         if steps == 0 {
             return Err(Error::invalid("solver.rigidify_steps: must be at least 1"));
         }
+        if let Some(f) = s.contact_filter {
+            settings.contact_filter = f;
+        }
         let bending_threshold = s.bending_threshold.map(|b| positive("bending_threshold", b)).transpose()?;
         settings.rigidification = Some(Rigidification { rigidify_threshold: tau_r, elastify_threshold: tau_e, rigidify_steps: steps, bending_threshold });
         Ok(settings)
@@ -102,6 +108,7 @@ impl ImplicitSettings {
             ("elastify_threshold", s.elastify_threshold.is_some()),
             ("rigidify_steps", s.rigidify_steps.is_some()),
             ("bending_threshold", s.bending_threshold.is_some()),
+            ("contact_filter", s.contact_filter.is_some()),
         ]
         .into_iter()
         .find(|p| p.1)

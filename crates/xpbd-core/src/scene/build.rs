@@ -376,7 +376,10 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
             let model = match TetModel::from_name(&mat.model) {
                 Some(m) => m,
                 None if mat.model == "cloth" || mat.model == "shell" => {
-                    return Err(Error::invalid(format!("{mwhat}.model: '{}' needs a triangle mesh (grid2d, sphere_shell, cylinder_shell or .obj), {what} is tetrahedral", mat.model)))
+                    return Err(Error::invalid(format!(
+                        "{mwhat}.model: '{}' needs a triangle mesh (grid2d, sphere_shell, cylinder_shell or .obj), {what} is tetrahedral",
+                        mat.model
+                    )))
                 }
                 None => {
                     return Err(Error::invalid(format!(

@@ -155,6 +155,7 @@ pub struct Solver {
     pub elastify_threshold: Option<f64>,
     pub rigidify_steps: Option<usize>,
     pub bending_threshold: Option<f64>,
+    pub contact_filter: Option<bool>,
 }
 
 impl Default for Solver {
@@ -194,6 +195,7 @@ impl Default for Solver {
             elastify_threshold: None,
             rigidify_steps: None,
             bending_threshold: None,
+            contact_filter: None,
         }
     }
 }

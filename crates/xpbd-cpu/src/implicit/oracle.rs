@@ -42,6 +42,9 @@ pub struct Rates {
 pub struct Oracle {
     /// Each vertex's row in the scalar system; `None` when pinned.
     row: Vec<Option<u32>>,
+    /// Each vertex's neighbours along element edges (CSR), for the contact filter.
+    neighbour_start: Vec<usize>,
+    neighbours: Vec<u32>,
     preconditioner: IncompleteCholesky,
     /// Diagonal of A_p per row.
     diagonal: Vec<f64>,
@@ -106,7 +109,8 @@ impl Oracle {
             }
         }
         let a: Csr = tri.to_csr();
-        Ok(Oracle { row, preconditioner: IncompleteCholesky::new(&a, DROP_TOLERANCE)?, diagonal })
+        let (neighbour_start, neighbours) = vertex_neighbours(elements, shells, mass.len());
+        Ok(Oracle { row, neighbour_start, neighbours, preconditioner: IncompleteCholesky::new(&a, DROP_TOLERANCE)?, diagonal })
     }
 
     /// ‖Ė_approx‖²_F of each element in `check` (Eq. 3.17 with the quick solve's velocities), given the state
@@ -162,21 +166,45 @@ impl Oracle {
                 z[i] += gravity * (h * mass[i]);
             }
         }
-        for c in contacts.list.iter().filter(|c| c.new) {
-            self.add_new_contact(c, vg, &mut z, settings, h);
-        }
-        // One PCG iteration: p = P⁻¹ z, Δẋ = (zᵀp / pᵀAp) p.
-        let p = self.precondition(&z);
-        let mut ap = self.apply(elements, x, mass, &p, h);
-        shells.for_each_stencil(&all, &stencils, |s| s.add_product(&p, h * (h + s.alpha1), &mut ap));
-        for (i, o) in ap.iter_mut().enumerate() {
-            if self.row[i].is_none() {
-                *o = Vec3::zeros();
+        // New contacts, and those that did not push at the last step: a contact is found a step or more before it
+        // touches, when its predicted path crosses the surface, so an impact's first push is usually there.
+        let new: Vec<(&Contact, f64)> = contacts
+            .list
+            .iter()
+            .zip(contacts.lambda.chunks(3))
+            .filter(|(c, l)| c.new || l[0] == 0.0)
+            .filter_map(|(c, _)| self.new_contact_impulse(c, vg, &z, settings, h).map(|l| (c, l)))
+            .collect();
+        for &(c, lambda) in &new {
+            for (&v, &w) in c.vertices.iter().zip(&c.weights) {
+                if self.row[v as usize].is_some() {
+                    z[v as usize] += c.normal * (w * lambda);
+                }
             }
         }
-        let (zp, pap) = (0..n).filter(|&i| self.row[i].is_some()).fold((0.0, 0.0), |(a, b), i| (a + z[i].dot(&p[i]), b + p[i].dot(&ap[i])));
-        let alpha = if pap > 0.0 { zp / pap } else { 0.0 };
-        let moved: Vec<Vec3> = (0..n).map(|i| x[i] + (vg[i] + p[i] * alpha) * h).collect();
+        // The contact filter's start (Eq. 4.16), or Δẋ₀ = 0; then one PCG iteration from it:
+        // r = z − AΔẋ₀, p = P⁻¹r, Δẋ = Δẋ₀ + (rᵀp / pᵀAp) p.
+        let apply = |d: &[Vec3]| {
+            let mut ad = self.apply(elements, x, mass, d, h);
+            shells.for_each_stencil(&all, &stencils, |s| s.add_product(d, h * (h + s.alpha1), &mut ad));
+            for (i, o) in ad.iter_mut().enumerate() {
+                if self.row[i].is_none() {
+                    *o = Vec3::zeros();
+                }
+            }
+            ad
+        };
+        let start = if settings.contact_filter && !new.is_empty() { Some(self.filtered_start(contacts, &new)) } else { None };
+        let r: Vec<Vec3> = match &start {
+            Some(d0) => z.iter().zip(apply(d0)).map(|(z, a)| z - a).collect(),
+            None => z,
+        };
+        let p = self.precondition(&r);
+        let ap = apply(&p);
+        let (rp, pap) = (0..n).filter(|&i| self.row[i].is_some()).fold((0.0, 0.0), |(a, b), i| (a + r[i].dot(&p[i]), b + p[i].dot(&ap[i])));
+        let alpha = if pap > 0.0 { rp / pap } else { 0.0 };
+        let dv: Vec<Vec3> = (0..n).map(|i| p[i] * alpha + start.as_ref().map_or(Vec3::zeros(), |d0| d0[i])).collect();
+        let moved: Vec<Vec3> = (0..n).map(|i| x[i] + (vg[i] + dv[i]) * h).collect();
         let tets = elements.len();
         check
             .par_iter()
@@ -198,8 +226,9 @@ impl Oracle {
             .collect()
     }
 
-    /// The impulse that stops a new contact's vertices alone (diagonal A_p), added to `z`.
-    fn add_new_contact(&self, c: &Contact, vg: &[Vec3], z: &mut [Vec3], settings: &ImplicitSettings, h: f64) {
+    /// The normal impulse that stops a new contact's vertices alone (diagonal A_p, Eq. 3.18–3.19), given the
+    /// right-hand side `z` so far; `None` when it has no free vertex.
+    fn new_contact_impulse(&self, c: &Contact, vg: &[Vec3], z: &[Vec3], settings: &ImplicitSettings, h: f64) -> Option<f64> {
         let (mut jv, mut jdz, mut jdj) = (Contacts::normal_bias(c, h, settings), 0.0, 0.0);
         for (&v, &w) in c.vertices.iter().zip(&c.weights) {
             let Some(r) = self.row[v as usize] else { continue };
@@ -211,15 +240,41 @@ impl Oracle {
             jdz += w * c.normal.dot(&z[v as usize]) / d;
             jdj += w * w / d;
         }
-        if jdj == 0.0 {
-            return;
-        }
-        let lambda = (-(jv + jdz) / jdj).max(0.0);
-        for (&v, &w) in c.vertices.iter().zip(&c.weights) {
-            if self.row[v as usize].is_some() {
-                z[v as usize] += c.normal * (w * lambda);
+        (jdj > 0.0).then(|| (-(jv + jdz) / jdj).max(0.0))
+    }
+
+    /// The contact filter (thesis Eq. 4.14–4.16, Fig. 4.4): each new contact's impulse at a vertex is diffused
+    /// along the mesh's edges, half kept at the vertex and half shared equally by its neighbours that are in no
+    /// contact, and turned into velocities by the rest-state diagonal of A_p: a local dent the size of the
+    /// impact, from which the one PCG iteration starts.
+    fn filtered_start(&self, contacts: &Contacts, new: &[(&Contact, f64)]) -> Vec<Vec3> {
+        let n = self.row.len();
+        let mut touching = vec![false; n];
+        for c in &contacts.list {
+            for (&v, &w) in c.vertices.iter().zip(&c.weights) {
+                touching[v as usize] |= w != 0.0;
             }
         }
+        let mut impulse = vec![Vec3::zeros(); n];
+        for &(c, lambda) in new {
+            for (&v, &w) in c.vertices.iter().zip(&c.weights) {
+                let j = c.normal * (w * lambda);
+                let free: Vec<u32> = self.neighbours[self.neighbour_start[v as usize]..self.neighbour_start[v as usize + 1]]
+                    .iter()
+                    .copied()
+                    .filter(|&u| !touching[u as usize] && self.row[u as usize].is_some())
+                    .collect();
+                if free.is_empty() {
+                    impulse[v as usize] += j;
+                    continue;
+                }
+                impulse[v as usize] += j * 0.5;
+                for u in &free {
+                    impulse[*u as usize] += j * (0.5 / free.len() as f64);
+                }
+            }
+        }
+        (0..n).map(|i| self.row[i].map_or(Vec3::zeros(), |r| impulse[i] / self.diagonal[r as usize])).collect()
     }
 
     /// P⁻¹ z, coordinate by coordinate.
@@ -268,4 +323,24 @@ impl Oracle {
         }
         out
     }
+}
+
+/// Each vertex's neighbours along the edges of the tets and shell triangles, as CSR (start offsets, neighbours).
+fn vertex_neighbours(elements: &Elements, shells: &Shells, vertices: usize) -> (Vec<usize>, Vec<u32>) {
+    let mut lists: Vec<Vec<u32>> = vec![Vec::new(); vertices];
+    let nodes = elements.tets.iter().map(|t| &t[..]).chain(shells.triangles.iter().map(|t| &t[..]));
+    for e in nodes {
+        for &a in e {
+            lists[a as usize].extend(e.iter().copied().filter(|&b| b != a));
+        }
+    }
+    let mut start = vec![0];
+    let mut out = Vec::new();
+    for mut l in lists {
+        l.sort_unstable();
+        l.dedup();
+        out.extend(l);
+        start.push(out.len());
+    }
+    (start, out)
 }
