@@ -4,40 +4,18 @@
 
 mod common;
 
+use common::implicit_run::ImplicitRun as Run;
 use std::path::Path;
-use xpbd_core::backend::Backend;
 use xpbd_core::mesh::Vec3;
-use xpbd_core::model::Model;
-use xpbd_core::scene::Built;
-use xpbd_core::state::State;
-use xpbd_cpu::implicit::ImplicitBackend;
 
-/// A shipped scene's model, its state and the implicit backend.
-struct Run {
-    model: Model,
-    state: State,
-    backend: ImplicitBackend,
+/// What the scene tests measure of a run.
+trait Measures {
+    fn centre(&self, body: usize) -> (f64, Vec3);
+    fn spin_z(&self, body: usize) -> f64;
+    fn kinetic_energy(&self) -> f64;
 }
 
-impl Run {
-    /// Loads `scenes/<name>.toml`.
-    fn scene(name: &str) -> Self {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../scenes/{name}.toml"));
-        let scene = xpbd_core::scene::load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let Built { model, config, .. } = common::built(&scene);
-        let state = State::initial(&model);
-        let backend = ImplicitBackend::new(&model, &config);
-        Run { model, state, backend }
-    }
-
-    /// Advances `n` frames; panics on a non-finite state.
-    fn frames(&mut self, n: usize) {
-        for _ in 0..n {
-            self.backend.step_frame(&self.model, &mut self.state).unwrap();
-            assert!(self.state.first_non_finite().is_none(), "non-finite state at frame {}", self.state.frame);
-        }
-    }
-
+impl Measures for Run {
     /// Mass and mass-weighted centre of the vertices of body `body`.
     fn centre(&self, body: usize) -> (f64, Vec3) {
         let range = self.model.bodies[body].vertices.clone();
@@ -68,7 +46,7 @@ impl Run {
 /// than 1 % of the radius (measured: 1e-15 m).
 #[test]
 fn a_spinning_shell_sphere_on_a_frictionless_floor_keeps_its_spin_and_stays_put() {
-    let mut run = Run::scene("shell_sphere_roll");
+    let mut run = Run::load("shell_sphere_roll");
     let (spin0, c0) = (run.spin_z(0), run.centre(0).1);
     run.frames(100);
     let (spin1, c1) = (run.spin_z(0), run.centre(0).1);
@@ -86,7 +64,7 @@ fn a_spinning_shell_sphere_on_a_frictionless_floor_keeps_its_spin_and_stays_put(
 /// energy the drop released.
 #[test]
 fn piled_shell_spheres_come_to_rest_above_the_ground() {
-    let mut run = Run::scene("shell_spheres_pile");
+    let mut run = Run::load("shell_spheres_pile");
     let g = run.model.gravity.norm();
     let potential = |run: &Run| run.model.mass.iter().zip(&run.state.x).map(|(m, x)| m * g * x.z).sum::<f64>();
     let before = potential(&run);
@@ -107,7 +85,7 @@ fn piled_shell_spheres_come_to_rest_above_the_ground() {
 /// 0.7 s slide is allowed) and no further, without drifting sideways, still around the arm and not inside it.
 #[test]
 fn a_sleeve_travels_with_the_moving_arm() {
-    let mut run = Run::scene("shell_sleeve");
+    let mut run = Run::load("shell_sleeve");
     run.frames(50);
     let settled = run.centre(0).1;
     run.frames(100);
@@ -133,7 +111,7 @@ fn a_sleeve_travels_with_the_moving_arm() {
 /// then pushes it at least 0.2 m along +x, and it stays above the ground.
 #[test]
 fn a_dropped_hat_settles_and_is_flicked_away() {
-    let mut run = Run::scene("shell_hat_drop");
+    let mut run = Run::load("shell_hat_drop");
     let (mass, start) = run.centre(0);
     let lowest = |run: &Run| run.state.x.iter().map(|p| p.z).fold(f64::INFINITY, f64::min);
     run.frames(60);

@@ -4,12 +4,9 @@
 
 mod common;
 
-use xpbd_core::backend::Backend;
-use xpbd_core::model::Model;
+use common::implicit_run::ImplicitRun as Run;
 use xpbd_core::scene::schema::{Material, Solver};
-use xpbd_core::scene::{BodyBuilder, Built, SceneBuilder};
-use xpbd_core::state::State;
-use xpbd_cpu::implicit::ImplicitBackend;
+use xpbd_core::scene::{BodyBuilder, SceneBuilder};
 
 /// Clamped length (m), width (m), Young's modulus (Pa), thickness (m), density (kg/m³).
 const LENGTH: f64 = 0.2;
@@ -18,28 +15,6 @@ const YOUNGS: f64 = 1e10;
 const THICKNESS: f64 = 1e-3;
 const DENSITY: f64 = 1000.0;
 const GRAVITY: f64 = 9.81;
-
-struct Run {
-    model: Model,
-    state: State,
-    backend: ImplicitBackend,
-}
-
-impl Run {
-    fn new(scene: SceneBuilder) -> Self {
-        let Built { model, config, .. } = common::built(&scene.build());
-        let state = State::initial(&model);
-        let backend = ImplicitBackend::new(&model, &config);
-        Run { model, state, backend }
-    }
-
-    fn frames(&mut self, n: usize) {
-        for _ in 0..n {
-            self.backend.step_frame(&self.model, &mut self.state).unwrap();
-            assert!(self.state.first_non_finite().is_none(), "non-finite state at frame {}", self.state.frame);
-        }
-    }
-}
 
 /// A strip of `cells` elements along its clamped length (and a fifth as many across), ν = 0, clamped by its
 /// first two columns of vertices, bent by `bending`. Lies in the xy plane; gravity along −z.
@@ -157,10 +132,6 @@ fn newton_iterations_settle_the_strip_at_the_same_sag() {
     assert!((b / a - 1.0).abs() < 1e-3, "{a} against {b}");
 }
 
-fn momentum(run: &Run) -> xpbd_core::mesh::Vec3 {
-    run.model.mass.iter().zip(&run.state.v).map(|(m, v)| v * *m).sum()
-}
-
 /// Under `adaptive`, a free sheet spinning in its plane and drifting (no gravity) settles into one rigid body holding
 /// every triangle within 0.2 s; its linear momentum is kept through every switch to 1e-10.
 #[test]
@@ -171,10 +142,10 @@ fn a_spinning_free_sheet_becomes_one_rigid_body() {
         .velocity([0.1, -0.2, 0.05])
         .angular_velocity([0.0, 0.0, 2.0]);
     let mut run = Run::new(SceneBuilder::new("sheet").dt(0.01).substeps(2).gravity([0.0; 3]).solver(Solver::adaptive()).formats(&["none"]).body(sheet));
-    let p0 = momentum(&run);
+    let p0 = run.momentum();
     for frame in 1..=20 {
         run.frames(1);
-        let p = momentum(&run);
+        let p = run.momentum();
         assert!((p - p0).norm() < 1e-10 * p0.norm(), "frame {frame}: momentum {p:?} against {p0:?}");
     }
     let (bodies, rigid) = run.backend.rigid_counts();

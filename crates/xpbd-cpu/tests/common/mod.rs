@@ -1,6 +1,7 @@
 //! Helpers shared by the physics tests: a scene header, a model + state + CPU backend bundle.
 #![allow(dead_code)]
 
+pub mod implicit_run;
 pub mod incline;
 pub mod intersections;
 
