@@ -3,6 +3,7 @@
 //! Cholesky factorisation and Matrix Market files. `amg` builds on this module, `linear` on both.
 
 pub mod cholesky;
+pub mod curtis_reid;
 pub mod incomplete_cholesky;
 pub mod matrix_market;
 
