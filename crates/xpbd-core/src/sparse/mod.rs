@@ -6,6 +6,7 @@ pub mod cholesky;
 pub mod curtis_reid;
 pub mod incomplete_cholesky;
 pub mod matrix_market;
+pub mod scaled_pcg;
 
 use rayon::prelude::*;
 
