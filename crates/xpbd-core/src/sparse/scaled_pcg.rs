@@ -3,7 +3,7 @@
 //! ([`super::curtis_reid`]) and conjugate gradients preconditioned by the threshold incomplete Cholesky factor
 //! of S A S (`super::incomplete_cholesky`, [`ScaledPcg::DROP_TOLERANCE`]), from y = 0.
 
-use super::curtis_reid::{curtis_reid, scaled};
+use super::curtis_reid::{curtis_reid, scaled, NEGLIGIBLE};
 use super::Csr;
 use crate::linear::pcg::{IctPreconditioner, Pcg};
 use crate::linear::{LinearSolver, Setup, SolveStats};
@@ -31,7 +31,7 @@ impl ScaledPcg {
 
     /// Scales `a` and factorises the incomplete Cholesky preconditioner of S A S.
     pub fn setup(&mut self, a: &Csr) {
-        self.s = curtis_reid(a, Self::SCALING_TOLERANCE, Self::SCALING_ITERATIONS);
+        self.s = curtis_reid(a, NEGLIGIBLE, Self::SCALING_TOLERANCE, Self::SCALING_ITERATIONS);
         self.sas = scaled(a, &self.s);
         self.pcg.setup(&self.sas, Setup::Full);
     }
