@@ -133,7 +133,7 @@ fn scaled_pcg_matches_direct_on_the_cross() {
         chol.try_factor(a, false).unwrap();
         let mut x_ref = vec![0.0; n];
         assert!(chol.solve(&b, &mut x_ref));
-        let mut pcg = ScaledPcg::new(1e-4);
+        let mut pcg = ScaledPcg::new(1e-4, ScaledPcg::DROP_TOLERANCE);
         pcg.setup(a);
         let (x, stats) = pcg.solve(&b);
         let s = curtis_reid(a, NEGLIGIBLE, 1e-3, 50);
@@ -151,8 +151,9 @@ fn scaled_pcg_matches_direct_on_the_cross() {
 
 /// The sparse Cholesky solve (numeric factorisation with the symbolic one kept, as the solver does while the
 /// pattern holds, then the solve) against the scaled PCG at 1e-4 (Curtis–Reid, incomplete Cholesky, CG) on
-/// the A_A of square shell sheets of 16² to 96² cells pinned along two opposite edges after two sagging
-/// steps; ms per solve, best of three, and where PCG starts to win. Run by benches/shell_scaling/run.sh.
+/// the A_A of square shell sheets of 16² to 128² cells pinned along two opposite edges after two sagging
+/// steps; ms per solve, best of three, with incomplete Cholesky drop tolerances 1e-6 and 1e-3, and where PCG
+/// starts to win. Run by benches/shell_scaling/run.sh.
 #[test]
 #[ignore = "timing study: benches/shell_scaling/run.sh"]
 fn direct_against_pcg_timing() {
@@ -167,8 +168,8 @@ fn direct_against_pcg_timing() {
             .fold(f64::MAX, f64::min)
     };
     let mut crossover = None;
-    println!("{:>6} {:>7} {:>10} {:>10} {:>6} {:>8}", "cells", "rows", "direct_ms", "pcg_ms", "iters", "speedup");
-    for cells in [16, 32, 64, 96] {
+    println!("cells {:>7} {:>10} {:>25} {:>25}", "rows", "direct_ms", "ict 1e-6: ms iters speedup", "ict 1e-3: ms iters speedup");
+    for cells in [16, 32, 64, 96, 128] {
         let sheet = BodyBuilder::new("sheet")
             .grid2d([1.0, 1.0], [cells, cells])
             .material(Material::shell(1e8, 0.3, 1000.0, 1e-3))
@@ -192,21 +193,25 @@ fn direct_against_pcg_timing() {
             chol.try_factor(a, true).unwrap();
             assert!(chol.solve(&b, &mut x));
         });
-        let mut pcg = ScaledPcg::new(1e-4);
-        let mut iterations = 0;
-        let iterative = best(&mut || {
-            pcg.setup(a);
-            let (_, stats) = pcg.solve(&b);
-            assert!(stats.converged, "{cells}² cells: {stats:?}");
-            iterations = stats.iterations;
-        });
-        if iterative < direct && crossover.is_none() {
-            crossover = Some(cells);
+        let mut row = format!("{cells:>4}² {:>7} {direct:>10.2}", a.rows());
+        for drop in [1e-6, ScaledPcg::DROP_TOLERANCE] {
+            let mut pcg = ScaledPcg::new(1e-4, drop);
+            let mut iterations = 0;
+            let iterative = best(&mut || {
+                pcg.setup(a);
+                let (_, stats) = pcg.solve(&b);
+                assert!(stats.converged, "{cells}² cells, drop {drop:e}: {stats:?}");
+                iterations = stats.iterations;
+            });
+            if iterative < direct && crossover.is_none() {
+                crossover = Some((cells, drop));
+            }
+            row += &format!(" {iterative:>10.2} {iterations:>5} {:>6.2}x", direct / iterative);
         }
-        println!("{cells:>4}² {:>7} {direct:>10.2} {iterative:>10.2} {iterations:>6} {:>7.2}x", a.rows(), direct / iterative);
+        println!("{row}");
     }
     match crossover {
-        Some(c) => println!("crossover: PCG is faster from {c}² cells"),
+        Some((c, drop)) => println!("crossover: PCG (drop {drop:e}) is faster from {c}² cells"),
         None => println!("crossover: none, the direct solve is faster at every size"),
     }
 }
