@@ -60,7 +60,7 @@ mod tests {
     fn matches_direct_solve() {
         let m = 20;
         let n = m * m;
-        let f = |i: usize| if i % 4 == 0 { 1e3 } else { 1.0 };
+        let f = |i: usize| if i.is_multiple_of(4) { 1e3 } else { 1.0 };
         let mut t = sprs::TriMat::new((n, n));
         for i in 0..n {
             t.add_triplet(i, i, 4.01 * f(i) * f(i));
