@@ -15,9 +15,9 @@ use crate::linear::{LinearSolver, Setup};
 /// against 3.4·10² for both at this threshold (1e-6: 3.6·10⁴ and 2.9·10⁴; 1e-3: 1.0·10³ and 3.9·10²).
 pub const NEGLIGIBLE: f64 = 1e-2;
 
-/// Curtis & Reid's scaling for symmetric `a`: s = exp(ρ) minimising the paper's objective (its Eq. 2.1 with the
+/// Curtis & Reid's scaling for symmetric `a`: s = exp(ρ) minimising the paper's least-squares objective (with the
 /// row and column factors equal) Σ_{a_ij ≠ 0} (log|a_ij| + ρ_i + ρ_j)², so that the entries of S A S lie as
-/// close to ±1 as a diagonal scaling allows. The normal equations (the paper's Eq. 2.4, halved) are
+/// close to ±1 as a diagonal scaling allows. The normal equations (halved) are
 /// M ρ = −c with M_ii = (off-diagonal nonzeros of row i) + 2 [a_ii ≠ 0], M_ij = 1 for a_ij ≠ 0 (i ≠ j) and
 /// c_i = Σ_j log|a_ij| over row i's nonzeros; they are solved, as in the paper, by conjugate gradients
 /// preconditioned by M's diagonal, to `‖M ρ + c‖ ≤ tolerance ‖c‖` or `max_iterations`. Rows without a nonzero
