@@ -3,8 +3,10 @@
 //! Cholesky factorisation and Matrix Market files. `amg` builds on this module, `linear` on both.
 
 pub mod cholesky;
+pub mod curtis_reid;
 pub mod incomplete_cholesky;
 pub mod matrix_market;
+pub mod scaled_pcg;
 
 use rayon::prelude::*;
 

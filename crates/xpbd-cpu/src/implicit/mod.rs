@@ -167,6 +167,11 @@ impl ImplicitBackend {
         &self.pattern.element_body
     }
 
+    /// The reduced system matrix A_A of the last assembly (read-only, for conditioning studies).
+    pub fn system_matrix(&self) -> &xpbd_core::sparse::Csr {
+        &self.system.pattern.matrix
+    }
+
     /// The oracle's elastification and the rigidification flags; rebuilds the bodies when the flags changed.
     fn rigidify(&mut self, model: &Model, s: &mut State, h: f64) -> Result<()> {
         let Some(a) = &mut self.adaptive else { return Ok(()) };
