@@ -5,23 +5,39 @@
 //! impulses, warm-started from the contacts of the previous step; Δẋ_A = A_A⁻¹ J_Aᵀ λ.
 //! Stabilisation: b_n = J_A ẋ_A + k_b Φ with k_b = `baumgarte`/h while penetrating (Φ < 0), and + Φ/h while
 //! apart, so a contact closes its gap within the step but never pulls.
+//!
+//! Besides each surface vertex, each surface edge whose interior dips deeper into a collider than both its
+//! ends (a box's edge or corner, a curved collider, between two vertices) gets a contact at its deepest point
+//! p = (1 − s) x_a + s x_b, with weights (1 − s, s) and the collider's normal there turned perpendicular to
+//! the edge: without it a collider's edge passes through a coarse shell's triangles and the vertex beyond,
+//! pressed against the side face, holds the sheet like a peg (docs/shells-scenes.md). Collider contacts
+//! read Φ and n (the normal rows of Eq. 3.13–3.15) from the collider with a box's edges rounded by the contact
+//! thickness, so a vertex at a box's edge gets a normal between the faces' rather than the side face's.
 
 use super::rigid::Bodies;
 use super::system::System;
 use std::collections::HashMap;
+use xpbd_core::collider::Collider;
 use xpbd_core::contact::ContactSet;
 use xpbd_core::implicit::pgs::{self, DenseDelassus, MappedDelassus};
 
-/// A PGS solve stops once a sweep changes no impulse by more than this share of the largest.
-const PGS_TOLERANCE: f64 = 1e-9;
 use xpbd_core::implicit::settings::ImplicitSettings;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
+
+/// A PGS solve stops once a sweep changes no impulse by more than this share of the largest.
+const PGS_TOLERANCE: f64 = 1e-9;
+/// Samples along an edge in the search for its deepest point, before the golden-section refinement.
+const EDGE_SAMPLES: usize = 16;
+/// An edge's interior must dip this share of its length deeper than both ends to get a contact of its own.
+const EDGE_DIP: f64 = 1e-3;
 
 /// What identifies a contact from one step to the next, for the warm start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Key {
     Collider(u32, u32),
+    /// A surface edge's deepest point in a collider: the edge's vertices, the collider.
+    Edge(u32, u32, u32),
     Pair([u32; 4]),
 }
 
@@ -54,6 +70,27 @@ pub struct Contacts {
     pub solve_seconds: f64,
 }
 
+/// The parameter s ∈ (0, 1) of the point of segment a–b deepest in `collider` at time `t` (least signed
+/// distance, edges rounded by `radius`), and that distance: the best of [`EDGE_SAMPLES`] samples refined by
+/// golden-section search between its neighbours.
+fn deepest_point(collider: &Collider, a: &Vec3, b: &Vec3, t: f64, radius: f64) -> (f64, f64) {
+    let depth = |s: f64| collider.rounded_signed_distance(&(a + (b - a) * s), t, radius).0;
+    let n = EDGE_SAMPLES as f64;
+    let best = (1..EDGE_SAMPLES).map(|i| i as f64 / n).min_by(|&p, &q| depth(p).total_cmp(&depth(q))).unwrap();
+    let (mut lo, mut hi) = (best - 1.0 / n, best + 1.0 / n);
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    for _ in 0..24 {
+        let (p, q) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
+        if depth(p) < depth(q) {
+            hi = q;
+        } else {
+            lo = p;
+        }
+    }
+    let s = 0.5 * (lo + hi);
+    (s, depth(s))
+}
+
 fn tangents(n: &Vec3) -> [Vec3; 2] {
     let a = if n.x.abs() < 0.6 { Vec3::x() } else { Vec3::y() };
     let t1 = n.cross(&a).normalize();
@@ -68,10 +105,11 @@ impl Contacts {
         self.set.detect(model, x, x_pred, t_end);
         self.list.clear();
         let t0 = t_end - h;
+        let thickness = model.contact.thickness;
         for r in &self.set.colliders {
             let c = &model.colliders[r.collider as usize];
             let i = r.vertex as usize;
-            let (gap, normal) = c.signed_distance(&x[i], t0);
+            let (gap, normal) = c.rounded_signed_distance(&x[i], t0, thickness);
             let key = Key::Collider(r.vertex, r.collider);
             let vertices = [r.vertex; 4];
             let weights = [1.0, 0.0, 0.0, 0.0];
@@ -87,7 +125,44 @@ impl Contacts {
                 new: true,
             });
         }
-        let thickness = model.contact.thickness;
+        for &[a, b] in &model.contact.surface.edges {
+            let (ia, ib) = (a as usize, b as usize);
+            if model.inv_mass[ia] == 0.0 && model.inv_mass[ib] == 0.0 {
+                continue;
+            }
+            let (pa, pb) = (x_pred[ia], x_pred[ib]);
+            let length = (pb - pa).norm();
+            let reach = thickness + 2.0 * (pa - x[ia]).norm().max((pb - x[ib]).norm());
+            for (k, c) in model.colliders.iter().enumerate() {
+                let distance = |p: &Vec3| c.rounded_signed_distance(p, t_end, thickness).0;
+                let (da, db) = (distance(&pa), distance(&pb));
+                // The distance is 1-Lipschitz: no point of the edge is nearer than (d_a + d_b − |ab|)/2.
+                if 0.5 * (da + db - length) >= reach {
+                    continue;
+                }
+                let (s, depth) = deepest_point(c, &pa, &pb, t_end, thickness);
+                if depth >= reach || depth >= da.min(db) - EDGE_DIP * length {
+                    continue;
+                }
+                let p = x[ia] * (1.0 - s) + x[ib] * s;
+                let (gap, gradient) = c.rounded_signed_distance(&p, t0, thickness);
+                let along = (x[ib] - x[ia]).normalize();
+                // Perpendicular to the edge: at a box's edge the gradient flips between the two faces, while
+                // both turn into the same normal of the edge–edge contact.
+                let Some(normal) = (gradient - along * gradient.dot(&along)).try_normalize(1e-9) else { continue };
+                self.list.push(Contact {
+                    vertices: [a, b, b, b],
+                    weights: [1.0 - s, s, 0.0, 0.0],
+                    normal,
+                    tangents: tangents(&normal),
+                    gap,
+                    mu: c.friction.mu_k,
+                    surface: c.velocity_at(&p, t0),
+                    key: Key::Edge(a, b, k as u32),
+                    new: true,
+                });
+            }
+        }
         for r in &self.set.pairs {
             let gap = r.normal.dot(&r.vertices.iter().zip(&r.weights).map(|(&v, &w)| x[v as usize] * w).sum::<Vec3>()) - thickness;
             let key = Key::Pair(r.vertices);
