@@ -4,7 +4,7 @@
 
 use crate::constraint::tet_model::{gather, tet_energy, tet_residual, volume_ratio};
 use crate::constraint::{bending, distance};
-use crate::fem::shell::{self, Bending, ShapeOperatorRest, TriangleHinge};
+use crate::fem::shell::{self, Bending, TriangleHinge};
 use crate::mesh::Vec3;
 use crate::model::{Model, ShellGroup};
 
@@ -60,12 +60,12 @@ pub fn elastic_energy(model: &Model, x: &[Vec3]) -> f64 {
             .map(|((hi, &a), &alpha)| 0.5 * bending::bending(&gather(x, hi), a).0.powi(2) / alpha)
             .sum::<f64>();
     }
-    e + model.shell_groups.iter().map(|g| shell_energy(g, &model.rest, x)).sum::<f64>()
+    e + model.shell_groups.iter().map(|g| shell_energy(g, x)).sum::<f64>()
 }
 
-/// A shell's membrane and bending energy at `x` (`rest`: the model's rest positions), each hinge angle on its
-/// principal branch (a fold beyond ±π counts as folding back).
-fn shell_energy(g: &ShellGroup, rest: &[Vec3], x: &[Vec3]) -> f64 {
+/// A shell's membrane and bending energy at `x`, each hinge angle on its principal branch (a fold beyond ±π
+/// counts as folding back).
+fn shell_energy(g: &ShellGroup, x: &[Vec3]) -> f64 {
     let membrane: f64 = g.triangles.iter().zip(&g.triangle_rest).map(|(t, r)| shell::membrane_state(&g.material, r, &gather(x, t), false).energy).sum();
     let bending: f64 = match g.material.bending {
         Bending::Hinge => {
@@ -76,15 +76,15 @@ fn shell_energy(g: &ShellGroup, rest: &[Vec3], x: &[Vec3]) -> f64 {
             .triangles
             .iter()
             .zip(&g.triangle_hinges)
-            .map(|(t, hinges)| {
-                let plate = ShapeOperatorRest::new(&g.material, &gather(rest, t));
+            .zip(&g.plate_rest)
+            .map(|((t, hinges), plate)| {
                 let hinges = hinges.map(|h| {
                     h.map(|h| {
                         let r = &g.hinge_rest[h as usize];
                         TriangleHinge { vertices: g.hinges[h as usize], rest_angle: r.rest_angle, previous: r.rest_angle }
                     })
                 });
-                shell::shape_operator_state(&plate, t, &hinges, x, false).energy
+                shell::shape_operator_state(plate, t, &hinges, x, false).energy
             })
             .sum(),
     };

@@ -8,7 +8,7 @@ use crate::constraint::strain_limit::StrainLimit;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{TetModel, TetParams};
 use crate::contact::ContactModel;
-use crate::fem::shell::{HingeRest, ShellMaterial, TriangleRest};
+use crate::fem::shell::{HingeRest, ShapeOperatorRest, ShellMaterial, TriangleRest};
 use crate::material::Lame;
 use crate::mesh::Vec3;
 use nalgebra::Matrix2;
@@ -106,6 +106,8 @@ pub struct ShellGroup {
     pub hinge_rest: Vec<HingeRest>,
     /// The hinge (index into `hinges`) on each triangle's edge i, opposite its vertex i; `None` on the border.
     pub triangle_hinges: Vec<[Option<u32>; 3]>,
+    /// Each triangle's shape-operator bending constant Q (`bending = "shape_operator"`; empty for `hinge`).
+    pub plate_rest: Vec<ShapeOperatorRest>,
     /// Bounds on each elastic triangle's principal stretches, projected after each step (thesis §4.4.3).
     pub strain_limit: Option<StrainLimit>,
 }

@@ -5,7 +5,8 @@
 mod common;
 
 use common::{sim_header, Sim};
-use xpbd_core::constraint::strain_limit::{principal_stretches, rest_frame};
+use xpbd_core::constraint::strain_limit::principal_stretches;
+use xpbd_core::fem::shell::TriangleRest;
 use xpbd_core::scene::schema::Material;
 use xpbd_core::scene::BodyBuilder;
 
@@ -22,7 +23,7 @@ fn stretch_range(limit: Option<(f64, f64)>) -> (f64, f64) {
     sim.frames(100);
     let tris = &sim.model.bodies[0].surface;
     tris.iter().fold((f64::INFINITY, 0.0f64), |(lo, hi), t| {
-        let dm_inv = rest_frame(&t.map(|i| sim.model.rest[i as usize])).unwrap();
+        let dm_inv = TriangleRest::new(&t.map(|i| sim.model.rest[i as usize])).unwrap().dm_inv;
         let s = principal_stretches(&t.map(|i| sim.state.x[i as usize]), &dm_inv);
         (lo.min(s[1]), hi.max(s[0]))
     })

@@ -4,12 +4,10 @@
 
 mod common;
 
+use common::implicit_run::ImplicitRun;
 use std::path::Path;
-use xpbd_core::backend::Backend;
 use xpbd_core::model::Model;
-use xpbd_core::scene::Built;
 use xpbd_core::state::State;
-use xpbd_cpu::implicit::ImplicitBackend;
 
 /// The box's edge under the sheet: top face z = 0, side face x = 0.1 (outward normal −x).
 const EDGE_X: f64 = 0.1;
@@ -27,7 +25,7 @@ const SPEED: f64 = 0.8;
 /// A 0.4 × 0.4 m grid2d shell (8 × 8 cells, t = 1 mm, 0.048 kg) 1 mm above a box collider whose top edge is
 /// at x = 0.1 m, so 0.1 m of it hangs over; its edge x = 0.4 m is pinned and pulled along +x at 0.8 m/s.
 /// dt = 0.01 s, 2 substeps.
-fn draped(mu: f64) -> (Model, State, ImplicitBackend) {
+fn draped(mu: f64) -> ImplicitRun {
     let text = format!(
         "name = \"drape\"\n[simulation]\ndt = 0.01\nframes = 1\nsubsteps = 2\ngravity = [0.0, 0.0, -9.81]\n[solver]\nkind = \"implicit\"\n\
          [[body]]\nname = \"sheet\"\nmesh = {{ generator = \"grid2d\", size = [{SIDE}, {SIDE}], cells = [8, 8] }}\ntranslate = [0.0, 0.0, 0.001]\n\
@@ -35,11 +33,7 @@ fn draped(mu: f64) -> (Model, State, ImplicitBackend) {
          pin = [{{ box = {{ min = [0.39, -1.0, -1.0], max = [0.41, 1.0, 1.0] }}, velocity = [{SPEED}, 0.0, 0.0] }}]\n\
          [[collider]]\nkind = \"box\"\nmin = [{EDGE_X}, -0.5, -0.5]\nmax = [1.5, 0.9, 0.0]\nfriction = {mu}\n"
     );
-    let scene = xpbd_core::scene::parse(&text, Path::new("drape.toml")).unwrap();
-    let Built { model, config, .. } = common::built(&scene);
-    let state = State::initial(&model);
-    let backend = ImplicitBackend::new(&model, &config);
-    (model, state, backend)
+    ImplicitRun::of(&xpbd_core::scene::parse(&text, Path::new("drape.toml")).unwrap())
 }
 
 /// The mean strain of the middle row (y = 0.2 m): its length along the sheet over the rest length, − 1.
@@ -61,17 +55,15 @@ fn row_strain(model: &Model, state: &State) -> f64 {
 #[test]
 fn a_sheet_pulled_over_a_box_edge_slides_with_coulomb_friction() {
     let strain_at = |mu: f64| {
-        let (model, mut state, mut backend) = draped(mu);
-        for _ in 0..40 {
-            backend.step_frame(&model, &mut state).unwrap();
-            assert!(state.first_non_finite().is_none(), "non-finite state at frame {}", state.frame);
-        }
+        let mut run = draped(mu);
+        run.frames(40);
+        let (model, state) = (&run.model, &run.state);
         let trailing: Vec<_> = model.initial_position.iter().zip(&state.x).filter(|(p, _)| p.x.abs() < 1e-9).map(|(_, x)| *x).collect();
         for x in &trailing {
             // The pins have moved 0.32 m: the trailing edge, which started at x = 0, follows on the top.
             assert!(x.x > EDGE_X + 0.2 && x.z.abs() < 1e-3, "μ = {mu}: the trailing edge is at {x:?}");
         }
-        row_strain(&model, &state)
+        row_strain(model, state)
     };
     let sliding = strain_at(0.0);
     let damping = ALPHA * SPEED * DENSITY * SIDE / (2.0 * YOUNGS);

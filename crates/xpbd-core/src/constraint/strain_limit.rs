@@ -1,9 +1,10 @@
 //! Strain limiting of cloth triangles (docs/cloth.md): after each solver iteration, the singular values of
 //! each triangle's in-plane deformation gradient F = [x₁ − x₀, x₂ − x₀]·D_m⁻¹ (3×2, D_m the rest edges in a
-//! 2D frame of the rest triangle) are clamped to [min, max], and the triangle's vertices move, mass-weighted,
+//! 2D frame of the rest triangle: [`crate::fem::shell::TriangleRest`]'s) are clamped to [min, max], and the triangle's vertices move, mass-weighted,
 //! onto the triangle of gradient U·clamp(Σ)·Vᵀ with the same mass-weighted centroid (pinned vertices stay,
 //! and the others follow their mean offset).
 
+use crate::fem::shell::membrane::in_plane_gradient;
 use crate::mesh::Vec3;
 use nalgebra::{Matrix2, Matrix3x2, SymmetricEigen};
 
@@ -12,15 +13,6 @@ use nalgebra::{Matrix2, Matrix3x2, SymmetricEigen};
 pub struct StrainLimit {
     pub min: f64,
     pub max: f64,
-}
-
-/// D_m⁻¹ of the rest triangle `x`, in the frame (u, v) with u along x₁ − x₀ and v in its plane; `None` for
-/// a degenerate triangle.
-pub fn rest_frame(x: &[Vec3; 3]) -> Option<Matrix2<f64>> {
-    let (e1, e2) = (x[1] - x[0], x[2] - x[0]);
-    let u = e1.try_normalize(1e-300)?;
-    let v = (e2 - u * e2.dot(&u)).try_normalize(1e-300)?;
-    Matrix2::new(e1.norm(), e2.dot(&u), 0.0, e2.dot(&v)).try_inverse()
 }
 
 /// The singular values (σ₁ ≥ σ₂) of the triangle's F and its SVD factors, from FᵀF = V Σ² Vᵀ.
@@ -33,17 +25,13 @@ fn svd(f: &Matrix3x2<f64>) -> ([f64; 2], Matrix2<f64>) {
 
 /// The singular values (σ₁ ≥ σ₂) of F for the triangle at positions `x` with rest frame `dm_inv`.
 pub fn principal_stretches(x: &[Vec3; 3], dm_inv: &Matrix2<f64>) -> [f64; 2] {
-    svd(&deformation(x, dm_inv)).0
-}
-
-fn deformation(x: &[Vec3; 3], dm_inv: &Matrix2<f64>) -> Matrix3x2<f64> {
-    Matrix3x2::from_columns(&[x[1] - x[0], x[2] - x[0]]) * dm_inv
+    svd(&in_plane_gradient(dm_inv, x)).0
 }
 
 /// Projects the triangle at `x` (inverse masses `w`) onto the limit; no change when its stretches are
 /// within it, or when a stretch is too small to give the in-plane directions.
 pub fn project(limit: &StrainLimit, dm_inv: &Matrix2<f64>, w: &[f64; 3], x: &mut [Vec3; 3]) {
-    let f = deformation(x, dm_inv);
+    let f = in_plane_gradient(dm_inv, x);
     let (sigma, v) = svd(&f);
     let clamped = sigma.map(|s| s.clamp(limit.min, limit.max));
     if clamped == sigma || sigma[1] < 1e-9 {
@@ -68,11 +56,12 @@ pub fn project(limit: &StrainLimit, dm_inv: &Matrix2<f64>, w: &[f64; 3], x: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fem::shell::TriangleRest;
 
     #[test]
     fn stretched_triangle_is_clamped_keeping_its_centroid() {
         let rest = [Vec3::zeros(), Vec3::new(1.0, 0.0, 0.0), Vec3::new(0.0, 1.0, 0.0)];
-        let dm_inv = rest_frame(&rest).unwrap();
+        let dm_inv = TriangleRest::new(&rest).unwrap().dm_inv;
         let mut x = [Vec3::new(0.0, 0.0, 0.1), Vec3::new(1.5, 0.0, 0.1), Vec3::new(0.0, 0.8, 0.1)];
         let centroid = (x[0] + x[1] + x[2]) / 3.0;
         let limit = StrainLimit { min: 0.9, max: 1.1 };

@@ -475,7 +475,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
                 lambda_offset: m.rows,
                 strain_limit: limit,
                 tris: if limit.is_some() { cm.tris.iter().map(|t| offset(t).try_into().unwrap()).collect() } else { Vec::new() },
-                tri_rest: if limit.is_some() { triangle_frames(&cm.vertices, &cm.tris) } else { Vec::new() },
+                tri_rest: if limit.is_some() { triangle_frames(&cm.vertices, &cm.tris, what)? } else { Vec::new() },
             };
             m.rows += g.rows();
             m.cloth_groups.push(g);

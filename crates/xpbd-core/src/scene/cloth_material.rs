@@ -4,8 +4,9 @@
 
 use super::schema::Material;
 use crate::constraint::bending::plate_compliance;
-use crate::constraint::strain_limit::{rest_frame, StrainLimit};
+use crate::constraint::strain_limit::StrainLimit;
 use crate::constraint::tet_model::gather;
+use crate::fem::shell::TriangleRest;
 use crate::mesh::Vec3;
 use crate::{Error, Result};
 use nalgebra::Matrix2;
@@ -56,10 +57,15 @@ pub(super) fn strain_limit(mat: &Material, mwhat: &str) -> Result<Option<StrainL
         .then(|| StrainLimit { min: mat.strain_min.unwrap_or(0.0), max: mat.strain_max.unwrap_or(f64::INFINITY) }))
 }
 
-/// The rest frames D_m⁻¹ of `tris` (rest positions `x`), for a strain limit; build has refused degenerate
-/// triangles.
-pub(super) fn triangle_frames(x: &[Vec3], tris: &[[u32; 3]]) -> Vec<Matrix2<f64>> {
-    tris.iter().map(|t| rest_frame(&t.map(|i| x[i as usize])).expect("a triangle of nonzero area")).collect()
+/// The rest frames D_m⁻¹ of `tris` (rest positions `x`), for a strain limit; a triangle too thin for a frame is
+/// an error naming it (`what`: the body).
+pub(super) fn triangle_frames(x: &[Vec3], tris: &[[u32; 3]], what: &str) -> Result<Vec<Matrix2<f64>>> {
+    tris.iter()
+        .enumerate()
+        .map(|(e, t)| {
+            TriangleRest::new(&t.map(|i| x[i as usize])).map(|r| r.dm_inv).ok_or_else(|| Error::invalid(format!("{what}: triangle {e} {t:?} is degenerate")))
+        })
+        .collect()
 }
 
 #[cfg(test)]

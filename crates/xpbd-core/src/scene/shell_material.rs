@@ -7,7 +7,7 @@ use super::cloth_topology::edges_and_hinges;
 use super::schema;
 use crate::constraint::strain_limit::StrainLimit;
 use crate::constraint::tet_model::gather;
-use crate::fem::shell::{Bending, HingeRest, Membrane, ShellMaterial, TriangleRest};
+use crate::fem::shell::{Bending, HingeRest, Membrane, ShapeOperatorRest, ShellMaterial, TriangleRest};
 use crate::material::Lame;
 use crate::mesh::TriMesh;
 use crate::model::{Rayleigh, ShellGroup};
@@ -97,6 +97,10 @@ pub fn group(body: usize, spec: &ShellSpec, rayleigh: Rayleigh, cm: &TriMesh, ba
         hinges: hinges.iter().map(|h| h.map(|i| i + base)).collect(),
         hinge_rest,
         triangle_hinges,
+        plate_rest: match spec.material.bending {
+            Bending::ShapeOperator => cm.tris.iter().map(|t| ShapeOperatorRest::new(&spec.material, &gather(&cm.vertices, t))).collect(),
+            Bending::Hinge => Vec::new(),
+        },
         strain_limit: spec.strain_limit,
     })
 }

@@ -17,7 +17,7 @@
 
 use super::contact::{Contact, Contacts};
 use super::elements::Elements;
-use super::shells::Shells;
+use super::shells::{ActiveStencils, ShellStates, Shells};
 use nalgebra::Matrix3;
 use rayon::prelude::*;
 use xpbd_core::constraint::tet::node_gradients;
@@ -184,16 +184,8 @@ impl Oracle {
         }
         // The contact filter's start (Eq. 4.16), or Δẋ₀ = 0; then one PCG iteration from it:
         // r = z − AΔẋ₀, p = P⁻¹r, Δẋ = Δẋ₀ + (rᵀp / pᵀAp) p.
-        let apply = |d: &[Vec3]| {
-            let mut ad = self.apply(elements, x, mass, d, h);
-            shells.for_each_stencil(&all, &stencils, |s| s.add_product(d, h * (h + s.alpha1), &mut ad));
-            for (i, o) in ad.iter_mut().enumerate() {
-                if self.row[i].is_none() {
-                    *o = Vec3::zeros();
-                }
-            }
-            ad
-        };
+        let shell_stiffness = (shells, &all, &stencils);
+        let apply = |d: &[Vec3]| self.apply(elements, shell_stiffness, x, mass, d, h);
         let start = if settings.contact_filter && !new.is_empty() { Some(self.filtered_start(contacts, &new)) } else { None };
         let r: Vec<Vec3> = match &start {
             Some(d0) => z.iter().zip(apply(d0)).map(|(z, a)| z - a).collect(),
@@ -299,8 +291,18 @@ impl Oracle {
         out
     }
 
-    /// A p = (1 + hα₀)M p + h(h + α₁)K p, matrix-free; zero on pinned vertices.
-    fn apply(&self, elements: &Elements, x: &[Vec3], mass: &[f64], p: &[Vec3], h: f64) -> Vec<Vec3> {
+    /// A p = (1 + hα₀)M p + h(h + α₁)K p, matrix-free (the shells' K from their evaluated stencils); zero on pinned
+    /// vertices.
+    #[allow(clippy::too_many_arguments)]
+    fn apply(
+        &self,
+        elements: &Elements,
+        (shells, active, stencils): (&Shells, &ActiveStencils, &ShellStates),
+        x: &[Vec3],
+        mass: &[f64],
+        p: &[Vec3],
+        h: f64,
+    ) -> Vec<Vec3> {
         let per_element: Vec<[Vec3; 4]> = (0..elements.len())
             .into_par_iter()
             .map(|e| {
@@ -316,6 +318,7 @@ impl Oracle {
                 out[t[a] as usize] += k[a];
             }
         }
+        shells.for_each_stencil(active, stencils, |s| s.add_product(p, h * (h + s.alpha1), &mut out));
         for (i, o) in out.iter_mut().enumerate() {
             if self.row[i].is_none() {
                 *o = Vec3::zeros();

@@ -11,6 +11,7 @@ use xpbd_core::fem::shell::{
     hinge_state, membrane_state, shape_operator_state, stencil_nodes, unwrap_angle, Bending, HingeRest, ShapeOperatorRest, ShellMaterial, Stencil,
     TriangleHinge, TriangleRest,
 };
+use xpbd_core::mesh::bvh::Aabb;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 
@@ -81,13 +82,12 @@ impl Shells {
     pub fn new(model: &Model, x: &[Vec3]) -> Self {
         let mut s = Shells::default();
         for (gi, g) in model.shell_groups.iter().enumerate() {
-            let rest = &model.rest[model.bodies[g.body].vertices.clone()];
-            let (lo, hi) = rest.iter().fold((rest[0], rest[0]), |(lo, hi), p| (lo.inf(p), hi.sup(p)));
+            let bounds = Aabb::around(&model.rest[model.bodies[g.body].vertices.clone()]);
             s.groups.push(ShellGroup {
                 material: g.material,
                 hinge_stiffness: g.material.hinge_stiffness(),
                 stiffness_damping: g.rayleigh.stiffness,
-                diameter: (hi - lo).norm(),
+                diameter: (bounds.max - bounds.min).norm(),
                 strain_limit: g.strain_limit,
             });
             let (first_triangle, first_hinge) = (s.triangles.len() as u32, s.hinges.len() as u32);
@@ -102,12 +102,9 @@ impl Shells {
                 .extend(g.hinges.iter().zip(&g.hinge_rest).map(|(h, r)| 2.0 * r.weight / (model.rest[h[1] as usize] - model.rest[h[0] as usize]).norm()));
             match g.material.bending {
                 Bending::Hinge => s.bent_hinges.extend(first_hinge..s.hinges.len() as u32),
-                Bending::ShapeOperator => s.plates.extend(
-                    g.triangles
-                        .iter()
-                        .enumerate()
-                        .map(|(i, t)| PlateBending { triangle: first_triangle + i as u32, rest: ShapeOperatorRest::new(&g.material, &gather(&model.rest, t)) }),
-                ),
+                Bending::ShapeOperator => {
+                    s.plates.extend(g.plate_rest.iter().enumerate().map(|(i, &rest)| PlateBending { triangle: first_triangle + i as u32, rest }))
+                }
             }
         }
         s.angle = s.hinge_rest.iter().map(|r| r.rest_angle).collect();

@@ -1,4 +1,5 @@
-//! A model, its state and the implicit backend (`kind = "implicit"` or `"adaptive"`), for the shell tests.
+//! A model, its state and the implicit backend (`kind = "implicit"` or `"adaptive"`), for the shell and
+//! implicit-contact tests.
 
 use std::path::Path;
 use xpbd_core::backend::Backend;
@@ -25,7 +26,7 @@ impl ImplicitRun {
         Self::of(&xpbd_core::scene::load(&path).unwrap_or_else(|e| panic!("{name}: {e}")))
     }
 
-    fn of(scene: &xpbd_core::scene::Scene) -> Self {
+    pub fn of(scene: &xpbd_core::scene::Scene) -> Self {
         let Built { model, config, .. } = super::built(scene);
         let state = State::initial(&model);
         let backend = ImplicitBackend::new(&model, &config);

@@ -52,16 +52,16 @@ impl TriangleRest {
     }
 }
 
-/// F₂ = [x1 − x0, x2 − x0] Dm⁻¹, the 3×2 in-plane deformation gradient.
-fn in_plane_gradient(rest: &TriangleRest, x: &[Vec3; 3]) -> Matrix3x2<f64> {
-    Matrix3x2::from_columns(&[x[1] - x[0], x[2] - x[0]]) * rest.dm_inv
+/// F₂ = [x1 − x0, x2 − x0] Dm⁻¹, the 3×2 in-plane deformation gradient (also the strain limit's).
+pub fn in_plane_gradient(dm_inv: &Matrix2<f64>, x: &[Vec3; 3]) -> Matrix3x2<f64> {
+    Matrix3x2::from_columns(&[x[1] - x[0], x[2] - x[0]]) * dm_inv
 }
 
 /// The 3×3 deformation gradient F = [B x | n] of Eq. 4.1–4.2 (maps the rest frame's two tangents and normal to
 /// the deformed edges' images and the deformed unit normal): zero Green strain under rotation, same shape as a
 /// tet's F. The third column is zero for a collapsed deformed triangle.
 pub fn deformation_gradient(rest: &TriangleRest, x: &[Vec3; 3]) -> Matrix3<f64> {
-    let f2 = in_plane_gradient(rest, x);
+    let f2 = in_plane_gradient(&rest.dm_inv, x);
     let n = (x[1] - x[0]).cross(&(x[2] - x[0]));
     let len = n.norm();
     let n = if len > 0.0 { n / len } else { Vec3::zeros() };
@@ -70,7 +70,7 @@ pub fn deformation_gradient(rest: &TriangleRest, x: &[Vec3; 3]) -> Matrix3<f64> 
 
 /// Green strain E = ½(FᵀF − I) of the 3×3 F above (its third row and column are zero: see the module docs).
 pub fn membrane_strain(rest: &TriangleRest, x: &[Vec3; 3]) -> Matrix3<f64> {
-    let e2 = green_strain_2(&in_plane_gradient(rest, x));
+    let e2 = green_strain_2(&in_plane_gradient(&rest.dm_inv, x));
     let mut e = Matrix3::zeros();
     e.fixed_view_mut::<2, 2>(0, 0).copy_from(&e2);
     e
@@ -169,7 +169,7 @@ fn shape_map_2(dm_inv: &Matrix2<f64>) -> SMatrix<f64, 6, 9> {
 /// definite for the Newton step.
 pub fn membrane_state(material: &ShellMaterial, rest: &TriangleRest, x: &[Vec3; 3], project: bool) -> Stencil<9> {
     let (mu, lambda) = material.plane_stress();
-    let f2 = in_plane_gradient(rest, x);
+    let f2 = in_plane_gradient(&rest.dm_inv, x);
     let (psi, p, h) = density(material.membrane, &f2, mu, lambda);
     let scale = material.thickness * rest.area;
     // ∂E/∂x_a = t A P D̃_aᵀ: the columns of t A P D̃ᵀ.

@@ -1,5 +1,6 @@
 //! `cylinder_shell`: an open tube (a cylinder surface without caps), for shells.
 
+use super::grid2d::split_cell;
 use super::{check_cells, check_element_cap, check_length};
 use crate::mesh::{TriMesh, Vec3};
 use crate::Result;
@@ -29,12 +30,7 @@ pub fn cylinder_shell_mesh(radius: f64, length: f64, cells: [usize; 2]) -> Resul
     let mut tris = Vec::with_capacity(2 * around * along);
     for j in 0..along {
         for i in 0..around {
-            let (v00, v10, v01, v11) = (index(i, j), index(i + 1, j), index(i, j + 1), index(i + 1, j + 1));
-            if (i + j) % 2 == 0 {
-                tris.extend([[v00, v10, v11], [v00, v11, v01]]);
-            } else {
-                tris.extend([[v00, v10, v01], [v10, v11, v01]]);
-            }
+            tris.extend(split_cell([index(i, j), index(i + 1, j), index(i, j + 1), index(i + 1, j + 1)], i + j));
         }
     }
     Ok(TriMesh { vertices, tris })

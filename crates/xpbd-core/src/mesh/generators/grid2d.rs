@@ -26,15 +26,20 @@ pub fn grid2d_mesh(size: [f64; 2], cells: [usize; 2]) -> Result<TriMesh> {
         for i in 0..nx {
             let v00 = (i + (nx + 1) * j) as u32;
             let (v10, v01) = (v00 + 1, v00 + nx as u32 + 1);
-            let v11 = v01 + 1;
-            if (i + j) % 2 == 0 {
-                tris.extend([[v00, v10, v11], [v00, v11, v01]]);
-            } else {
-                tris.extend([[v00, v10, v01], [v10, v11, v01]]);
-            }
+            tris.extend(split_cell([v00, v10, v01, v01 + 1], i + j));
         }
     }
     Ok(TriMesh { vertices, tris })
+}
+
+/// The two counter-clockwise triangles of the grid cell with corners [v00, v10, v01, v11] (u first, then v), its
+/// diagonal alternating with the parity of `i + j` so that neighbouring cells mirror each other.
+pub(super) fn split_cell([v00, v10, v01, v11]: [u32; 4], parity: usize) -> [[u32; 3]; 2] {
+    if parity % 2 == 0 {
+        [[v00, v10, v11], [v00, v11, v01]]
+    } else {
+        [[v00, v10, v01], [v10, v11, v01]]
+    }
 }
 
 #[cfg(test)]
