@@ -35,7 +35,7 @@ pub fn grid2d_mesh(size: [f64; 2], cells: [usize; 2]) -> Result<TriMesh> {
 /// The two counter-clockwise triangles of the grid cell with corners [v00, v10, v01, v11] (u first, then v), its
 /// diagonal alternating with the parity of `i + j` so that neighbouring cells mirror each other.
 pub(super) fn split_cell([v00, v10, v01, v11]: [u32; 4], parity: usize) -> [[u32; 3]; 2] {
-    if parity % 2 == 0 {
+    if parity.is_multiple_of(2) {
         [[v00, v10, v11], [v00, v11, v01]]
     } else {
         [[v00, v10, v01], [v10, v11, v01]]
