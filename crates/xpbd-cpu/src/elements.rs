@@ -3,8 +3,8 @@
 //! any schedule, Jacobi) iterate families through [`for_each_family`] and apply or accumulate the
 //! corrections a visit returns.
 
+use crate::tet_blocks::BlockMaterial;
 use std::sync::atomic::{AtomicU64, Ordering};
-use xpbd_core::constraint::lanes::BlockMaterial;
 use xpbd_core::constraint::projection::{project_block, BlockParams};
 use xpbd_core::constraint::tet::TetRest;
 use xpbd_core::constraint::tet_model::{project_tet, TetModel};
@@ -52,8 +52,8 @@ pub struct Local<const N: usize> {
     pub w: [f64; N],
 }
 
-/// A family that the four-lane kernel (`xpbd_core::constraint::lanes`) can project: undamped block
-/// neo-Hookean tetrahedra.
+/// A family that the block kernel (`crate::block_kernel`) can project: undamped block neo-Hookean
+/// tetrahedra.
 pub struct Lanes<'a> {
     pub material: BlockMaterial,
     pub tets: &'a [[u32; 4]],
@@ -70,7 +70,7 @@ pub struct Family<'a, const N: usize> {
     /// Element `e` owns the multipliers `lambda_offset + e*rows ..+rows`.
     pub rows: usize,
     pub lambda_offset: usize,
-    /// Given when the four-lane kernel applies.
+    /// Given when the block kernel applies.
     pub lanes: Option<Lanes<'a>>,
 }
 
@@ -89,7 +89,7 @@ pub fn for_each_family(model: &Model, h: f64, angles: &HingeAngles, v: &mut impl
     for g in &model.tet_groups {
         let p = g.params(h);
         let lanes = (g.model == TetModel::NeoHookeanBlock && g.damping == 0.0).then(|| Lanes {
-            material: BlockMaterial { mu: g.lame.mu, lambda: g.lame.lambda, gamma: xpbd_core::constraint::neohookean::gamma(&g.lame), h },
+            material: BlockMaterial { gamma: xpbd_core::constraint::neohookean::gamma(&g.lame), inv_lambda: 1.0 / g.lame.lambda, inv_mu: 1.0 / g.lame.mu },
             tets: &g.tets,
             rest: &g.rest,
         });

@@ -2,10 +2,11 @@
 //! colored (block paper, Algorithm 2) or clustered (Algorithm 3). Batches run in sequence; the items
 //! of a batch in parallel with rayon; the elements of an item in sequence, each update seen by the next.
 
-use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Lanes, Local};
+use crate::block_kernel::{InPlace, Isa, Project, TetBlock};
+use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Local};
 use crate::shared::SharedMut;
+use crate::tet_blocks::{LaneBlocks, Layout, TetBlocks};
 use rayon::prelude::*;
-use xpbd_core::constraint::lanes::{project_block_neohookean_x4, Block4};
 use xpbd_core::constraint::strain_limit;
 use xpbd_core::graph::partition::partitions;
 use xpbd_core::graph::schedule::Schedule;
@@ -28,6 +29,12 @@ pub struct GaussSeidel {
     /// The hinges' last angles, in the order of the model swept (the permuted one when there is one).
     angles: HingeAngles,
     permuted: Option<Permuted>,
+    /// The lane blocks of every family the block kernel projects (`None` for the others), by family.
+    blocks: Vec<Option<LaneBlocks>>,
+    isa: Isa,
+    /// `[x, y, z, w]` (w the inverse mass) of every vertex: the block kernel's copy of the positions of the
+    /// families it projects.
+    padded: Vec<[f64; 4]>,
 }
 
 struct Permuted {
@@ -44,17 +51,26 @@ impl GaussSeidel {
     /// `cluster_size` elements colored on the supernodal graph. Partitions come from the per-topology
     /// cache of `xpbd_core::graph::partition`. `h`: the substep (the families' parameters depend on it).
     pub fn new(model: &Model, h: f64, kind: ScheduleKind) -> Self {
+        Self::with_isa(model, h, kind, Isa::detect())
+    }
+
+    /// As [`GaussSeidel::new`], with the block kernel on instruction set `isa` (one [`Isa::available`]
+    /// lists).
+    pub fn with_isa(model: &Model, h: f64, kind: ScheduleKind, isa: Isa) -> Self {
         let mut planner = Planner { kind, vertex_count: model.vertex_count(), schedules: Vec::new() };
         let angles = HingeAngles::new(model);
         for_each_family(model, h, &angles, &mut planner);
         if kind == ScheduleKind::Serial {
-            return GaussSeidel { schedules: planner.schedules, angles, permuted: None };
+            let blocks = build_blocks(model, h, &planner.schedules, &angles, 1);
+            return GaussSeidel { schedules: planner.schedules, angles, permuted: None, blocks, isa, padded: padded_vertices(model) };
         }
         let orders: Vec<Vec<u32>> = planner.schedules.iter().map(Schedule::execution_order).collect();
         let (permuted_model, lambda_of, hinge_of) = permute(model, &orders);
-        let schedules = planner.schedules.iter().map(Schedule::in_execution_order).collect();
+        let schedules: Vec<Schedule> = planner.schedules.iter().map(Schedule::in_execution_order).collect();
         let angles = HingeAngles::new(&permuted_model);
-        GaussSeidel { schedules, angles, permuted: Some(Permuted { model: permuted_model, lambda_of, hinge_of, lambda: vec![0.0; model.rows] }) }
+        let blocks = build_blocks(&permuted_model, h, &schedules, &angles, isa.lanes());
+        let permuted = Permuted { model: permuted_model, lambda_of, hinge_of, lambda: vec![0.0; model.rows] };
+        GaussSeidel { schedules, angles, permuted: Some(permuted), blocks, isa, padded: padded_vertices(model) }
     }
 
     /// The hinges' last angles in model order (checkpoint state).
@@ -92,10 +108,22 @@ impl GaussSeidel {
     /// multipliers live in the sweep's own copy and `lambda` is left as it was: call [`GaussSeidel::export`]
     /// before reading them.
     pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
-        match &mut self.permuted {
-            None => sweep(&self.schedules, model, &self.angles, x, x_prev, lambda, h),
-            Some(p) => sweep(&self.schedules, &p.model, &self.angles, x, x_prev, &mut p.lambda, h),
-        }
+        self.blocks.iter_mut().flatten().for_each(|b| b.set_substep(h));
+        let (swept, lambda) = match &mut self.permuted {
+            None => (model, lambda),
+            Some(p) => (&p.model, &mut p.lambda[..]),
+        };
+        let mut sweep = Sweep {
+            schedules: &self.schedules,
+            blocks: &self.blocks,
+            isa: self.isa,
+            padded: SharedMut::new(&mut self.padded),
+            x: SharedMut::new(x),
+            x_prev,
+            w: &swept.inv_mass,
+            lambda: SharedMut::new(lambda),
+        };
+        for_each_family(swept, h, &self.angles, &mut sweep);
         limit_strain(model, x);
     }
 
@@ -124,13 +152,55 @@ fn limit_strain(model: &Model, x: &mut [Vec3]) {
     }
 }
 
-fn sweep(schedules: &[Schedule], model: &Model, angles: &HingeAngles, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
-    let mut sweep = Sweep { schedules, x: SharedMut::new(x), x_prev, w: &model.inv_mass, lambda: SharedMut::new(lambda) };
-    for_each_family(model, h, angles, &mut sweep);
+/// `[x, y, z, 1/m]` of every vertex of `model` (positions copied in by each sweep).
+pub(crate) fn padded_vertices(model: &Model) -> Vec<[f64; 4]> {
+    model.inv_mass.iter().map(|&w| [0.0, 0.0, 0.0, w]).collect()
+}
+
+/// Blocks of `lanes` lanes for every family of `model` the block kernel projects, over `schedules` (the
+/// model's own element order).
+pub(crate) fn build_blocks(model: &Model, h: f64, schedules: &[Schedule], angles: &HingeAngles, lanes: usize) -> Vec<Option<LaneBlocks>> {
+    let mut builder = BlockBuilder { schedules, lanes, vertex_len: model.vertex_count(), lambda_len: model.rows, h, blocks: Vec::new() };
+    for_each_family(model, h, angles, &mut builder);
+    builder.blocks
+}
+
+struct BlockBuilder<'a> {
+    schedules: &'a [Schedule],
+    lanes: usize,
+    vertex_len: usize,
+    lambda_len: usize,
+    h: f64,
+    blocks: Vec<Option<LaneBlocks>>,
+}
+
+impl FamilyVisitor for BlockBuilder<'_> {
+    fn visit<const N: usize, P>(&mut self, f: Family<N>, _project: P)
+    where
+        P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
+    {
+        let blocks = f.lanes.map(|lanes| {
+            let s = &self.schedules[f.index];
+            let layout = Layout { tets: lanes.tets, rest: lanes.rest, lambda_offset: f.lambda_offset };
+            let (m, h) = (lanes.material, self.h);
+            let blocks = match self.lanes {
+                1 => LaneBlocks::One(TetBlocks::new(s, &layout, m, h)),
+                4 => LaneBlocks::Four(TetBlocks::new(s, &layout, m, h)),
+                _ => LaneBlocks::Eight(TetBlocks::new(s, &layout, m, h)),
+            };
+            // The invariant of the sweeps' unchecked accesses.
+            assert!(blocks.fits(self.vertex_len, self.lambda_len), "lane blocks name a vertex or multiplier out of range");
+            blocks
+        });
+        self.blocks.push(blocks);
+    }
 }
 
 struct Sweep<'a> {
     schedules: &'a [Schedule],
+    blocks: &'a [Option<LaneBlocks>],
+    isa: Isa,
+    padded: SharedMut<'a, [f64; 4]>,
     x: SharedMut<'a, Vec3>,
     x_prev: &'a [Vec3],
     w: &'a [f64],
@@ -138,14 +208,20 @@ struct Sweep<'a> {
 }
 
 /// Items per rayon task: enough elements to amortise scheduling.
-const GRAIN: usize = 64;
+pub(crate) const GRAIN: usize = 64;
 
 impl FamilyVisitor for Sweep<'_> {
     fn visit<const N: usize, P>(&mut self, f: Family<N>, project: P)
     where
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
-        let Family { index: family, elements, damped, rows, lambda_offset, lanes } = f;
+        let Family { index: family, elements, damped, rows, lambda_offset, .. } = f;
+        match &self.blocks[family] {
+            Some(LaneBlocks::One(b)) => return self.run_blocks(b),
+            Some(LaneBlocks::Four(b)) => return self.run_blocks(b),
+            Some(LaneBlocks::Eight(b)) => return self.run_blocks(b),
+            None => {}
+        }
         let (x, lambda, x_prev, w) = (&self.x, &self.lambda, self.x_prev, self.w);
         let s = &self.schedules[family];
         let item = |i: usize| {
@@ -165,72 +241,49 @@ impl FamilyVisitor for Sweep<'_> {
         };
         for b in 0..s.batches() {
             let items = s.batch(b);
-            match &lanes {
-                _ if items.len() == 1 => item(items.start),
-                None => items.into_par_iter().with_min_len(GRAIN).for_each(item),
-                Some(lanes) => {
-                    let quads = (items.len() + 3) / 4;
-                    (0..quads).into_par_iter().with_min_len(GRAIN / 4).for_each(|q| {
-                        let first = items.start + 4 * q;
-                        // SAFETY: as above; the (up to) four items of a quad are items of one batch.
-                        unsafe { four_items(s, first..(first + 4).min(items.end), lanes, x, lambda, w, lambda_offset) }
-                    });
-                }
+            if items.len() == 1 {
+                item(items.start)
+            } else {
+                items.into_par_iter().with_min_len(GRAIN).for_each(item)
             }
         }
     }
 }
 
-/// Projects up to four items of one batch in lockstep with the four-lane kernel: step k takes the k-th
-/// element of each item, so every item's elements still run in their order.
-///
-/// # Safety
-/// The items must belong to one batch of a valid schedule.
-unsafe fn four_items(
-    s: &Schedule,
-    items: std::ops::Range<usize>,
-    lanes: &Lanes,
-    x: &SharedMut<Vec3>,
-    lambda: &SharedMut<f64>,
-    w: &[f64],
-    lambda_offset: usize,
-) {
-    let mut members: [&[u32]; 4] = [&[]; 4];
-    for (l, i) in items.enumerate() {
-        members[l] = s.item(i);
-    }
-    let steps = members.iter().map(|m| m.len()).max().unwrap_or(0);
-    let r0 = &lanes.rest[0];
-    let mut b = Block4 { rest: [r0; 4], w: [[0.0; 4]; 4], x: [[Vec3::zeros(); 4]; 4], lambda: [[0.0; 2]; 4], active: [false; 4] };
-    let mut e = [0usize; 4];
-    for k in 0..steps {
-        for l in 0..4 {
-            b.active[l] = k < members[l].len();
-            if !b.active[l] {
-                continue;
-            }
-            e[l] = members[l][k] as usize;
-            let tet = &lanes.tets[e[l]];
-            b.rest[l] = &lanes.rest[e[l]];
-            for n in 0..4 {
-                b.w[l][n] = w[tet[n] as usize];
-                b.x[l][n] = x.get(tet[n] as usize);
-            }
-            let off = lambda_offset + 2 * e[l];
-            b.lambda[l] = [lambda.get(off), lambda.get(off + 1)];
+impl Sweep<'_> {
+    /// Runs one family through the block kernel: its vertices are copied into the padded array, swept
+    /// batch by batch (the groups of a batch in parallel, the steps of a group in order) and copied back.
+    fn run_blocks<const L: usize>(&self, blocks: &TetBlocks<L>)
+    where
+        TetBlock<L>: Project<L>,
+    {
+        let (x, padded, lambda, w) = (&self.x, &self.padded, &self.lambda, self.w);
+        // SAFETY (copies): no other thread runs yet.
+        for &v in &blocks.vertices {
+            let (v, p) = (v as usize, unsafe { x.get(v as usize) });
+            unsafe { padded.update(v, |q| *q = [p.x, p.y, p.z, w[v]]) };
         }
-        project_block_neohookean_x4(&lanes.material, &mut b);
-        for l in 0..4 {
-            if !b.active[l] {
-                continue;
+        let (isa, gamma) = (self.isa, blocks.material.gamma);
+        let group = |g: usize| {
+            for step in blocks.group(g) {
+                // SAFETY: `BlockBuilder` checked every index against these arrays' lengths; the groups of
+                // a batch share no vertex and no multiplier (schedule validity) and idle lanes name the
+                // padding entries, which the kernel never writes; `isa` was detected.
+                let out = InPlace { x: padded.ptr(), lambda: lambda.ptr() };
+                unsafe { step.project(isa, gamma, out.x, out.lambda, &out) }
             }
-            let tet = &lanes.tets[e[l]];
-            for n in 0..4 {
-                x.update(tet[n] as usize, |p| *p = b.x[l][n]);
+        };
+        for b in 0..blocks.batches() {
+            let groups = blocks.batch(b);
+            if groups.len() == 1 {
+                group(groups.start)
+            } else {
+                groups.into_par_iter().with_min_len((GRAIN / L).max(1)).for_each(group)
             }
-            let off = lambda_offset + 2 * e[l];
-            lambda.update(off, |v| *v = b.lambda[l][0]);
-            lambda.update(off + 1, |v| *v = b.lambda[l][1]);
+        }
+        for &v in &blocks.vertices {
+            let p = unsafe { padded.get(v as usize) };
+            unsafe { x.update(v as usize, |q| *q = Vec3::new(p[0], p[1], p[2])) };
         }
     }
 }
@@ -292,4 +345,80 @@ fn permute(model: &Model, orders: &[Vec<u32>]) -> (Model, Vec<u32>, Vec<u32>) {
         family += 2;
     }
     (m, lambda_of, hinge_of)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+    use xpbd_core::constraint::tet_model::project_tet;
+    use xpbd_core::scene::{build, parse};
+
+    /// A pinned 1,280-tet block neo-Hookean bar, deformed.
+    fn bar() -> (Model, f64, Vec<Vec3>) {
+        let scene = r#"name = "bar"
+[simulation]
+substeps = 10
+[[body]]
+name = "bar"
+mesh = { generator = "box", size = [2.0, 0.5, 0.5], cells = [16, 4, 4], split = 5 }
+material = { model = "neohookean_block", youngs = 1.0e6, poisson = 0.45, density = 1000.0 }
+pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 10.0, 10.0] } }]
+"#;
+        let built = build(&parse(scene, Path::new("bar.toml")).unwrap(), Path::new(".")).unwrap();
+        let m = built.model;
+        let x0 = m.rest.iter().map(|p| p + Vec3::new(0.01 * p.y, -0.05 * p.x * p.x, 0.02 * p.y * p.z)).collect();
+        (m, built.config.h(), x0)
+    }
+
+    /// Three sweeps of every schedule on every instruction set against the scalar projection
+    /// (`project_tet`) applied element by element in the schedule's execution order: equal to round-off,
+    /// and the instruction sets equal to the bit.
+    #[test]
+    fn block_sweeps_match_the_scalar_projection_in_schedule_order() {
+        let (m, h, x0) = bar();
+        let g = &m.tet_groups[0];
+        let params = g.params(h);
+        for kind in [ScheduleKind::Serial, ScheduleKind::Colored, ScheduleKind::Clustered { cluster_size: 5 }] {
+            let order = GaussSeidel::new(&m, h, kind).permuted.as_ref().map_or_else(
+                || (0..g.tets.len() as u32).collect(),
+                |_| {
+                    let mut planner = Planner { kind, vertex_count: m.vertex_count(), schedules: Vec::new() };
+                    for_each_family(&m, h, &HingeAngles::new(&m), &mut planner);
+                    planner.schedules[0].execution_order()
+                },
+            );
+            let (mut x_ref, mut lambda_ref) = (x0.clone(), vec![0.0; m.rows]);
+            for _ in 0..3 {
+                for &e in &order {
+                    let (t, e) = (g.tets[e as usize], e as usize);
+                    let (mut x, w) = (t.map(|v| x_ref[v as usize]), t.map(|v| m.inv_mass[v as usize]));
+                    let x_start = x;
+                    project_tet(&params, &g.rest[e], &w, &mut x, &x_start, &mut lambda_ref[g.lambda_offset + 2 * e..][..2]);
+                    t.iter().zip(x).for_each(|(&v, p)| x_ref[v as usize] = p);
+                }
+            }
+            let mut first: Option<(Vec<Vec3>, Vec<f64>)> = None;
+            for isa in Isa::available() {
+                let mut gs = GaussSeidel::with_isa(&m, h, kind, isa);
+                let (mut x, mut lambda) = (x0.clone(), vec![0.0; m.rows]);
+                gs.reset(&mut lambda);
+                for _ in 0..3 {
+                    gs.iterate(&m, &mut x, &m.rest, &mut lambda, h);
+                }
+                gs.export(&mut lambda);
+                for (v, (a, b)) in x.iter().zip(&x_ref).enumerate() {
+                    let moved = (b - x0[v]).norm().max(1e-9);
+                    assert!((a - b).norm() <= 1e-8 * moved, "{kind:?} {isa:?} vertex {v}: {a} vs {b}");
+                }
+                for (i, (a, b)) in lambda.iter().zip(&lambda_ref).enumerate() {
+                    assert!((a - b).abs() <= 1e-8 * b.abs().max(1e-9), "{kind:?} {isa:?} multiplier {i}: {a} vs {b}");
+                }
+                match &first {
+                    None => first = Some((x, lambda)),
+                    Some((x1, l1)) => assert!(x1 == &x && l1 == &lambda, "{kind:?}: {isa:?} differs from the portable build"),
+                }
+            }
+        }
+    }
 }

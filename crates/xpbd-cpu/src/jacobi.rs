@@ -9,10 +9,15 @@
 //! Pa, 56k tets, 24 tets per vertex) fell almost freely at any substep count. Deterministic: every slot and hinge
 //! angle has one writer.
 
+use crate::block_kernel::{Apply, Isa, Project, Solved, TetBlock};
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Local};
+use crate::gauss_seidel::{build_blocks, padded_vertices, GRAIN};
+use crate::shared::SharedMut;
+use crate::tet_blocks::{LaneBlocks, TetBlocks};
 use rayon::prelude::*;
 use xpbd_core::constraint::mass_split::MassSplit;
 use xpbd_core::graph::groups::Groups;
+use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 
@@ -30,12 +35,18 @@ pub struct Jacobi {
     relaxation: f64,
     /// The hinges' last angles, model order.
     pub angles: HingeAngles,
+    /// The lane blocks of the families the block kernel projects (one batch of every element), by family.
+    blocks: Vec<Option<LaneBlocks>>,
+    isa: Isa,
+    /// `[x, y, z, n_v w_v]` of every vertex, for the block kernel.
+    padded: Vec<[f64; 4]>,
 }
 
 /// Collects every family's vertex indices in slot order.
 struct Layout {
     owners: Vec<u32>,
     family_slot: Vec<usize>,
+    schedules: Vec<Schedule>,
 }
 
 impl FamilyVisitor for Layout {
@@ -45,25 +56,31 @@ impl FamilyVisitor for Layout {
     {
         self.family_slot.push(self.owners.len());
         self.owners.extend(f.elements.iter().flatten());
+        self.schedules.push(Schedule::independent(f.elements.len()));
     }
 }
 
 impl Jacobi {
     /// The pass over `model`'s families at substep `h` with relaxation ω = `relaxation`.
     pub fn new(model: &Model, h: f64, relaxation: f64) -> Self {
-        let mut l = Layout { owners: vec![], family_slot: vec![] };
+        let mut l = Layout { owners: vec![], family_slot: vec![], schedules: vec![] };
         let angles = HingeAngles::new(model);
         for_each_family(model, h, &angles, &mut l);
         let by_vertex = Groups::from_labels(&l.owners, model.vertex_count());
         let split = MassSplit::new(&by_vertex, &model.inv_mass);
-        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation, angles }
+        let isa = Isa::detect();
+        let blocks = build_blocks(model, h, &l.schedules, &angles, isa.lanes());
+        let mut padded = padded_vertices(model);
+        padded.iter_mut().zip(&split.split_inv_mass).for_each(|(p, &w)| p[3] = w);
+        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation, angles, blocks, isa, padded }
     }
 
     /// One Jacobi iteration over every elastic constraint.
     pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
         let omega = self.relaxation;
-        let Jacobi { slots, family_slot, split, angles, .. } = self;
-        let mut pass = Pass { slots, family_slot, split, x, x_prev, lambda, omega };
+        self.blocks.iter_mut().flatten().for_each(|b| b.set_substep(h));
+        let Jacobi { slots, family_slot, split, angles, blocks, isa, padded, .. } = self;
+        let mut pass = Pass { slots, family_slot, split, x, x_prev, lambda, omega, blocks, isa: *isa, padded };
         for_each_family(model, h, angles, &mut pass);
         let (by_vertex, slots) = (&self.by_vertex, &self.slots);
         x.par_iter_mut().enumerate().for_each(|(v, xv)| {
@@ -80,6 +97,9 @@ struct Pass<'a> {
     x_prev: &'a [Vec3],
     lambda: &'a mut [f64],
     omega: f64,
+    blocks: &'a [Option<LaneBlocks>],
+    isa: Isa,
+    padded: &'a mut [[f64; 4]],
 }
 
 impl FamilyVisitor for Pass<'_> {
@@ -88,6 +108,12 @@ impl FamilyVisitor for Pass<'_> {
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
         let Family { index: family, elements, damped, rows, lambda_offset, .. } = f;
+        match &self.blocks[family] {
+            Some(LaneBlocks::One(b)) => return self.run_blocks(b, family, lambda_offset),
+            Some(LaneBlocks::Four(b)) => return self.run_blocks(b, family, lambda_offset),
+            Some(LaneBlocks::Eight(b)) => return self.run_blocks(b, family, lambda_offset),
+            None => {}
+        }
         let first = self.family_slot[family];
         let slots = &mut self.slots[first..first + N * elements.len()];
         let MassSplit { split_inv_mass: split_w, inv_count } = self.split;
@@ -104,5 +130,74 @@ impl FamilyVisitor for Pass<'_> {
                 *l = o + (*l - o) * omega;
             }
         });
+    }
+}
+
+impl Pass<'_> {
+    /// One family through the block kernel: its vertices copied into the padded array with their split
+    /// inverse masses, every group in parallel, corrections into the slots.
+    fn run_blocks<const L: usize>(&mut self, blocks: &TetBlocks<L>, family: usize, lambda_offset: usize)
+    where
+        TetBlock<L>: Project<L>,
+    {
+        for &v in &blocks.vertices {
+            let (p, q) = (self.x[v as usize], &mut self.padded[v as usize]);
+            (q[0], q[1], q[2]) = (p.x, p.y, p.z);
+        }
+        let (slots, lambda) = (SharedMut::new(self.slots), SharedMut::new(self.lambda));
+        let out = Corrections {
+            slots: slots.ptr(),
+            lambda: lambda.ptr(),
+            first_slot: self.family_slot[family],
+            lambda_offset,
+            omega: self.omega,
+            inv_count: &self.split.inv_count,
+        };
+        let (isa, gamma, padded) = (self.isa, blocks.material.gamma, &*self.padded);
+        let group = |g: usize| {
+            for step in blocks.group(g) {
+                // SAFETY: `build_blocks` checked every index against these arrays; each element owns its
+                // slots and multipliers, and the positions are only read.
+                unsafe { step.project(isa, gamma, padded.as_ptr(), out.lambda, &out) }
+            }
+        };
+        for b in 0..blocks.batches() {
+            blocks.batch(b).into_par_iter().with_min_len((GRAIN / L).max(1)).for_each(group);
+        }
+    }
+}
+
+/// The Jacobi target of the block kernel: element e's slot of node n takes ω Δx_n / n_v (zero when the
+/// block is singular), its multipliers λ + ω Δλ.
+struct Corrections<'a> {
+    slots: *mut Vec3,
+    lambda: *mut f64,
+    first_slot: usize,
+    lambda_offset: usize,
+    omega: f64,
+    inv_count: &'a [f64],
+}
+
+// SAFETY: the pointers are written only at the entries of the element a kernel call projects (one writer).
+unsafe impl Sync for Corrections<'_> {}
+
+impl<const L: usize> Apply<L> for Corrections<'_> {
+    const MOVES: bool = false;
+    #[inline(always)]
+    unsafe fn apply(&self, b: &TetBlock<L>, s: &Solved<L>) {
+        for l in 0..b.live.min(L) {
+            let at = b.lambda_at[l] as usize;
+            let slot = self.first_slot + 2 * (at - self.lambda_offset);
+            let ok = s.ok(l);
+            for n in 0..4 {
+                let d = s.rows[n][l];
+                let k = self.omega * self.inv_count[b.nodes[n][l] as usize];
+                *self.slots.add(slot + n) = if ok { Vec3::new(d[0], d[1], d[2]) * k } else { Vec3::zeros() };
+            }
+            if ok {
+                *self.lambda.add(at) = s.lambda[0][l] + s.dl[0][l] * self.omega;
+                *self.lambda.add(at + 1) = s.lambda[1][l] + s.dl[1][l] * self.omega;
+            }
+        }
     }
 }

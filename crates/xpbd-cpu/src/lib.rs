@@ -3,6 +3,7 @@
 //! constraint solve of the configured method: Gauss-Seidel in serial, colored or clustered order, Jacobi,
 //! MGPBD's outer iterations, or the multi-layer solver's whole substeps.
 
+mod block_kernel;
 mod elements;
 pub mod gauss_seidel;
 pub mod implicit;
@@ -10,7 +11,9 @@ pub mod jacobi;
 pub mod mgpbd;
 pub mod multilayer;
 mod shared;
+mod tet_blocks;
 
+pub use block_kernel::Isa;
 use gauss_seidel::{GaussSeidel, ScheduleKind};
 use jacobi::Jacobi;
 use mgpbd::Mgpbd;

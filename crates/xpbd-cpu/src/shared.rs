@@ -35,6 +35,12 @@ impl<'a, T: Copy> SharedMut<'a, T> {
         f(&mut *self.ptr.add(i))
     }
 
+    /// The first element, for unchecked access by a caller that checked its indices against the length.
+    #[inline(always)]
+    pub fn ptr(&self) -> *mut T {
+        self.ptr
+    }
+
     /// # Safety
     /// No other thread may access `start..start + n` concurrently.
     #[inline(always)]

@@ -5,7 +5,6 @@ pub mod arap;
 pub mod bending;
 pub mod block_solve;
 pub mod distance;
-pub mod lanes;
 pub mod mass_split;
 pub mod neohookean;
 pub mod projection;

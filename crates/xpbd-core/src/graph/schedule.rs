@@ -27,6 +27,11 @@ impl Schedule {
         Schedule::new(&Groups::from_labels(&vec![0; n], 1), &Groups::singletons(1))
     }
 
+    /// One batch of `n` one-element items: every element at once, as a Jacobi pass visits them.
+    pub fn independent(n: usize) -> Self {
+        Schedule::new(&Groups::singletons(n), &Groups::from_labels(&vec![0; n], 1))
+    }
+
     pub fn colored(c: &Coloring) -> Self {
         Schedule::new(&Groups::singletons(c.color.len()), &c.classes)
     }

@@ -1,0 +1,719 @@
+//! The block neo-Hookean projection (block paper Eq. 17–19; the scalar form is
+//! `xpbd_core::constraint::tet_model::project_tet`) of `L` independent tetrahedra at once, one per lane
+//! of a [`TetBlock`], in structure-of-arrays form so that each operation is one vector instruction.
+//!
+//! Every product-and-sum is a fused multiply-add (`f64::mul_add`, exact on every path), the 2×2 system
+//! is solved in closed form (SPD: det > 0) for Δλ_H and Δλ_D/‖F‖, which keeps the square root ‖F‖ off
+//! the path to the one division 1/det, and α̃ comes precomputed with the block. The same code is compiled for
+//! AVX-512 (8 lanes), AVX2+FMA (4 lanes) and without target features; since every operation is
+//! IEEE-exact (fused or not, the same ones in the same order), all builds give bit-identical results.
+//! Without FMA hardware `mul_add` falls back to software.
+//!
+//! Loops index lanes and nodes explicitly: iterator adaptors and `array::map` are not always inlined into
+//! the target-feature functions, and outside them every operation becomes a call.
+#![allow(clippy::needless_range_loop)]
+
+use std::ops::{Add, Mul, Neg, Sub};
+
+/// Step k of a group (see `tet_blocks`): the k-th element of up to `L` items, lane by lane.
+#[derive(Clone, Debug)]
+pub struct TetBlock<const L: usize> {
+    /// Vertex index per node and lane (idle lanes repeat lane 0).
+    pub nodes: [[u32; L]; 4],
+    /// D_m⁻¹ row-major (entry `3r + c`) per lane.
+    pub dm_inv: [[f64; L]; 9],
+    /// α̃_H = 1/(λ V h²), α̃_D = 1/(μ V h²) per lane.
+    pub alpha: [[f64; L]; 2],
+    /// Index of λ_H per lane (λ_D follows it).
+    pub lambda_at: [u32; L],
+    /// Lanes `0..live` hold elements.
+    pub live: usize,
+}
+
+/// The instruction set a sweep runs the kernel with, and its lane count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Isa {
+    Portable,
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Isa {
+    /// `XPBD_CPU_ISA` when it names an instruction set this processor has (`portable`, `avx2`, `avx512`;
+    /// `auto` or unset: the widest); another value is reported on stderr and ignored. A diagnostic and
+    /// benchmarking switch: every choice gives the same bits.
+    pub fn detect() -> Self {
+        let widest = *Isa::available().last().expect("the portable build is always available");
+        match std::env::var("XPBD_CPU_ISA") {
+            Ok(v) if v != "auto" => Isa::available().into_iter().find(|i| i.name() == v).unwrap_or_else(|| {
+                let names: Vec<_> = Isa::available().iter().map(|i| i.name()).collect();
+                eprintln!("warning: XPBD_CPU_ISA={v} is not one of auto, {} on this processor; using {}", names.join(", "), widest.name());
+                widest
+            }),
+            _ => widest,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Isa::Portable => "portable",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => "avx512",
+        }
+    }
+
+    /// Every instruction set this processor can run (for tests and benchmarks).
+    pub fn available() -> Vec<Self> {
+        let mut all = vec![Isa::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+                all.push(Isa::Avx2);
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    all.push(Isa::Avx512);
+                }
+            }
+        }
+        all
+    }
+
+    /// Lanes per block: one vector register of f64.
+    pub fn lanes(self) -> usize {
+        match self {
+            Isa::Portable => 4,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => 4,
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => 8,
+        }
+    }
+}
+
+/// What a projected block gives, lane by lane: the 2×2 determinant (a lane whose determinant is not
+/// positive, or whose Δλ is not finite, must be skipped), Δλ, the multipliers it started from, and per node
+/// `[x, y, z, w]` rows: the moved positions, or the corrections Δx (w unspecified) when the target does not
+/// move positions itself ([`Apply::MOVES`]).
+pub struct Solved<const L: usize> {
+    pub det: [f64; L],
+    pub dl: [[f64; L]; 2],
+    pub lambda: [[f64; L]; 2],
+    pub rows: [[[f64; 4]; L]; 4],
+}
+
+impl<const L: usize> Solved<L> {
+    /// Whether lane `l` has a usable update.
+    #[inline(always)]
+    pub fn ok(&self, l: usize) -> bool {
+        self.det[l] > 0.0 && self.dl[0][l].is_finite() && self.dl[1][l].is_finite()
+    }
+}
+
+/// Where a projected block's results go: Gauss-Seidel writes positions and multipliers back, Jacobi
+/// stores corrections.
+pub trait Apply<const L: usize> {
+    /// True when [`Solved::rows`] should hold the moved positions, false for the corrections.
+    const MOVES: bool;
+    /// # Safety
+    /// As [`Project::project`].
+    unsafe fn apply(&self, b: &TetBlock<L>, s: &Solved<L>);
+}
+
+/// Projection of one block with the lane pack of its width and instruction set.
+pub trait Project<const L: usize> {
+    /// Projects the live lanes once from positions `x` (`[x, y, z, w]`, w the inverse mass the element
+    /// solves with) and multipliers `lambda`, and hands the result to `out`.
+    ///
+    /// # Safety
+    /// Every index the block names is in bounds of `x` and `lambda`; the live lanes' vertices and
+    /// multipliers are written by no other thread meanwhile, nor anything `out` writes for them; idle lanes
+    /// name entries that nothing else writes meanwhile (lane 0's, or padding). `isa` must be available on
+    /// this processor ([`Isa::detect`]).
+    unsafe fn project<A: Apply<L>>(&self, isa: Isa, gamma: f64, x: *const [f64; 4], lambda: *const f64, out: &A);
+}
+
+impl Project<1> for TetBlock<1> {
+    #[inline(always)]
+    unsafe fn project<A: Apply<1>>(&self, isa: Isa, gamma: f64, x: *const [f64; 4], lambda: *const f64, out: &A) {
+        match isa {
+            Isa::Portable => kernel::<1, V<1>, A>(gamma, self, x, lambda, out),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 | Isa::Avx512 => with_fma::<1, A>(gamma, self, x, lambda, out),
+        }
+    }
+}
+
+impl Project<4> for TetBlock<4> {
+    #[inline(always)]
+    unsafe fn project<A: Apply<4>>(&self, isa: Isa, gamma: f64, x: *const [f64; 4], lambda: *const f64, out: &A) {
+        match isa {
+            Isa::Portable => kernel::<4, V<4>, A>(gamma, self, x, lambda, out),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 | Isa::Avx512 => x86::avx2(gamma, self, x, lambda, out),
+        }
+    }
+}
+
+impl Project<8> for TetBlock<8> {
+    #[inline(always)]
+    unsafe fn project<A: Apply<8>>(&self, isa: Isa, gamma: f64, x: *const [f64; 4], lambda: *const f64, out: &A) {
+        match isa {
+            Isa::Portable => kernel::<8, V<8>, A>(gamma, self, x, lambda, out),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => with_fma::<8, A>(gamma, self, x, lambda, out),
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => x86::avx512(gamma, self, x, lambda, out),
+        }
+    }
+}
+
+/// The portable lanes compiled with FMA and AVX2 (the serial order's single lane; eight lanes only when a
+/// test asks for them without AVX-512).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn with_fma<const L: usize, A: Apply<L>>(gamma: f64, b: &TetBlock<L>, x: *const [f64; 4], lambda: *const f64, out: &A) {
+    kernel::<L, V<L>, A>(gamma, b, x, lambda, out)
+}
+
+/// The operations the kernel needs from a pack of `L` f64 lanes.
+trait Pack<const L: usize>: Copy + Add<Output = Self> + Sub<Output = Self> + Mul<Output = Self> + Neg<Output = Self> {
+    fn splat(v: f64) -> Self;
+    fn load(a: &[f64; L]) -> Self;
+    fn lanes(self) -> [f64; L];
+    /// self · b + c, rounded once.
+    fn fma(self, b: Self, c: Self) -> Self;
+    fn sqrt(self) -> Self;
+    fn recip(self) -> Self;
+    /// `[x, y, z, w]` of the vertices `idx` (one per lane), as four packs.
+    ///
+    /// # Safety
+    /// Every index is in bounds of `x`.
+    unsafe fn gather(x: *const [f64; 4], idx: &[u32; L]) -> [Self; 4] {
+        let mut out = [[0.0; L]; 4];
+        for (l, &i) in idx.iter().enumerate() {
+            let v = *x.add(i as usize);
+            for c in 0..4 {
+                out[c][l] = v[c];
+            }
+        }
+        [Self::load(&out[0]), Self::load(&out[1]), Self::load(&out[2]), Self::load(&out[3])]
+    }
+    /// The inverse of [`Pack::gather`]: lane l's `[x, y, z, w]`.
+    fn rows(p: [Self; 4]) -> [[f64; 4]; L] {
+        let c = [p[0].lanes(), p[1].lanes(), p[2].lanes(), p[3].lanes()];
+        let mut out = [[0.0; 4]; L];
+        for (l, row) in out.iter_mut().enumerate() {
+            *row = [c[0][l], c[1][l], c[2][l], c[3][l]];
+        }
+        out
+    }
+}
+
+/// `L` lanes of f64.
+#[derive(Clone, Copy, Debug)]
+struct V<const L: usize>([f64; L]);
+
+impl<const L: usize> V<L> {
+    // Plain loops rather than `std::array::from_fn`, whose helpers are not always inlined into the
+    // target-feature functions (outside them `mul_add` becomes a library call).
+    #[inline(always)]
+    fn map(self, f: impl Fn(f64) -> f64) -> Self {
+        let mut o = self.0;
+        for v in &mut o {
+            *v = f(*v);
+        }
+        V(o)
+    }
+    #[inline(always)]
+    fn zip(self, b: Self, f: impl Fn(f64, f64) -> f64) -> Self {
+        let mut o = self.0;
+        for l in 0..L {
+            o[l] = f(o[l], b.0[l]);
+        }
+        V(o)
+    }
+}
+
+impl<const L: usize> Pack<L> for V<L> {
+    #[inline(always)]
+    fn splat(v: f64) -> Self {
+        V([v; L])
+    }
+    #[inline(always)]
+    fn load(a: &[f64; L]) -> Self {
+        V(*a)
+    }
+    #[inline(always)]
+    fn lanes(self) -> [f64; L] {
+        self.0
+    }
+    #[inline(always)]
+    fn fma(self, b: Self, c: Self) -> Self {
+        let mut o = self.0;
+        for l in 0..L {
+            o[l] = o[l].mul_add(b.0[l], c.0[l]);
+        }
+        V(o)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> Self {
+        self.map(f64::sqrt)
+    }
+    #[inline(always)]
+    fn recip(self) -> Self {
+        self.map(|v| 1.0 / v)
+    }
+}
+
+impl<const L: usize> Add for V<L> {
+    type Output = Self;
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        self.zip(o, |a, b| a + b)
+    }
+}
+impl<const L: usize> Sub for V<L> {
+    type Output = Self;
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        self.zip(o, |a, b| a - b)
+    }
+}
+impl<const L: usize> Mul for V<L> {
+    type Output = Self;
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        self.zip(o, |a, b| a * b)
+    }
+}
+impl<const L: usize> Neg for V<L> {
+    type Output = Self;
+    #[inline(always)]
+    fn neg(self) -> Self {
+        self.map(|a| -a)
+    }
+}
+
+/// A 3-vector of packs.
+type P3<P> = [P; 3];
+
+/// a · b as a chain of fused multiply-adds.
+#[inline(always)]
+fn dot<const L: usize, P: Pack<L>>(a: P3<P>, b: P3<P>) -> P {
+    a[2].fma(b[2], a[1].fma(b[1], a[0] * b[0]))
+}
+
+#[inline(always)]
+fn cross<const L: usize, P: Pack<L>>(a: P3<P>, b: P3<P>) -> P3<P> {
+    [a[1].fma(b[2], -(a[2] * b[1])), a[2].fma(b[0], -(a[0] * b[2])), a[0].fma(b[1], -(a[1] * b[0]))]
+}
+
+/// Node gradients of a constraint with ∂C/∂F = P, given column c of P as `pc[c]`: g_{k+1} = P (row k of
+/// D_m⁻¹)ᵀ, g₀ = −Σ.
+#[inline(always)]
+fn node_gradients<const L: usize, P: Pack<L>>(pc: &[P3<P>; 3], dm: &[P; 9]) -> [P3<P>; 4] {
+    let mut g = [[P::splat(0.0); 3]; 4];
+    for k in 0..3 {
+        for r in 0..3 {
+            g[k + 1][r] = pc[2][r].fma(dm[3 * k + 2], pc[1][r].fma(dm[3 * k + 1], pc[0][r] * dm[3 * k]));
+        }
+    }
+    for r in 0..3 {
+        g[0][r] = -((g[1][r] + g[2][r]) + g[3][r]);
+    }
+    g
+}
+
+#[inline(always)]
+unsafe fn kernel<const L: usize, P: Pack<L>, A: Apply<L>>(gamma: f64, b: &TetBlock<L>, x: *const [f64; 4], lambda: *const f64, out: &A) {
+    // v[n] = (x, y, z, w) of node n, lanes side by side.
+    let v: [[P; 4]; 4] = [P::gather(x, &b.nodes[0]), P::gather(x, &b.nodes[1]), P::gather(x, &b.nodes[2]), P::gather(x, &b.nodes[3])];
+    let mut dm = [P::splat(0.0); 9];
+    for (d, row) in dm.iter_mut().zip(&b.dm_inv) {
+        *d = P::load(row);
+    }
+    // Columns of F = D_s D_m⁻¹, D_s = [x1 − x0, x2 − x0, x3 − x0].
+    let mut ds = [[P::splat(0.0); 3]; 3];
+    for k in 0..3 {
+        for r in 0..3 {
+            ds[k][r] = v[k + 1][r] - v[0][r];
+        }
+    }
+    let mut f = [[P::splat(0.0); 3]; 3];
+    for c in 0..3 {
+        for r in 0..3 {
+            f[c][r] = ds[2][r].fma(dm[6 + c], ds[1][r].fma(dm[3 + c], ds[0][r] * dm[c]));
+        }
+    }
+    // Hydrostatic C_H = det F − γ, ∂C_H/∂F = cof F with columns [f1×f2, f2×f0, f0×f1].
+    let cof = [cross(f[1], f[2]), cross(f[2], f[0]), cross(f[0], f[1])];
+    let c_h = dot(f[0], cof[0]) - P::splat(gamma);
+    // Deviatoric C_D = ‖F‖, ∂C_D/∂F = F/C_D: its gradients are those of F, g_F, over C_D.
+    let norm2 = (dot(f[0], f[0]) + dot(f[1], f[1])) + dot(f[2], f[2]);
+    let c_d = norm2.sqrt();
+    let g_h = node_gradients(&cof, &dm);
+    let g_f = node_gradients(&f, &dm);
+    let (mut s_hh, mut s_hf, mut s_ff) = (P::splat(0.0), P::splat(0.0), P::splat(0.0));
+    for n in 0..4 {
+        let w = v[n][3];
+        s_hh = w.fma(dot(g_h[n], g_h[n]), s_hh);
+        s_hf = w.fma(dot(g_h[n], g_f[n]), s_hf);
+        s_ff = w.fma(dot(g_f[n], g_f[n]), s_ff);
+    }
+    let (alpha_h, alpha_d) = (P::load(&b.alpha[0]), P::load(&b.alpha[1]));
+    let (mut lam_h, mut lam_d) = ([0.0; L], [0.0; L]);
+    for l in 0..L {
+        lam_h[l] = *lambda.add(b.lambda_at[l] as usize);
+        lam_d[l] = *lambda.add(b.lambda_at[l] as usize + 1);
+    }
+    let (lam_h, lam_d) = (P::load(&lam_h), P::load(&lam_d));
+    // Eq. 19, [[S_HH + α̃_H, S_HF/C_D], [S_HF/C_D, S_FF/C_D² + α̃_D]] (Δλ_H, Δλ_D) = −(C + α̃ λ), with its
+    // second row times C_D and the unknown y = Δλ_D / C_D:
+    //   [[S_HH + α̃_H, S_HF], [S_HF, S_FF + α̃_D C_D²]] (Δλ_H, y) = (r_H, C_D r_D),
+    // solved in closed form. The square root is off the path to the one division; Δx takes g_F y.
+    let a00 = s_hh + alpha_h;
+    let a11 = alpha_d.fma(norm2, s_ff);
+    let r0 = -alpha_h.fma(lam_h, c_h);
+    let r1 = -c_d.fma(alpha_d * lam_d, norm2);
+    let det = a00.fma(a11, -(s_hf * s_hf));
+    let inv_det = det.recip();
+    let dl_h = a11.fma(r0, -(s_hf * r1)) * inv_det;
+    let y = a00.fma(r1, -(s_hf * r0)) * inv_det;
+    let dl_d = y * c_d;
+    // Δx_n = w_n (g_H,n Δλ_H + g_F,n y), added to x_n in the same rounding when the target moves positions.
+    let mut q = v;
+    for n in 0..4 {
+        for c in 0..3 {
+            let g = g_h[n][c].fma(dl_h, g_f[n][c] * y);
+            q[n][c] = if A::MOVES { v[n][3].fma(g, v[n][c]) } else { v[n][3] * g };
+        }
+    }
+    let solved = Solved {
+        det: det.lanes(),
+        dl: [dl_h.lanes(), dl_d.lanes()],
+        lambda: [lam_h.lanes(), lam_d.lanes()],
+        rows: [P::rows(q[0]), P::rows(q[1]), P::rows(q[2]), P::rows(q[3])],
+    };
+    out.apply(b, &solved);
+}
+
+/// The Gauss-Seidel target: the moved positions and λ + Δλ written back in place.
+pub struct InPlace {
+    pub x: *mut [f64; 4],
+    pub lambda: *mut f64,
+}
+
+impl<const L: usize> Apply<L> for InPlace {
+    const MOVES: bool = true;
+    #[inline(always)]
+    unsafe fn apply(&self, b: &TetBlock<L>, s: &Solved<L>) {
+        for l in (0..b.live.min(L)).filter(|&l| s.ok(l)) {
+            for n in 0..4 {
+                *self.x.add(b.nodes[n][l] as usize) = s.rows[n][l];
+            }
+            let at = b.lambda_at[l] as usize;
+            *self.lambda.add(at) = s.lambda[0][l] + s.dl[0][l];
+            *self.lambda.add(at + 1) = s.lambda[1][l] + s.dl[1][l];
+        }
+    }
+}
+
+/// The AVX2 (4 lanes) and AVX-512 (8 lanes) packs, with the vertex gather as an in-register transpose of
+/// one 256-bit load per vertex.
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{kernel, Apply, Pack, TetBlock};
+    use std::arch::x86_64::*;
+    use std::ops::{Add, Mul, Neg, Sub};
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn avx2<A: Apply<4>>(gamma: f64, b: &TetBlock<4>, x: *const [f64; 4], lambda: *const f64, out: &A) {
+        kernel::<4, A2, A>(gamma, b, x, lambda, out)
+    }
+
+    #[target_feature(enable = "avx512f,avx2,fma")]
+    pub(super) unsafe fn avx512<A: Apply<8>>(gamma: f64, b: &TetBlock<8>, x: *const [f64; 4], lambda: *const f64, out: &A) {
+        kernel::<8, A5, A>(gamma, b, x, lambda, out)
+    }
+
+    /// Four lanes in one AVX2 register. Its methods run only inside [`avx2`] (the features are there).
+    #[derive(Clone, Copy)]
+    pub(super) struct A2(__m256d);
+
+    /// Eight lanes in one AVX-512 register. Its methods run only inside [`avx512`].
+    #[derive(Clone, Copy)]
+    pub(super) struct A5(__m512d);
+
+    /// Operators and the lane-wise methods of a pack type through its intrinsics.
+    macro_rules! pack_ops {
+        ($t:ident, $l:literal, $add:ident, $sub:ident, $mul:ident, $fma:ident, $sqrt:ident, $div:ident, $set1:ident, $loadu:ident, $storeu:ident, $neg:expr) => {
+            impl Add for $t {
+                type Output = $t;
+                #[inline(always)]
+                fn add(self, o: $t) -> $t {
+                    unsafe { $t($add(self.0, o.0)) }
+                }
+            }
+            impl Sub for $t {
+                type Output = $t;
+                #[inline(always)]
+                fn sub(self, o: $t) -> $t {
+                    unsafe { $t($sub(self.0, o.0)) }
+                }
+            }
+            impl Mul for $t {
+                type Output = $t;
+                #[inline(always)]
+                fn mul(self, o: $t) -> $t {
+                    unsafe { $t($mul(self.0, o.0)) }
+                }
+            }
+            impl Neg for $t {
+                type Output = $t;
+                #[inline(always)]
+                fn neg(self) -> $t {
+                    #[allow(clippy::redundant_closure_call)]
+                    unsafe {
+                        $t(($neg)(self.0))
+                    }
+                }
+            }
+            impl Pack<$l> for $t {
+                #[inline(always)]
+                fn splat(v: f64) -> $t {
+                    unsafe { $t($set1(v)) }
+                }
+                #[inline(always)]
+                fn load(a: &[f64; $l]) -> $t {
+                    unsafe { $t($loadu(a.as_ptr())) }
+                }
+                #[inline(always)]
+                fn lanes(self) -> [f64; $l] {
+                    let mut a = [0.0; $l];
+                    unsafe { $storeu(a.as_mut_ptr(), self.0) };
+                    a
+                }
+                #[inline(always)]
+                fn fma(self, b: $t, c: $t) -> $t {
+                    unsafe { $t($fma(self.0, b.0, c.0)) }
+                }
+                #[inline(always)]
+                fn sqrt(self) -> $t {
+                    unsafe { $t($sqrt(self.0)) }
+                }
+                #[inline(always)]
+                fn recip(self) -> $t {
+                    unsafe { $t($div($set1(1.0), self.0)) }
+                }
+                #[inline(always)]
+                unsafe fn gather(x: *const [f64; 4], idx: &[u32; $l]) -> [$t; 4] {
+                    Self::transpose_in(x, idx)
+                }
+                #[inline(always)]
+                fn rows(p: [$t; 4]) -> [[f64; 4]; $l] {
+                    unsafe { Self::transpose_out(p) }
+                }
+            }
+        };
+    }
+
+    // Negation flips the sign bit, as the portable pack's does: every pack gives the same bits.
+    pack_ops!(
+        A2,
+        4,
+        _mm256_add_pd,
+        _mm256_sub_pd,
+        _mm256_mul_pd,
+        _mm256_fmadd_pd,
+        _mm256_sqrt_pd,
+        _mm256_div_pd,
+        _mm256_set1_pd,
+        _mm256_loadu_pd,
+        _mm256_storeu_pd,
+        |a: __m256d| _mm256_xor_pd(a, _mm256_set1_pd(-0.0))
+    );
+    pack_ops!(
+        A5,
+        8,
+        _mm512_add_pd,
+        _mm512_sub_pd,
+        _mm512_mul_pd,
+        _mm512_fmadd_pd,
+        _mm512_sqrt_pd,
+        _mm512_div_pd,
+        _mm512_set1_pd,
+        _mm512_loadu_pd,
+        _mm512_storeu_pd,
+        |a: __m512d| _mm512_castsi512_pd(_mm512_xor_epi64(_mm512_castpd_si512(a), _mm512_set1_epi64(i64::MIN)))
+    );
+
+    impl A2 {
+        /// Loads vertex `idx[l]` into lane l of four registers (x, y, z, w): a 4×4 transpose.
+        #[inline(always)]
+        unsafe fn transpose_in(x: *const [f64; 4], idx: &[u32; 4]) -> [A2; 4] {
+            let load = |l: usize| _mm256_loadu_pd(x.add(idx[l] as usize).cast());
+            let [x, y, z, w] = transpose4([load(0), load(1), load(2), load(3)]);
+            [A2(x), A2(y), A2(z), A2(w)]
+        }
+
+        #[inline(always)]
+        unsafe fn transpose_out(p: [A2; 4]) -> [[f64; 4]; 4] {
+            let rows = transpose4([p[0].0, p[1].0, p[2].0, p[3].0]);
+            let mut out = [[0.0; 4]; 4];
+            for (o, r) in out.iter_mut().zip(rows) {
+                _mm256_storeu_pd(o.as_mut_ptr(), r);
+            }
+            out
+        }
+    }
+
+    /// The 4×4 transpose of four 256-bit rows.
+    #[inline(always)]
+    unsafe fn transpose4(v: [__m256d; 4]) -> [__m256d; 4] {
+        let (t0, t1) = (_mm256_unpacklo_pd(v[0], v[1]), _mm256_unpackhi_pd(v[0], v[1]));
+        let (t2, t3) = (_mm256_unpacklo_pd(v[2], v[3]), _mm256_unpackhi_pd(v[2], v[3]));
+        [
+            _mm256_permute2f128_pd::<0x20>(t0, t2),
+            _mm256_permute2f128_pd::<0x20>(t1, t3),
+            _mm256_permute2f128_pd::<0x31>(t0, t2),
+            _mm256_permute2f128_pd::<0x31>(t1, t3),
+        ]
+    }
+
+    impl A5 {
+        /// Loads vertex `idx[l]` into lane l of four registers: two 4×4 transposes side by side (lanes
+        /// 0–3 in the low halves, 4–7 in the high ones), joined by two-source permutes.
+        #[inline(always)]
+        unsafe fn transpose_in(x: *const [f64; 4], idx: &[u32; 8]) -> [A5; 4] {
+            // Vertices l and l + 4 in the two halves of register l.
+            let pair = |l: usize| {
+                _mm512_insertf64x4::<1>(
+                    _mm512_castpd256_pd512(_mm256_loadu_pd(x.add(idx[l] as usize).cast())),
+                    _mm256_loadu_pd(x.add(idx[l + 4] as usize).cast()),
+                )
+            };
+            let z = [pair(0), pair(1), pair(2), pair(3)];
+            let (t0, t1) = (_mm512_unpacklo_pd(z[0], z[1]), _mm512_unpackhi_pd(z[0], z[1]));
+            let (t2, t3) = (_mm512_unpacklo_pd(z[2], z[3]), _mm512_unpackhi_pd(z[2], z[3]));
+            let lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+            let hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+            [
+                A5(_mm512_permutex2var_pd(t0, lo, t2)),
+                A5(_mm512_permutex2var_pd(t1, lo, t3)),
+                A5(_mm512_permutex2var_pd(t0, hi, t2)),
+                A5(_mm512_permutex2var_pd(t1, hi, t3)),
+            ]
+        }
+
+        #[inline(always)]
+        unsafe fn transpose_out(p: [A5; 4]) -> [[f64; 4]; 8] {
+            let (t0, t1) = (_mm512_unpacklo_pd(p[0].0, p[1].0), _mm512_unpackhi_pd(p[0].0, p[1].0));
+            let (t2, t3) = (_mm512_unpacklo_pd(p[2].0, p[3].0), _mm512_unpackhi_pd(p[2].0, p[3].0));
+            // Lanes 0–3 then 4–7 of each register hold (x, y) and (z, w) pairs of lanes 2j, 2j + 1.
+            let lo = _mm512_setr_epi64(0, 1, 8, 9, 4, 5, 12, 13);
+            let hi = _mm512_setr_epi64(2, 3, 10, 11, 6, 7, 14, 15);
+            let rows = [
+                _mm512_permutex2var_pd(t0, lo, t2),
+                _mm512_permutex2var_pd(t1, lo, t3),
+                _mm512_permutex2var_pd(t0, hi, t2),
+                _mm512_permutex2var_pd(t1, hi, t3),
+            ];
+            let mut out = [[0.0; 4]; 8];
+            for (j, r) in rows.iter().enumerate() {
+                _mm256_storeu_pd(out[j].as_mut_ptr(), _mm512_castpd512_pd256(*r));
+                _mm256_storeu_pd(out[j + 4].as_mut_ptr(), _mm512_extractf64x4_pd::<1>(*r));
+            }
+            out
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use xpbd_core::constraint::neohookean::gamma;
+    use xpbd_core::constraint::tet::TetRest;
+    use xpbd_core::constraint::tet_model::{project_tet, TetModel, TetParams};
+    use xpbd_core::material::Lame;
+    use xpbd_core::mesh::Vec3;
+
+    /// Random tets, one per lane (own vertices, some pinned), `live` of `L` lanes live; every instruction
+    /// set against the scalar projection of `tet_model` and against each other.
+    fn check<const L: usize>(live: usize, seed: u64)
+    where
+        TetBlock<L>: Project<L>,
+    {
+        let rng = std::cell::RefCell::new(fastrand::Rng::with_seed(seed));
+        let r = || rng.borrow_mut().f64();
+        let lame = Lame::from_youngs_poisson(1e6, 0.45, "m").unwrap().stable_neohookean();
+        let h = 1e-3;
+        let rest_x: Vec<[Vec3; 4]> = (0..L)
+            .map(|_| {
+                let s = 0.5 + r();
+                let j = |a: f64| a + 0.2 * (r() - 0.5);
+                [Vec3::new(j(0.0), j(0.0), j(0.0)), Vec3::new(j(s), j(0.0), j(0.0)), Vec3::new(j(0.0), j(s), j(0.0)), Vec3::new(j(0.0), j(0.0), j(s))]
+            })
+            .collect();
+        let rests: Vec<TetRest> = rest_x.iter().map(|x| TetRest::new(x).unwrap()).collect();
+        let x0: Vec<[Vec3; 4]> = rest_x.iter().map(|t| t.map(|p| p + 0.15 * Vec3::new(r() - 0.5, r() - 0.5, r() - 0.5))).collect();
+        let w: Vec<[f64; 4]> = (0..L).map(|l| [if l % 3 == 0 { 0.0 } else { 1.0 }, 0.5 + r(), 2.0 * r(), 1.0]).collect();
+        let lambda0: Vec<[f64; 2]> = (0..L).map(|_| [1e-4 * (r() - 0.5), -2e-4 * r()]).collect();
+        let pad = (4 * L) as u32;
+        let mut b = TetBlock::<L> { nodes: [[pad; L]; 4], dm_inv: [[0.0; L]; 9], alpha: [[1.0; L]; 2], lambda_at: [(2 * L) as u32; L], live };
+        for l in 0..live {
+            for n in 0..4 {
+                b.nodes[n][l] = (4 * l + n) as u32;
+            }
+            for i in 0..9 {
+                b.dm_inv[i][l] = rests[l].dm_inv[(i / 3, i % 3)];
+            }
+            b.alpha[0][l] = 1.0 / (rests[l].volume * h * h * lame.lambda);
+            b.alpha[1][l] = 1.0 / (rests[l].volume * h * h * lame.mu);
+            b.lambda_at[l] = (2 * l) as u32;
+        }
+        let params = TetParams::new(TetModel::NeoHookeanBlock, lame, 0.0, h);
+        let mut outputs = Vec::new();
+        for isa in Isa::available() {
+            let mut xs: Vec<[f64; 4]> =
+                (0..L).flat_map(|l| (0..4).map(move |n| (l, n))).map(|(l, n)| [x0[l][n].x, x0[l][n].y, x0[l][n].z, w[l][n]]).chain([[0.0; 4]]).collect();
+            let mut lam: Vec<f64> = lambda0.iter().flatten().copied().chain([0.0, 0.0]).collect();
+            let out = InPlace { x: xs.as_mut_ptr(), lambda: lam.as_mut_ptr() };
+            unsafe { b.project(isa, gamma(&lame), out.x, out.lambda, &out) };
+            for l in 0..L {
+                let (mut x, mut lm) = (x0[l], lambda0[l]);
+                if l < live {
+                    project_tet(&params, &rests[l], &w[l], &mut x, &x0[l], &mut lm);
+                }
+                for n in 0..4 {
+                    let got = Vec3::new(xs[4 * l + n][0], xs[4 * l + n][1], xs[4 * l + n][2]);
+                    let moved = (x0[l][n] - x[n]).norm().max(1e-12);
+                    assert!((got - x[n]).norm() <= 1e-9 * moved, "{isa:?} L={L} lane {l} vertex {n}: {got} vs {}", x[n]);
+                }
+                for k in 0..2 {
+                    assert!((lam[2 * l + k] - lm[k]).abs() <= 1e-9 * lm[k].abs().max(1e-12), "{isa:?} lane {l} λ{k}: {} vs {}", lam[2 * l + k], lm[k]);
+                }
+            }
+            assert_eq!(xs[4 * L], [0.0; 4], "{isa:?}: the padding vertex was written");
+            assert_eq!(&lam[2 * L..], &[0.0, 0.0], "{isa:?}: the padding multiplier was written");
+            outputs.push((isa, xs, lam));
+        }
+        for (isa, xs, lam) in &outputs[1..] {
+            assert_eq!(xs, &outputs[0].1, "{isa:?} and the portable build differ");
+            assert_eq!(lam, &outputs[0].2, "{isa:?} and the portable build differ");
+        }
+    }
+
+    #[test]
+    fn every_lane_count_and_instruction_set_matches_the_scalar_block_projection() {
+        for seed in 0..20 {
+            check::<1>(1, seed);
+            check::<4>(4, seed);
+            check::<4>(3, seed);
+            check::<8>(8, seed);
+            check::<8>(5, seed);
+        }
+    }
+}
