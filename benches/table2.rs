@@ -3,11 +3,14 @@
 //! - baseline: decoupled neo-Hookean, colored (Algorithm 2), 250 substeps (200 for the beam),
 //! - C: decoupled, clustered (Algorithms 3–4), same substeps,
 //! - B: block neo-Hookean, colored, 50 substeps (30 for the beam),
-//! - B+C: block, clustered, same,
-//! all with one iteration per substep, measured side by side in one run; then the scaling of B+C
+//! - B+C: block, clustered, same.
+//!
+//! All with one iteration per substep, measured side by side in one run; then the scaling of B+C
 //! from 1 to 2 rayon threads on the largest mesh.
 //!
-//! Run: `cargo bench -p xpbd-benches --bench table2` (prints a Markdown table; docs/block-neohookean.md).
+//! Run: `cargo bench -p xpbd-benches --bench table2` (prints a Markdown table; docs/reproductions/block-neohookean.md).
+//! `TABLE2_MESHES=beam,armadillo` keeps only the named meshes (the reproduction script's smoke run); the thread
+//! scaling then runs on the largest one kept.
 
 use std::path::Path;
 use xpbd_core::graph::partition::partitions;
@@ -22,7 +25,7 @@ fn ms_per_step(body: &Body, v: &table2::Variant, steps: usize) -> f64 {
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let armadillo = root.join("scenes/meshes/armadillo_4k.node");
-    let bunny = root.join("../shared/meshes/bunny_31k.node");
+    let bunny = root.join("scenes/meshes/bunny_31k.node");
     let body = |name: &str, mesh: String, youngs: f64| Body { name: name.into(), mesh, youngs, pin: "{ indices = [0, 1, 2] }".into() };
     let mut meshes = vec![
         body("beam", r#"{ generator = "box", size = [4.0, 1.0, 1.0], cells = [30, 5, 5], split = 5 }"#.into(), 1e7),
@@ -31,6 +34,13 @@ fn main() {
     ];
     if bunny.exists() {
         meshes.push(body("bunny_31k", format!(r#"{{ file = "{}" }}"#, bunny.display()), 1e6));
+    }
+    if let Ok(keep) = std::env::var("TABLE2_MESHES") {
+        meshes.retain(|m| keep.split(',').any(|k| k.trim() == m.name));
+        if meshes.is_empty() {
+            eprintln!("TABLE2_MESHES={keep}: names none of beam, armadillo, box_51k, bunny_31k");
+            std::process::exit(2);
+        }
     }
     let steps = 3;
     println!("threads: {} (rayon default pool); {steps} time steps of 10 ms after one warm-up, 1 iteration per substep\n", rayon::current_num_threads());
@@ -53,7 +63,7 @@ fn main() {
             base / bc
         );
     }
-    let largest = meshes.iter().max_by_key(|m| if m.name == "box_51k" { 1 } else { 0 }).unwrap();
+    let largest = meshes.iter().max_by_key(|m| table2::model(m, "neohookean", "serial", 1).map_or(0, |b| b.model.element_count())).unwrap();
     let mut per_threads = Vec::new();
     for threads in [1, 2] {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();

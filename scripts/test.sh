@@ -23,6 +23,9 @@ step "tests (release)"
 export LD_LIBRARY_PATH="$repo/.toolchain/cuda/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 cargo test --release --workspace --locked
 
+step "reproduction scripts at smoke sizes: every step of each paper's script, a few frames each (benches/reproduce/)"
+bash benches/reproduce/block-neohookean.sh --smoke
+
 step "AMG-PCG against SciPy and PyAMG on small dual systems (venv cached per user)"
 bash benches/mgpbd_vs_pyamg/check.sh
 

@@ -1,5 +1,5 @@
 //! `xpbd run SCENE.toml [--out DIR] [--device auto|cpu|cuda[:N]] [--frames N] [--threads N] [--quiet]
-//! [--checkpoint-every N] [--resume DIR]`. SIGINT or SIGTERM stops the run after the current frame
+//! [--checkpoint-every N] [--resume DIR] [--partition]`. SIGINT or SIGTERM stops the run after the current frame
 //! ([`xpbd::interrupt`]): it prints the resume command and exits 130 or 143.
 
 use crate::progress::Progress;
@@ -42,6 +42,10 @@ pub struct RunArgs {
     /// No progress (bar or lines) and no final report.
     #[arg(long)]
     quiet: bool,
+    /// VTU frames also carry each tetrahedron's color, cluster and cluster color of the parallel sweeps
+    /// (cell data, as output.partition = true; the block neo-Hookean paper's Fig. 4).
+    #[arg(long)]
+    partition: bool,
 }
 
 pub fn run(a: RunArgs) -> Result<()> {
@@ -65,6 +69,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     if let Some(n) = a.checkpoint_every {
         sim.checkpoint_every = n;
     }
+    sim.scene.output.partition |= a.partition;
     let out = match a.resume.or(a.out) {
         Some(dir) => dir,
         None => default_out_dir(&a.scene, &sim.scene.name)?,
@@ -75,6 +80,7 @@ pub fn run(a: RunArgs) -> Result<()> {
     resume.extend(a.device.iter().flat_map(|d| ["--device".to_string(), d.clone()]));
     resume.extend(a.threads.iter().flat_map(|n| ["--threads".to_string(), n.to_string()]));
     resume.extend(a.quiet.then(|| "--quiet".to_string()));
+    resume.extend(a.partition.then(|| "--partition".to_string()));
     sim.interrupt = Some(Interrupt::install(crate::shell::line(&resume))?);
     let mut progress = Progress::new(&sim.scene.name, sim.state.frame, total, a.quiet);
     let result = sim.run(&out, Some(total), &mut |done, _, last| progress.frame(done, Some(last.relative_residual)));

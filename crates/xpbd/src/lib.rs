@@ -12,6 +12,7 @@ pub use xpbd_core::fnv;
 pub mod health;
 pub mod interrupt;
 pub mod output;
+pub mod partition_cells;
 pub mod selftest;
 pub mod simulation;
 pub mod surface_frames;

@@ -5,10 +5,12 @@
 //! killed at any moment keeps complete files (docs/robustness.md).
 
 use crate::checkpoint;
+use crate::partition_cells::PartitionCells;
 use crate::surface_frames::Surface;
 use serde::Serialize;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use xpbd_core::backend::{Backend, RigidStats};
 use xpbd_core::mesh::io::{write_atomic, write_pvd, write_vtu_with_cells, PointData};
@@ -57,12 +59,15 @@ pub struct Frames {
     pub every: usize,
     /// VTU frames carry the normal contact forces (`contact_force`, `contact_active`).
     pub contact_forces: bool,
+    /// VTU frames carry the element partitions ([`PartitionCells`]) with clusters of at most this many elements.
+    pub partition: Option<NonZeroUsize>,
 }
 
 impl Frames {
     /// Reads `[output]`: `every` at least 1; `formats` one or more of `vtu`, `obj`, `ply`, each once, or
-    /// `none` alone.
-    pub fn of(output: &Output) -> Result<Self> {
+    /// `none` alone; `partition` only with VTU frames and a `cluster_size` (the scene's `solver.cluster_size`)
+    /// of at least 1.
+    pub fn of(output: &Output, cluster_size: usize) -> Result<Self> {
         if output.every == 0 {
             return Err(Error::invalid("output.every: must be at least 1 (a frame file every this many frames)"));
         }
@@ -86,7 +91,15 @@ impl Frames {
             }
             formats.push(format);
         }
-        Ok(Frames { formats, every: output.every, contact_forces: output.contact_forces })
+        let partition = match (output.partition, NonZeroUsize::new(cluster_size)) {
+            (false, _) => None,
+            (true, _) if !formats.contains(&FrameFormat::Vtu) => {
+                return Err(Error::invalid("output.partition: the partitions are VTU cell data, but output.formats has no \"vtu\""))
+            }
+            (true, None) => return Err(Error::invalid("output.partition: solver.cluster_size must be at least 1")),
+            (true, k_s) => k_s,
+        };
+        Ok(Frames { formats, every: output.every, contact_forces: output.contact_forces, partition })
     }
 }
 
@@ -100,6 +113,7 @@ pub struct Writer {
     tets: Vec<[u32; 4]>,
     tris: Vec<[u32; 3]>,
     surface: Surface,
+    partition: Option<PartitionCells>,
 }
 
 const METRICS_HEADER: &str = "frame,time,ms,residual,relative_residual,elastic_energy,kinetic_energy,min_volume_ratio,inverted_elements,contacts";
@@ -279,9 +293,10 @@ impl Writer {
         }
         // Each body's tetrahedra, or its triangles when it is cloth or a shell.
         let tets = model.bodies.iter().flat_map(|b| b.tets.iter().copied()).collect();
-        let tris = model.bodies.iter().filter(|b| b.tets.is_empty()).flat_map(|b| b.surface.iter().copied()).collect();
+        let tris: Vec<[u32; 3]> = model.bodies.iter().filter(|b| b.tets.is_empty()).flat_map(|b| b.surface.iter().copied()).collect();
         let surface = Surface::of(model);
-        Writer { dir: dir.to_path_buf(), metrics, probes, frames, pvd: vec![], body_id, tets, tris, surface }
+        let partition = frames.partition.map(|k_s| PartitionCells::of(model, k_s, tris.len()));
+        Writer { dir: dir.to_path_buf(), metrics, probes, frames, pvd: vec![], body_id, tets, tris, surface, partition }
     }
 
     /// Writes the frame file (when due, every `every` frames, or when `last`: the run's final frame) and the
@@ -307,7 +322,8 @@ impl Writer {
                         data.extend([("contact_force", PointData::Vector(&c.force)), ("contact_active", PointData::Int(&active))]);
                     }
                     let rigid = backend.element_bodies();
-                    let cells: Vec<(&str, PointData)> = rigid.iter().map(|r| ("rigid_body", PointData::Int(r))).collect();
+                    let mut cells: Vec<(&str, PointData)> = rigid.iter().map(|r| ("rigid_body", PointData::Int(r))).collect();
+                    cells.extend(self.partition.iter().flat_map(PartitionCells::cell_data));
                     write_vtu_with_cells(&self.dir.join(&name), &state.x, &self.tets, &self.tris, &data, &cells)?;
                     self.pvd.push((state.time, name));
                     write_pvd(&self.dir.join("animation.pvd"), &self.pvd)?;

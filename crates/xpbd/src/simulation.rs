@@ -94,7 +94,7 @@ impl Simulation {
             Some(d) => d,
             None => scene.simulation.device.parse().map_err(|e| prefix(path, Error::invalid(format!("simulation.{e}"))))?,
         };
-        Frames::of(&scene.output).map_err(|e| prefix(path, e))?;
+        Frames::of(&scene.output, scene.solver.cluster_size).map_err(|e| prefix(path, e))?;
         let selection = select(device, &model, &config, scene.simulation.gpu_min_elements)?;
         let state = State::initial(&model);
         if scene.output.contact_forces {
@@ -127,7 +127,7 @@ impl Simulation {
     /// A resumed run must end after its checkpoint's frame: an earlier end is refused, nothing touched.
     pub fn run(&mut self, out: &Path, frames: Option<usize>, progress: &mut dyn FnMut(usize, usize, &FinalState)) -> Result<Summary> {
         let total = frames.unwrap_or(self.scene.simulation.frames);
-        let frames = Frames::of(&self.scene.output)?;
+        let frames = Frames::of(&self.scene.output, self.scene.solver.cluster_size)?;
         let resumed_at = self.resumed_at.take();
         if let Some(frame) = resumed_at.filter(|&f| total <= f) {
             return Err(Error::invalid(format!(

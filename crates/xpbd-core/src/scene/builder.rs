@@ -68,6 +68,7 @@ impl SceneBuilder {
         "The `[solver]` table." solver: Solver => scene.solver;
         "`output.every`." every: usize => scene.output.every;
         "`output.contact_forces`." contact_forces: bool => scene.output.contact_forces;
+        "`output.partition`." partition: bool => scene.output.partition;
         "The `[contact]` table." contact: Contact => scene.contact;
     }
 

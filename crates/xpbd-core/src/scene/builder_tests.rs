@@ -24,6 +24,7 @@ ordering = "clustered"
 every = 2
 formats = ["vtu", "obj"]
 contact_forces = true
+partition = true
 [[body]]
 name = "b"
 mesh = { generator = "box", size = [2.0, 0.5, 0.5], cells = [8, 2, 2], split = 6 }
@@ -51,6 +52,7 @@ point = [2.0, 0.25, 0.25]
         .every(2)
         .formats(&["vtu", "obj"])
         .contact_forces(true)
+        .partition(true)
         .body(
             BodyBuilder::new("b")
                 .box_mesh([2.0, 0.5, 0.5], [8, 2, 2])

@@ -411,10 +411,13 @@ pub struct Output {
     pub formats: Vec<String>,
     /// Write each VTU frame's normal contact forces (`contact_force`, `contact_active` point data).
     pub contact_forces: bool,
+    /// Write each VTU frame's element partitions of the parallel sweeps (`partition_color`, `partition_cluster`,
+    /// `partition_cluster_color` cell data; block neo-Hookean paper, Fig. 4).
+    pub partition: bool,
 }
 
 impl Default for Output {
     fn default() -> Self {
-        Output { every: 1, formats: vec!["vtu".into()], contact_forces: false }
+        Output { every: 1, formats: vec!["vtu".into()], contact_forces: false, partition: false }
     }
 }
