@@ -4,8 +4,9 @@
 //!
 //! Run: `cargo bench -p xpbd-benches --bench projection`
 //!
-//! Also the colored sweep run on a one-thread pool, which projects four same-color elements per call
-//! of the four-lane kernel (`xpbd_core::constraint::lanes`).
+//! Also the colored sweep run on a one-thread pool, which projects same-color elements together in the
+//! lanes of the block kernel (`crates/xpbd-cpu/src/block_kernel.rs`). The index-order row of
+//! `neohookean_block` goes through the same kernel with one lane (the serial order).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::path::Path;
@@ -49,13 +50,13 @@ fn projection(c: &mut Criterion) {
             });
         }
         if model == "neohookean_block" {
-            // The colored sweep on one thread: four elements of a color per call of the four-lane kernel.
+            // The colored sweep on one thread: elements of a color in the lanes of the block kernel.
             let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
             let m = &index_order;
             let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(m, h, xpbd_cpu::gauss_seidel::ScheduleKind::Colored);
             let x_prev: Vec<Vec3> = m.rest.clone();
             let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
-            group.bench_function(format!("{model}/colored_4_lanes_1_thread"), |b| {
+            group.bench_function(format!("{model}/colored_lanes_1_thread"), |b| {
                 let mut x = x0.clone();
                 let mut lambda = vec![0.0; m.rows];
                 b.iter(|| {
