@@ -19,29 +19,44 @@
 //!
 //! Run: `cargo bench -p xpbd-benches --bench implicit_scaling` (a few minutes on 2 cores; add `-- 3` to stop
 //! after the first three sizes).
+//!
+//! `-- linear` instead times `solver.linear_solver = "ldlt"` against `"pcg"` (thesis §4.4.2: "LDLᵀ or PCG to
+//! 1e-4") per implicit step as the mesh grows, on the pinned beams above and on square shell sheets (1 m, 16² to
+//! 128² cells, E = 1e8 Pa, ν = 0.3, t = 1 mm, ρ = 1000, pinned along two opposite edges, sagging under gravity,
+//! h = 10 ms): the two backends of a mesh step in turn, 2 warm-up steps then `LINEAR_STEPS` timed ones, so
+//! that the machine's load falls on both alike; "setup" is PCG's scaling and incomplete Cholesky, rebuilt only
+//! when its iterations grow (`setups`: how many times in the timed steps). Writes benches/results/implicit_linear_solve.txt (docs/shells.md,
+//! "LDLᵀ or PCG").
 
 use std::path::Path;
 use std::time::Instant;
 use xpbd_core::backend::Backend;
 use xpbd_core::scene::{build, parse};
 use xpbd_core::state::State;
-use xpbd_cpu::implicit::{ImplicitBackend, Phases};
+use xpbd_cpu::implicit::{ImplicitBackend, PcgCounts, Phases};
 
 const STEPS: usize = 20;
+/// Timed steps per mesh and solver of the `linear` study.
+const LINEAR_STEPS: usize = 5;
 
 /// One (adaptive?, ln tets, ln ms, ln ms − oracle, ln ms − oracle − contact) point and a value picked from it.
 type Point = (bool, f64, f64, f64, f64);
 type Pick = fn(&Point) -> f64;
 
-fn scene(cells: [usize; 3], adaptive: bool) -> String {
+/// The beam of `cells`, pinned and under `kind = "implicit"` solved by `linear_solver`, or free and adaptive.
+fn beam(cells: [usize; 3], adaptive: bool, linear_solver: &str) -> String {
     let (solver, gravity, extra) = if adaptive {
         (
-            "kind = \"adaptive\"\nrigidify_threshold = 1e-2\nelastify_threshold = 1e-1",
+            "kind = \"adaptive\"\nrigidify_threshold = 1e-2\nelastify_threshold = 1e-1".to_string(),
             "0.0",
             "velocity = [0.3, 0.0, 0.0]\nangular_velocity = [0.0, 0.5, 1.0]\n".to_string(),
         )
     } else {
-        ("kind = \"implicit\"", "-9.81", "pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] } }]\n".to_string())
+        (
+            format!("kind = \"implicit\"\nlinear_solver = \"{linear_solver}\""),
+            "-9.81",
+            "pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] } }]\n".to_string(),
+        )
     };
     let [nx, ny, nz] = cells;
     format!(
@@ -73,7 +88,7 @@ struct Timing {
 }
 
 fn time(cells: [usize; 3], adaptive: bool) -> Timing {
-    let built = build(&parse(&scene(cells, adaptive), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
+    let built = build(&parse(&beam(cells, adaptive, "ldlt"), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
     let model = built.model;
     let mut backend = ImplicitBackend::new(&model, &built.config);
     let mut state = State::initial(&model);
@@ -135,8 +150,123 @@ fn row(kind: &str, t: &Timing) -> String {
     )
 }
 
+/// The shell sheet of the `linear` study: `cells`² cells, solved by `linear_solver`.
+fn sheet(cells: usize, linear_solver: &str) -> String {
+    format!(
+        r#"name = "sheet"
+[simulation]
+dt = 0.01
+frames = 1
+substeps = 1
+gravity = [0.0, 0.0, -9.81]
+[output]
+formats = ["none"]
+[solver]
+kind = "implicit"
+linear_solver = "{linear_solver}"
+[[body]]
+name = "sheet"
+mesh = {{ generator = "grid2d", size = [1.0, 1.0], cells = [{cells}, {cells}] }}
+material = {{ model = "shell", youngs = 1.0e8, poisson = 0.3, density = 1000.0, thickness = 1.0e-3 }}
+rayleigh = [2.0, 0.0]
+pin = [{{ box = {{ min = [-1.0, -1.0, -1.0], max = [1e-6, 2.0, 1.0] }} }}, {{ box = {{ min = [0.999999, -1.0, -1.0], max = [2.0, 2.0, 1.0] }} }}]
+"#
+    )
+}
+
+/// One solver's run of a mesh in the `linear` study: ms per step, of which factorisation and solve (for `pcg`:
+/// scaling and incomplete Cholesky, then the iterations and any fallback).
+#[derive(Default)]
+struct PerStep {
+    ms: f64,
+    linear_ms: f64,
+}
+
+/// ldlt and pcg on the mesh of `scene(solver)`, stepped in turn: rows, ldlt, pcg and what PCG did in the timed
+/// steps.
+fn linear_pair(scene: &dyn Fn(&str) -> String) -> (usize, PerStep, PerStep, PcgCounts) {
+    let mut runs: Vec<_> = ["ldlt", "pcg"]
+        .iter()
+        .map(|k| {
+            let built = build(&parse(&scene(k), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
+            let backend = ImplicitBackend::new(&built.model, &built.config);
+            let state = State::initial(&built.model);
+            (built.model, backend, state, PerStep::default())
+        })
+        .collect();
+    for step in 0..2 + LINEAR_STEPS {
+        for (model, backend, state, per) in runs.iter_mut() {
+            if step == 2 {
+                backend.phases = Phases::default();
+                backend.pcg = Default::default();
+            }
+            let start = Instant::now();
+            backend.step_frame(model, state).unwrap();
+            if step >= 2 {
+                per.ms += start.elapsed().as_secs_f64() * 1e3 / LINEAR_STEPS as f64;
+            }
+            assert!(state.first_non_finite().is_none(), "a non-finite state");
+        }
+    }
+    for (_, backend, _, per) in runs.iter_mut() {
+        per.linear_ms = (backend.phases.factorisation + backend.phases.solve) * 1e3 / LINEAR_STEPS as f64;
+    }
+    let rows = runs[0].1.system_matrix().rows();
+    let counts = runs[1].1.pcg;
+    let (_, _, _, pcg) = runs.pop().unwrap();
+    let (_, _, _, ldlt) = runs.pop().unwrap();
+    (rows, ldlt, pcg, counts)
+}
+
+/// `-- linear`: the table of docs/shells.md, "LDLᵀ or PCG".
+fn linear_study(count: usize) {
+    let mut out = format!(
+        "ms per implicit step (h = 10 ms), ldlt against pcg (1e-4), {LINEAR_STEPS} steps each after 2, stepped in turn; \
+         {} rayon threads\n\n\
+         | mesh | rows | ldlt ms/step | ldlt factor + solve | pcg ms/step | pcg setup + solve | PCG iterations/solve | setups | fallbacks | step pcg/ldlt | solve pcg/ldlt |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|\n",
+        rayon::current_num_threads()
+    );
+    print!("{out}");
+    let beams = [[20, 3, 3], [32, 5, 5], [50, 8, 8], [68, 11, 11]];
+    let meshes = [16, 32, 64, 96, 128]
+        .into_iter()
+        .take(count + 1)
+        .map(|c| (format!("sheet {c}²"), Box::new(move |k: &str| sheet(c, k)) as Box<dyn Fn(&str) -> String>))
+        .chain(
+            beams
+                .into_iter()
+                .take(count)
+                .map(|c| (format!("beam {} tets", 5 * c[0] * c[1] * c[2]), Box::new(move |k: &str| beam(c, false, k)) as Box<dyn Fn(&str) -> String>)),
+        );
+    for (name, scene) in meshes {
+        let (rows, ldlt, pcg, counts) = linear_pair(&*scene);
+        let line = format!(
+            "| {name} | {rows} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} | {} | {} | {:.2} | {:.2} |\n",
+            ldlt.ms,
+            ldlt.linear_ms,
+            pcg.ms,
+            pcg.linear_ms,
+            counts.iterations as f64 / counts.solves.max(1) as f64,
+            counts.setups,
+            counts.fallbacks,
+            pcg.ms / ldlt.ms,
+            pcg.linear_ms / ldlt.linear_ms
+        );
+        print!("{line}");
+        out += &line;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    std::fs::write(dir.join("implicit_linear_solve.txt"), &out).unwrap();
+    println!("wrote benches/results/implicit_linear_solve.txt");
+}
+
 fn main() {
     let count: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(4);
+    if std::env::args().any(|a| a == "linear") {
+        linear_study(count);
+        return;
+    }
     let sizes = [[20, 3, 3], [32, 5, 5], [50, 8, 8], [68, 11, 11]];
     let mut out = format!(
         "ms per implicit step (h = 10 ms) over {STEPS} steps, {} rayon threads; phase shares of the step\n\n\
