@@ -37,7 +37,7 @@ use xpbd_cpu::implicit::{ImplicitBackend, PcgCounts, Phases};
 
 const STEPS: usize = 20;
 /// Timed steps per mesh and solver of the `linear` study.
-const LINEAR_STEPS: usize = 5;
+const LINEAR_STEPS: usize = 10;
 
 /// One (adaptive?, ln tets, ln ms, ln ms − oracle, ln ms − oracle − contact) point and a value picked from it.
 type Point = (bool, f64, f64, f64, f64);

@@ -14,8 +14,8 @@ use xpbd_core::sparse::Csr;
 
 /// A PCG solve taking more than this many times the iterations of the first solve after the last setup (plus
 /// [`REFRESH_SLACK`]) has the next prepare rebuild the scaling and the preconditioner.
-const REFRESH_GROWTH: usize = 2;
-const REFRESH_SLACK: usize = 5;
+const REFRESH_GROWTH: f64 = 1.5;
+const REFRESH_SLACK: f64 = 5.0;
 
 /// What the PCG solves did so far (`solver.linear_solver = "pcg"`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
@@ -88,7 +88,7 @@ impl LinearSolver {
             counts.solves += 1;
             counts.iterations += stats.iterations;
             let baseline = *self.baseline.get_or_insert(stats.iterations);
-            self.stale = !stats.converged || stats.iterations > REFRESH_GROWTH * baseline + REFRESH_SLACK;
+            self.stale = !stats.converged || stats.iterations as f64 > REFRESH_GROWTH * baseline as f64 + REFRESH_SLACK;
             if stats.converged {
                 self.last.clone_from(&y);
                 return Ok(y);
