@@ -1,6 +1,7 @@
 //! `solver.linear_solver = "pcg"` (thesis "Adaptive methods for elastic deformation", §4.4.2: "LDLᵀ or PCG to
-//! 1e-4") against the Cholesky solve of the same runs: a damped tet cantilever, a clamped shell strip and a
-//! block resting on the ground (contact needs the factor too) settle where the `ldlt` runs do; a PCG capped
+//! 1e-4") against the Cholesky solve of the same runs: a damped tet cantilever and a clamped shell strip (under
+//! both preconditioners), the strip under `adaptive`, and a block resting on the ground (contact needs the factor
+//! too) settle where the `ldlt` runs do; a PCG capped
 //! below its tolerance falls back to the factor on every solve; bad keys are one-line errors naming the field.
 
 mod common;
@@ -35,8 +36,12 @@ fn strip(solver: Solver) -> SceneBuilder {
     header(solver, 10, [0.0, 0.0, -9.81]).body(strip)
 }
 
-fn pcg() -> Solver {
-    Solver::implicit().linear_solver("pcg")
+/// The preconditioners of `pcg`: the lagged complete Cholesky factor (default) and the lagged Curtis–Reid
+/// scaling with incomplete Cholesky.
+const PRECONDITIONERS: [&str; 2] = ["cholesky", "ict"];
+
+fn pcg(preconditioner: &str) -> Solver {
+    Solver::implicit().linear_solver("pcg").pcg_preconditioner(preconditioner)
 }
 
 /// Mean displacement along `axis` of the vertices at the largest rest x (the free end).
@@ -46,17 +51,17 @@ fn tip(run: &Run, axis: usize) -> f64 {
     tip.iter().map(|&v| run.state.x[v][axis] - run.model.rest[v][axis]).sum::<f64>() / tip.len() as f64
 }
 
-/// Runs `scene` (of `substeps` steps a frame) under `ldlt` and `pcg` for `frames` frames and returns their tips
-/// along `axis` at frame `early` and at the end; every PCG solve met the tolerance.
-fn both(scene: impl Fn(Solver) -> SceneBuilder, substeps: usize, frames: usize, early: usize, axis: usize) -> ([f64; 2], [f64; 2]) {
-    let (mut ldlt, mut pcg) = (Run::new(scene(Solver::implicit())), Run::new(scene(pcg())));
+/// Runs `scene` (of `substeps` steps a frame) under `ldlt` and `pcg` with `preconditioner` for `frames` frames and
+/// returns their tips along `axis` at frame `early` and at the end; every PCG solve met the tolerance.
+fn both(scene: impl Fn(Solver) -> SceneBuilder, preconditioner: &str, substeps: usize, frames: usize, early: usize, axis: usize) -> ([f64; 2], [f64; 2]) {
+    let (mut ldlt, mut pcg) = (Run::new(scene(Solver::implicit())), Run::new(scene(pcg(preconditioner))));
     ldlt.frames(early);
     pcg.frames(early);
     let early = [tip(&ldlt, axis), tip(&pcg, axis)];
     ldlt.frames(frames - ldlt.state.frame);
     pcg.frames(frames - pcg.state.frame);
     let counts = pcg.backend.pcg;
-    println!("{counts:?}, {:.1} iterations per solve", counts.iterations as f64 / counts.solves as f64);
+    println!("{preconditioner}: {counts:?}, {:.1} iterations per solve", counts.iterations as f64 / counts.solves as f64);
     assert!(counts.solves == frames * substeps && counts.fallbacks == 0 && counts.iterations > 0, "{counts:?}");
     assert_eq!(ldlt.backend.pcg.solves, 0);
     (early, [tip(&ldlt, axis), tip(&pcg, axis)])
@@ -74,28 +79,32 @@ fn rel(a: f64, b: f64) -> f64 {
 /// within 10⁻⁵ (measured: 10⁻¹²).
 #[test]
 fn pcg_cantilever_settles_at_the_ldlt_deflection() {
-    let (early, settled) = both(cantilever, 2, 100, 5, 1);
-    println!("tip at frame 5: ldlt {:.9e}, pcg {:.9e}; settled: ldlt {:.9e}, pcg {:.9e}", early[0], early[1], settled[0], settled[1]);
-    assert!(settled[0] < -1e-4, "the load bends the beam ({})", settled[0]);
-    assert!(rel(early[1], early[0]) < 1e-4 && rel(settled[1], settled[0]) < 1e-5, "{early:?} {settled:?}");
+    for p in PRECONDITIONERS {
+        let (early, settled) = both(cantilever, p, 2, 100, 5, 1);
+        println!("tip at frame 5: ldlt {:.9e}, pcg {:.9e}; settled: ldlt {:.9e}, pcg {:.9e}", early[0], early[1], settled[0], settled[1]);
+        assert!(settled[0] < -1e-4, "the load bends the beam ({})", settled[0]);
+        assert!(rel(early[1], early[0]) < 1e-4 && rel(settled[1], settled[0]) < 1e-5, "{p}: {early:?} {settled:?}");
+    }
 }
 
 /// The clamped shell strip (its A_A spans stiff membrane and soft bending modes: the harder system) sags under
 /// `pcg` as under `ldlt`, within the same bounds.
 #[test]
 fn pcg_shell_strip_sags_like_ldlt() {
-    let (early, settled) = both(strip, 10, 60, 5, 2);
-    println!("sag at frame 5: ldlt {:.9e}, pcg {:.9e}; settled: ldlt {:.9e}, pcg {:.9e}", early[0], early[1], settled[0], settled[1]);
-    assert!(settled[0] < -1e-3, "the strip sags ({})", settled[0]);
-    assert!(rel(early[1], early[0]) < 1e-4 && rel(settled[1], settled[0]) < 1e-5, "{early:?} {settled:?}");
+    for p in PRECONDITIONERS {
+        let (early, settled) = both(strip, p, 10, 60, 5, 2);
+        println!("sag at frame 5: ldlt {:.9e}, pcg {:.9e}; settled: ldlt {:.9e}, pcg {:.9e}", early[0], early[1], settled[0], settled[1]);
+        assert!(settled[0] < -1e-3, "the strip sags ({})", settled[0]);
+        assert!(rel(early[1], early[0]) < 1e-4 && rel(settled[1], settled[0]) < 1e-5, "{p}: {early:?} {settled:?}");
+    }
 }
 
 /// Under `adaptive` the reduced system mixes rigid bodies' 6-DOF blocks with elastic vertices (the case the
 /// Curtis–Reid scaling is for): the strip (τ_R = 10⁻⁶) rigidifies and settles under `pcg` as under `ldlt`.
 #[test]
 fn pcg_adaptive_strip_settles_like_ldlt() {
-    let adaptive = |linear: &str| Solver::adaptive().rigidify_threshold(1e-6).linear_solver(linear);
-    let (mut ldlt, mut pcg) = (Run::new(strip(adaptive("ldlt"))), Run::new(strip(adaptive("pcg"))));
+    let adaptive = || Solver::adaptive().rigidify_threshold(1e-6);
+    let (mut ldlt, mut pcg) = (Run::new(strip(adaptive())), Run::new(strip(adaptive().linear_solver("pcg"))));
     ldlt.frames(60);
     pcg.frames(60);
     let (a, b) = (tip(&ldlt, 2), tip(&pcg, 2));
@@ -120,7 +129,7 @@ fn pcg_block_rests_on_the_ground_like_ldlt() {
             BodyBuilder::new("block").box_mesh([0.2, 0.2, 0.2], [2, 2, 2]).material(Material::tet("neohookean_block", 1e7, 0.3, 1000.0)).rayleigh(20.0, 0.0);
         header(solver, 1, [0.0, -9.81, 0.0]).body(b).collider(Collider::plane([0.0, 0.0, 0.0], [0.0, 1.0, 0.0]))
     };
-    let (mut ldlt, mut pcg) = (Run::new(block(Solver::implicit())), Run::new(block(pcg())));
+    let (mut ldlt, mut pcg) = (Run::new(block(Solver::implicit())), Run::new(block(Solver::implicit().linear_solver("pcg"))));
     ldlt.frames(100);
     pcg.frames(100);
     let low = |run: &Run| run.state.x.iter().map(|x| x.y).fold(f64::MAX, f64::min);
@@ -129,11 +138,11 @@ fn pcg_block_rests_on_the_ground_like_ldlt() {
     assert!(!pcg.backend.normal_impulses().is_empty() && gap < 5.0 * 1e-4 * 9.81 * 0.01 * 0.01 / 0.2, "gap {gap}");
 }
 
-/// A PCG capped at one iteration cannot reach 10⁻¹⁰: every solve falls back to the Cholesky solve, counted, and
-/// the run is the `ldlt` run.
+/// A PCG with the incomplete preconditioner capped at one iteration cannot reach 10⁻¹⁰: every solve falls back to
+/// the Cholesky solve, counted, and the run is the `ldlt` run.
 #[test]
 fn pcg_that_misses_its_tolerance_falls_back_to_the_factor() {
-    let (mut ldlt, mut capped) = (Run::new(cantilever(Solver::implicit())), Run::new(cantilever(pcg().pcg_tol(1e-10).pcg_max_iter(1))));
+    let (mut ldlt, mut capped) = (Run::new(cantilever(Solver::implicit())), Run::new(cantilever(pcg("ict").pcg_tol(1e-10).pcg_max_iter(1))));
     ldlt.frames(10);
     capped.frames(10);
     let counts = capped.backend.pcg;
@@ -153,4 +162,6 @@ fn bad_linear_solver_keys_are_one_line_errors() {
     assert_eq!(err("kind = \"adaptive\"\npcg_tol = 2.0"), "solver.pcg_tol: must lie in (0, 1), got 2");
     assert_eq!(err("kind = \"xpbd\"\nlinear_solver = \"pcg\""), "solver.linear_solver: only for kind = \"mgpbd\", \"implicit\" or \"adaptive\"");
     assert!(err("kind = \"mgpbd\"\nlinear_solver = \"pcg\"").starts_with("solver.linear_solver: unknown 'pcg'"));
+    assert_eq!(err("kind = \"implicit\"\npcg_preconditioner = \"ilu\""), "solver.pcg_preconditioner: unknown 'ilu' (expected cholesky, ict)");
+    assert_eq!(err("kind = \"mgpbd\"\npcg_preconditioner = \"ict\""), "solver.pcg_preconditioner: only for kind = \"implicit\" or \"adaptive\"");
 }

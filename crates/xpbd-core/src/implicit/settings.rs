@@ -11,9 +11,19 @@ named_enum! {
     pub enum LinearSolve {
         /// Sparse Cholesky LLᵀ (docs/adaptive.md: the LDLᵀ of the thesis on a PSD-projected system).
         Ldlt = "ldlt",
-        /// Conjugate gradients on the Curtis–Reid-scaled system, incomplete-Cholesky preconditioned
-        /// (`sparse::scaled_pcg`), with the Cholesky solve as fallback when it misses its tolerance.
+        /// Preconditioned conjugate gradients ([`PcgPreconditioner`]) from the previous answer, with the Cholesky
+        /// solve as fallback when it misses its tolerance.
         Pcg = "pcg",
+    }
+}
+
+named_enum! {
+    /// The preconditioner of `linear_solver = "pcg"`, kept across steps and rebuilt when the iterations grow.
+    pub enum PcgPreconditioner {
+        /// The complete Cholesky factor of an earlier step's A_A (`sparse::lagged_cholesky`).
+        Cholesky = "cholesky",
+        /// Curtis–Reid scaling S and the incomplete Cholesky factor of an earlier S A_A S (`sparse::scaled_pcg`).
+        Ict = "ict",
     }
 }
 
@@ -34,7 +44,8 @@ pub struct ImplicitSettings {
     /// Eq. 4.16) instead of from zero (`kind = "adaptive"`).
     pub contact_filter: bool,
     pub linear_solver: LinearSolve,
-    /// PCG stops at ‖S b − S A S y‖ ≤ pcg_tol ‖S b‖ (the thesis's 1e-4) …
+    pub pcg_preconditioner: PcgPreconditioner,
+    /// PCG stops at ‖b − A x‖ ≤ pcg_tol ‖b‖ (`ict`: of the scaled system; the thesis's 1e-4) …
     pub pcg_tol: f64,
     /// … or after this many iterations (`None`: one per row), when the step falls back to the Cholesky solve.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -67,6 +78,7 @@ impl Default for ImplicitSettings {
             newton_iterations: 1,
             contact_filter: true,
             linear_solver: LinearSolve::Ldlt,
+            pcg_preconditioner: PcgPreconditioner::Cholesky,
             pcg_tol: 1e-4,
             pcg_max_iter: None,
             rigidification: None,
@@ -110,6 +122,10 @@ impl ImplicitSettings {
         if let Some(name) = &s.linear_solver {
             settings.linear_solver = LinearSolve::from_name(name)
                 .ok_or_else(|| Error::invalid(format!("solver.linear_solver: unknown '{name}' (expected {})", LinearSolve::names().join(", "))))?;
+        }
+        if let Some(name) = &s.pcg_preconditioner {
+            settings.pcg_preconditioner = PcgPreconditioner::from_name(name)
+                .ok_or_else(|| Error::invalid(format!("solver.pcg_preconditioner: unknown '{name}' (expected {})", PcgPreconditioner::names().join(", "))))?;
         }
         if let Some(t) = s.pcg_tol {
             if !(t > 0.0 && t < 1.0) {
@@ -166,6 +182,7 @@ impl ImplicitSettings {
             ("newton_iterations", s.newton_iterations.is_some()),
             ("contact_compliance", s.contact_compliance.is_some()),
             ("baumgarte", s.baumgarte.is_some()),
+            ("pcg_preconditioner", s.pcg_preconditioner.is_some()),
         ]
         .into_iter()
         .find(|p| p.1)
@@ -223,6 +240,9 @@ mod tests {
         assert_eq!(err(solver(|s| s.linear_solver = Some("lu".into()))), "solver.linear_solver: unknown 'lu' (expected ldlt, pcg)");
         assert_eq!(err(solver(|s| s.pcg_tol = Some(0.0))), "solver.pcg_tol: must lie in (0, 1), got 0");
         assert_eq!(err(solver(|s| s.pcg_max_iter = Some(0))), "solver.pcg_max_iter: must be at least 1");
+        assert_eq!(err(solver(|s| s.pcg_preconditioner = Some("ilu".into()))), "solver.pcg_preconditioner: unknown 'ilu' (expected cholesky, ict)");
+        assert_eq!(default.pcg_preconditioner, PcgPreconditioner::Cholesky);
         crate::named::tests::round_trips::<LinearSolve>();
+        crate::named::tests::round_trips::<PcgPreconditioner>();
     }
 }

@@ -1,19 +1,22 @@
 //! The solve of each step's reduced system A_A Δẋ_A = b (thesis "Adaptive methods for elastic deformation",
-//! §4.4.2, Eq. 4.7–4.8: "LDLᵀ or PCG to 1e-4"): the sparse Cholesky factor, or conjugate gradients on the
-//! Curtis–Reid-scaled system with an incomplete Cholesky preconditioner (`sparse::scaled_pcg`), started from the
-//! previous solve's answer. The scaling and the preconditioner are kept from step to step (as the thesis keeps
-//! the oracle's) and rebuilt when a solve takes more than [`REFRESH_GROWTH`] times the iterations of the first
-//! solve after the last rebuild, or missed its tolerance. A PCG solve that misses its tolerance within its iteration cap falls back to the
-//! factor (counted in [`PcgCounts::fallbacks`]). Contact needs A_A⁻¹ on the Delassus columns, so a PCG step with
-//! contacts factorises as well ([`LinearSolver::factor_for_columns`]).
+//! §4.4.2, Eq. 4.7–4.8: "LDLᵀ or PCG to 1e-4"): the sparse Cholesky factor, or conjugate gradients started from
+//! the previous solve's answer and preconditioned by the complete Cholesky factor of an earlier step's A_A
+//! (`sparse::lagged_cholesky`) or by Curtis–Reid scaling and the incomplete Cholesky factor of an earlier
+//! S A_A S (`sparse::scaled_pcg`). The preconditioner is kept from step to step (as the thesis keeps the
+//! oracle's) and rebuilt when a solve takes more than [`REFRESH_GROWTH`] times the iterations of the first solve
+//! after the last rebuild, or missed its tolerance. A PCG solve that misses its tolerance within its iteration
+//! cap falls back to the factor (counted in [`PcgCounts::fallbacks`]). Contact needs A_A⁻¹ on the Delassus
+//! columns, so a PCG step with contacts factorises as well ([`LinearSolver::factor_for_columns`]).
 
-use xpbd_core::implicit::settings::{ImplicitSettings, LinearSolve};
+use xpbd_core::implicit::settings::{ImplicitSettings, LinearSolve, PcgPreconditioner};
+use xpbd_core::linear::SolveStats;
 use xpbd_core::sparse::cholesky::Cholesky;
+use xpbd_core::sparse::lagged_cholesky::LaggedCholeskyPcg;
 use xpbd_core::sparse::scaled_pcg::ScaledPcg;
 use xpbd_core::sparse::Csr;
 
 /// A PCG solve taking more than this many times the iterations of the first solve after the last setup (plus
-/// [`REFRESH_SLACK`]) has the next prepare rebuild the scaling and the preconditioner.
+/// [`REFRESH_SLACK`]) has the next prepare rebuild the preconditioner.
 const REFRESH_GROWTH: f64 = 1.5;
 const REFRESH_SLACK: f64 = 5.0;
 
@@ -22,7 +25,7 @@ const REFRESH_SLACK: f64 = 5.0;
 pub struct PcgCounts {
     pub solves: usize,
     pub iterations: usize,
-    /// Scalings and incomplete factorisations built.
+    /// Preconditioners built (a Cholesky factor, or a scaling and an incomplete factor).
     pub setups: usize,
     /// Solves that missed `pcg_tol` within `pcg_max_iter` iterations and took the Cholesky solve instead.
     pub fallbacks: usize,
@@ -33,7 +36,7 @@ pub struct LinearSolver {
     /// Iteration cap of a PCG solve (`None`: one per row).
     max_iterations: Option<usize>,
     cholesky: Cholesky,
-    pcg: ScaledPcg,
+    pcg: Iterative,
     /// The Cholesky factor is that of the last prepared matrix.
     factored: bool,
     /// The last solve's answer: the next PCG solve's guess (the pattern, so its length, holds for this solver's life).
@@ -50,7 +53,10 @@ impl LinearSolver {
             kind: settings.linear_solver,
             max_iterations: settings.pcg_max_iter,
             cholesky: Cholesky::default(),
-            pcg: ScaledPcg::new(settings.pcg_tol, ScaledPcg::DROP_TOLERANCE),
+            pcg: match settings.pcg_preconditioner {
+                PcgPreconditioner::Cholesky => Iterative::Cholesky(LaggedCholeskyPcg::new(settings.pcg_tol)),
+                PcgPreconditioner::Ict => Iterative::Ict(ScaledPcg::new(settings.pcg_tol, ScaledPcg::DROP_TOLERANCE)),
+            },
             factored: false,
             last: Vec::new(),
             baseline: None,
@@ -59,8 +65,8 @@ impl LinearSolver {
     }
 
     /// Readies a solve with the assembled `a`: factorises it (`ldlt`), or takes its values and, when the last
-    /// setup went stale, scales it and factorises the incomplete preconditioner again (`pcg`, counted in
-    /// `counts.setups`); an error says why the factorisation failed.
+    /// setup went stale, builds the preconditioner again (`pcg`, counted in `counts.setups`); an error says why
+    /// the factorisation failed.
     pub fn prepare(&mut self, a: &Csr, counts: &mut PcgCounts) -> Result<(), String> {
         self.factored = false;
         match self.kind {
@@ -132,5 +138,34 @@ impl LinearSolver {
         self.cholesky.try_factor(a, true)?;
         self.factored = true;
         Ok(())
+    }
+}
+
+/// PCG with one of the preconditioners of [`PcgPreconditioner`].
+enum Iterative {
+    Cholesky(LaggedCholeskyPcg),
+    Ict(ScaledPcg),
+}
+
+impl Iterative {
+    fn setup(&mut self, a: &Csr) {
+        match self {
+            Iterative::Cholesky(p) => p.setup(a),
+            Iterative::Ict(p) => p.setup(a),
+        }
+    }
+
+    fn update(&mut self, a: &Csr) {
+        match self {
+            Iterative::Cholesky(p) => p.update(a),
+            Iterative::Ict(p) => p.update(a),
+        }
+    }
+
+    fn solve(&mut self, b: &[f64], guess: Option<&[f64]>, max_iterations: usize) -> (Vec<f64>, SolveStats) {
+        match self {
+            Iterative::Cholesky(p) => p.solve(b, guess, max_iterations),
+            Iterative::Ict(p) => p.solve(b, guess, max_iterations),
+        }
     }
 }
