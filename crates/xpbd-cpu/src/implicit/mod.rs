@@ -34,6 +34,7 @@ use xpbd_core::implicit::dofs::{Dofs, VertexDof};
 use xpbd_core::implicit::settings::{ImplicitSettings, LinearSolve, Rigidification};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
+use xpbd_core::named::Named;
 use xpbd_core::solver_config::{Method, SolverConfig};
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
@@ -411,7 +412,7 @@ impl Backend for ImplicitBackend {
         let what = if self.adaptive.is_some() { "adaptive rigidification" } else { "implicit FEM" };
         let solve = match self.settings.linear_solver {
             LinearSolve::Ldlt => "sparse Cholesky".to_string(),
-            LinearSolve::Pcg => format!("scaled PCG to {:e} (Cholesky fallback)", self.settings.pcg_tol),
+            LinearSolve::Pcg => format!("PCG ({}) to {:e} (Cholesky fallback)", self.settings.pcg_preconditioner.name(), self.settings.pcg_tol),
         };
         format!("cpu: {what}, {solve}, {} rayon threads", rayon::current_num_threads())
     }
