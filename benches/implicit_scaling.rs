@@ -19,29 +19,40 @@
 //!
 //! Run: `cargo bench -p xpbd-benches --bench implicit_scaling` (a few minutes on 2 cores; add `-- 3` to stop
 //! after the first three sizes).
+//!
+//! `-- linear` instead times `solver.linear_solver = "ldlt"` against `"pcg"` with `pcg_preconditioner = "ict"` and
+//! `"cholesky"` (thesis §4.4.2: "LDLᵀ or PCG to 1e-4") per implicit step as the mesh grows, on the pinned beams above and on square shell sheets (1 m, 16² to
+//! 128² cells, E = 1e8 Pa, ν = 0.3, t = 1 mm, ρ = 1000, pinned along two opposite edges, sagging under gravity,
+//! h = 10 ms): the three backends of a mesh step in turn, 2 warm-up steps then `LINEAR_STEPS` timed ones, so
+//! that the machine's load falls on all alike; PCG's preconditioner is rebuilt only when its iterations grow
+//! (`setups`: how many times in the timed steps). Writes benches/results/implicit_linear_solve.txt (docs/shells.md,
+//! "LDLᵀ or PCG").
 
 use std::path::Path;
 use std::time::Instant;
 use xpbd_core::backend::Backend;
 use xpbd_core::scene::{build, parse};
 use xpbd_core::state::State;
-use xpbd_cpu::implicit::{ImplicitBackend, Phases};
+use xpbd_cpu::implicit::{ImplicitBackend, PcgCounts, Phases};
 
 const STEPS: usize = 20;
+/// Timed steps per mesh and solver of the `linear` study.
+const LINEAR_STEPS: usize = 10;
 
 /// One (adaptive?, ln tets, ln ms, ln ms − oracle, ln ms − oracle − contact) point and a value picked from it.
 type Point = (bool, f64, f64, f64, f64);
 type Pick = fn(&Point) -> f64;
 
-fn scene(cells: [usize; 3], adaptive: bool) -> String {
+/// The beam of `cells`, pinned and under `kind = "implicit"` with the `[solver]` lines `linear`, or free and adaptive.
+fn beam(cells: [usize; 3], adaptive: bool, linear: &str) -> String {
     let (solver, gravity, extra) = if adaptive {
         (
-            "kind = \"adaptive\"\nrigidify_threshold = 1e-2\nelastify_threshold = 1e-1",
+            "kind = \"adaptive\"\nrigidify_threshold = 1e-2\nelastify_threshold = 1e-1".to_string(),
             "0.0",
             "velocity = [0.3, 0.0, 0.0]\nangular_velocity = [0.0, 0.5, 1.0]\n".to_string(),
         )
     } else {
-        ("kind = \"implicit\"", "-9.81", "pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] } }]\n".to_string())
+        (format!("kind = \"implicit\"\n{linear}"), "-9.81", "pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 1.0, 1.0] } }]\n".to_string())
     };
     let [nx, ny, nz] = cells;
     format!(
@@ -73,7 +84,7 @@ struct Timing {
 }
 
 fn time(cells: [usize; 3], adaptive: bool) -> Timing {
-    let built = build(&parse(&scene(cells, adaptive), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
+    let built = build(&parse(&beam(cells, adaptive, ""), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
     let model = built.model;
     let mut backend = ImplicitBackend::new(&model, &built.config);
     let mut state = State::initial(&model);
@@ -135,8 +146,133 @@ fn row(kind: &str, t: &Timing) -> String {
     )
 }
 
+/// The shell sheet of the `linear` study: `cells`² cells, with the `[solver]` lines `linear`.
+fn sheet(cells: usize, linear: &str) -> String {
+    format!(
+        r#"name = "sheet"
+[simulation]
+dt = 0.01
+frames = 1
+substeps = 1
+gravity = [0.0, 0.0, -9.81]
+[output]
+formats = ["none"]
+[solver]
+kind = "implicit"
+{linear}
+[[body]]
+name = "sheet"
+mesh = {{ generator = "grid2d", size = [1.0, 1.0], cells = [{cells}, {cells}] }}
+material = {{ model = "shell", youngs = 1.0e8, poisson = 0.3, density = 1000.0, thickness = 1.0e-3 }}
+rayleigh = [2.0, 0.0]
+pin = [{{ box = {{ min = [-1.0, -1.0, -1.0], max = [1e-6, 2.0, 1.0] }} }}, {{ box = {{ min = [0.999999, -1.0, -1.0], max = [2.0, 2.0, 1.0] }} }}]
+"#
+    )
+}
+
+/// The solvers of the `linear` study: name and `[solver]` lines.
+const LINEAR_SOLVERS: [(&str, &str); 3] = [
+    ("ldlt", "linear_solver = \"ldlt\""),
+    ("pcg, ict", "linear_solver = \"pcg\"\npcg_preconditioner = \"ict\""),
+    ("pcg, cholesky", "linear_solver = \"pcg\"\npcg_preconditioner = \"cholesky\""),
+];
+
+/// One solver's run of a mesh in the `linear` study: ms per step, of which factorisation and solve (for `pcg`:
+/// preconditioner setups, the iterations and any fallback), and what PCG did.
+#[derive(Default)]
+struct PerStep {
+    ms: f64,
+    linear_ms: f64,
+    pcg: PcgCounts,
+}
+
+/// [`LINEAR_SOLVERS`] on the mesh of `scene(lines)`, stepped in turn: the rows and each solver's timed steps.
+fn linear_runs(scene: &dyn Fn(&str) -> String) -> (usize, Vec<PerStep>) {
+    let mut runs: Vec<_> = LINEAR_SOLVERS
+        .iter()
+        .map(|(_, lines)| {
+            let built = build(&parse(&scene(lines), Path::new("s.toml")).unwrap(), Path::new(".")).unwrap();
+            let backend = ImplicitBackend::new(&built.model, &built.config);
+            let state = State::initial(&built.model);
+            (built.model, backend, state, PerStep::default())
+        })
+        .collect();
+    for step in 0..2 + LINEAR_STEPS {
+        for (model, backend, state, per) in runs.iter_mut() {
+            if step == 2 {
+                backend.phases = Phases::default();
+                backend.pcg = PcgCounts::default();
+            }
+            let start = Instant::now();
+            backend.step_frame(model, state).unwrap();
+            if step >= 2 {
+                per.ms += start.elapsed().as_secs_f64() * 1e3 / LINEAR_STEPS as f64;
+            }
+            assert!(state.first_non_finite().is_none(), "a non-finite state");
+        }
+    }
+    let rows = runs[0].1.system_matrix().rows();
+    let per = runs
+        .into_iter()
+        .map(|(_, backend, _, per)| PerStep {
+            linear_ms: (backend.phases.factorisation + backend.phases.solve) * 1e3 / LINEAR_STEPS as f64,
+            pcg: backend.pcg,
+            ..per
+        })
+        .collect();
+    (rows, per)
+}
+
+/// `-- linear`: the table of docs/shells.md, "LDLᵀ or PCG".
+fn linear_study(count: usize) {
+    let mut out = format!(
+        "ms per implicit step (h = 10 ms), ldlt against pcg (1e-4) with either preconditioner, {LINEAR_STEPS} steps each \
+         after 2, stepped in turn; {} rayon threads\n\n\
+         | mesh | rows | solver | ms/step | factor + solve | PCG iterations/solve | setups | fallbacks | step / ldlt | solve / ldlt |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+        rayon::current_num_threads()
+    );
+    print!("{out}");
+    let beams = [[20, 3, 3], [32, 5, 5], [50, 8, 8], [68, 11, 11]];
+    let meshes = [16, 32, 64, 96, 128]
+        .into_iter()
+        .take(count + 1)
+        .map(|c| (format!("sheet {c}²"), Box::new(move |k: &str| sheet(c, k)) as Box<dyn Fn(&str) -> String>))
+        .chain(
+            beams
+                .into_iter()
+                .take(count)
+                .map(|c| (format!("beam {} tets", 5 * c[0] * c[1] * c[2]), Box::new(move |k: &str| beam(c, false, k)) as Box<dyn Fn(&str) -> String>)),
+        );
+    for (name, scene) in meshes {
+        let (rows, runs) = linear_runs(&*scene);
+        for ((solver, _), run) in LINEAR_SOLVERS.iter().zip(&runs) {
+            let c = run.pcg;
+            let line = format!(
+                "| {name} | {rows} | {solver} | {:.2} | {:.2} | {:.1} | {} | {} | {:.2} | {:.2} |\n",
+                run.ms,
+                run.linear_ms,
+                c.iterations as f64 / c.solves.max(1) as f64,
+                c.setups,
+                c.fallbacks,
+                run.ms / runs[0].ms,
+                run.linear_ms / runs[0].linear_ms
+            );
+            print!("{line}");
+            out += &line;
+        }
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("results");
+    std::fs::write(dir.join("implicit_linear_solve.txt"), &out).unwrap();
+    println!("wrote benches/results/implicit_linear_solve.txt");
+}
+
 fn main() {
     let count: usize = std::env::args().skip(1).find_map(|a| a.parse().ok()).unwrap_or(4);
+    if std::env::args().any(|a| a == "linear") {
+        linear_study(count);
+        return;
+    }
     let sizes = [[20, 3, 3], [32, 5, 5], [50, 8, 8], [68, 11, 11]];
     let mut out = format!(
         "ms per implicit step (h = 10 ms) over {STEPS} steps, {} rayon threads; phase shares of the step\n\n\

@@ -135,7 +135,7 @@ fn scaled_pcg_matches_direct_on_the_cross() {
         assert!(chol.solve(&b, &mut x_ref));
         let mut pcg = ScaledPcg::new(1e-4, ScaledPcg::DROP_TOLERANCE);
         pcg.setup(a);
-        let (x, stats) = pcg.solve(&b);
+        let (x, stats) = pcg.solve(&b, None, n);
         let s = curtis_reid(a, NEGLIGIBLE, 1e-3, 50);
         let spread = s.iter().cloned().fold(0.0, f64::max) / s.iter().cloned().fold(f64::MAX, f64::min);
         let bound = condition(&scaled(a, &s)) * 1e-4 * spread;
@@ -199,7 +199,7 @@ fn direct_against_pcg_timing() {
             let mut iterations = 0;
             let iterative = best(&mut || {
                 pcg.setup(a);
-                let (_, stats) = pcg.solve(&b);
+                let (_, stats) = pcg.solve(&b, None, b.len());
                 assert!(stats.converged, "{cells}² cells, drop {drop:e}: {stats:?}");
                 iterations = stats.iterations;
             });

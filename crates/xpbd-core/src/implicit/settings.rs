@@ -1,9 +1,31 @@
 //! The `[solver]` settings of `kind = "implicit"` and `kind = "adaptive"` (docs/adaptive.md), resolved with
 //! their defaults and checked with one-line errors naming the field.
 
+use crate::named::Named;
 use crate::scene::schema;
 use crate::{Error, Result};
 use serde::Serialize;
+
+named_enum! {
+    /// How each step solves its reduced system A_A Δẋ = b (thesis §4.4.2: "LDLᵀ or PCG to 1e-4").
+    pub enum LinearSolve {
+        /// Sparse Cholesky LLᵀ (docs/adaptive.md: the LDLᵀ of the thesis on a PSD-projected system).
+        Ldlt = "ldlt",
+        /// Preconditioned conjugate gradients ([`PcgPreconditioner`]) from the previous answer, with the Cholesky
+        /// solve as fallback when it misses its tolerance.
+        Pcg = "pcg",
+    }
+}
+
+named_enum! {
+    /// The preconditioner of `linear_solver = "pcg"`, kept across steps and rebuilt when the iterations grow.
+    pub enum PcgPreconditioner {
+        /// The complete Cholesky factor of an earlier step's A_A (`sparse::lagged_cholesky`).
+        Cholesky = "cholesky",
+        /// Curtis–Reid scaling S and the incomplete Cholesky factor of an earlier S A_A S (`sparse::scaled_pcg`).
+        Ict = "ict",
+    }
+}
 
 /// The implicit FEM integrator (thesis "Adaptive methods for elastic deformation", Eq. 3.5) with its
 /// compliant frictional contact (§3.3.3), and the rigidification of `kind = "adaptive"` (§3.3.4–3.3.5).
@@ -21,6 +43,13 @@ pub struct ImplicitSettings {
     /// The oracle starts its PCG iteration from the contact filter's local response to new contacts (thesis
     /// Eq. 4.16) instead of from zero (`kind = "adaptive"`).
     pub contact_filter: bool,
+    pub linear_solver: LinearSolve,
+    pub pcg_preconditioner: PcgPreconditioner,
+    /// PCG stops at ‖b − A x‖ ≤ pcg_tol ‖b‖ (`ict`: of the scaled system; the thesis's 1e-4) …
+    pub pcg_tol: f64,
+    /// … or after this many iterations (`None`: one per row), when the step falls back to the Cholesky solve.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pcg_max_iter: Option<usize>,
     /// `None` for `kind = "implicit"` (every element elastic).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rigidification: Option<Rigidification>,
@@ -42,7 +71,18 @@ pub struct Rigidification {
 
 impl Default for ImplicitSettings {
     fn default() -> Self {
-        ImplicitSettings { contact_compliance: 1e-3, baumgarte: 0.2, pgs_iterations: 200, newton_iterations: 1, contact_filter: true, rigidification: None }
+        ImplicitSettings {
+            contact_compliance: 1e-3,
+            baumgarte: 0.2,
+            pgs_iterations: 200,
+            newton_iterations: 1,
+            contact_filter: true,
+            linear_solver: LinearSolve::Ldlt,
+            pcg_preconditioner: PcgPreconditioner::Cholesky,
+            pcg_tol: 1e-4,
+            pcg_max_iter: None,
+            rigidification: None,
+        }
     }
 }
 
@@ -78,6 +118,26 @@ impl ImplicitSettings {
                 return Err(Error::invalid(format!("solver.baumgarte: must lie in [0, 1], got {b}")));
             }
             settings.baumgarte = b;
+        }
+        if let Some(name) = &s.linear_solver {
+            settings.linear_solver = LinearSolve::from_name(name)
+                .ok_or_else(|| Error::invalid(format!("solver.linear_solver: unknown '{name}' (expected {})", LinearSolve::names().join(", "))))?;
+        }
+        if let Some(name) = &s.pcg_preconditioner {
+            settings.pcg_preconditioner = PcgPreconditioner::from_name(name)
+                .ok_or_else(|| Error::invalid(format!("solver.pcg_preconditioner: unknown '{name}' (expected {})", PcgPreconditioner::names().join(", "))))?;
+        }
+        if let Some(t) = s.pcg_tol {
+            if !(t > 0.0 && t < 1.0) {
+                return Err(Error::invalid(format!("solver.pcg_tol: must lie in (0, 1), got {t}")));
+            }
+            settings.pcg_tol = t;
+        }
+        if let Some(m) = s.pcg_max_iter {
+            if m == 0 {
+                return Err(Error::invalid("solver.pcg_max_iter: must be at least 1"));
+            }
+            settings.pcg_max_iter = Some(m);
         }
         if !adaptive {
             if let Some(field) = Self::rigidification_field(s) {
@@ -122,6 +182,7 @@ impl ImplicitSettings {
             ("newton_iterations", s.newton_iterations.is_some()),
             ("contact_compliance", s.contact_compliance.is_some()),
             ("baumgarte", s.baumgarte.is_some()),
+            ("pcg_preconditioner", s.pcg_preconditioner.is_some()),
         ]
         .into_iter()
         .find(|p| p.1)
@@ -166,5 +227,22 @@ mod tests {
         assert!(err(solver(|s| s.rigidify_steps = Some(0)), true).starts_with("solver.rigidify_steps"));
         assert_eq!(err(solver(|s| s.newton_iterations = Some(0)), false), "solver.newton_iterations: must be at least 1");
         assert_eq!(err(solver(|s| s.rigidify_steps = Some(2)), false), "solver.rigidify_steps: only for kind = \"adaptive\"");
+    }
+
+    #[test]
+    fn linear_solver_keys_are_checked() {
+        let ok = |s: schema::Solver| ImplicitSettings::from_scene(&s, false).unwrap();
+        let default = ok(schema::Solver::default());
+        assert_eq!((default.linear_solver, default.pcg_tol, default.pcg_max_iter), (LinearSolve::Ldlt, 1e-4, None));
+        let pcg = ok(solver(|s| (s.linear_solver, s.pcg_tol, s.pcg_max_iter) = (Some("pcg".into()), Some(1e-6), Some(50))));
+        assert_eq!((pcg.linear_solver, pcg.pcg_tol, pcg.pcg_max_iter), (LinearSolve::Pcg, 1e-6, Some(50)));
+        let err = |s: schema::Solver| ImplicitSettings::from_scene(&s, true).unwrap_err().to_string();
+        assert_eq!(err(solver(|s| s.linear_solver = Some("lu".into()))), "solver.linear_solver: unknown 'lu' (expected ldlt, pcg)");
+        assert_eq!(err(solver(|s| s.pcg_tol = Some(0.0))), "solver.pcg_tol: must lie in (0, 1), got 0");
+        assert_eq!(err(solver(|s| s.pcg_max_iter = Some(0))), "solver.pcg_max_iter: must be at least 1");
+        assert_eq!(err(solver(|s| s.pcg_preconditioner = Some("ilu".into()))), "solver.pcg_preconditioner: unknown 'ilu' (expected cholesky, ict)");
+        assert_eq!(default.pcg_preconditioner, PcgPreconditioner::Cholesky);
+        crate::named::tests::round_trips::<LinearSolve>();
+        crate::named::tests::round_trips::<PcgPreconditioner>();
     }
 }

@@ -220,12 +220,10 @@ impl MgpbdSettings {
         Ok(rows)
     }
 
-    /// The first MGPBD field set in a scene whose solver is not MGPBD.
+    /// The first MGPBD field set in a scene whose solver is not MGPBD (`linear_solver`, `pcg_tol` and
+    /// `pcg_max_iter`, shared with `implicit` and `adaptive`, are checked by the scene's build).
     pub fn foreign_field(s: &schema::Solver) -> Option<&'static str> {
         let present = [
-            ("linear_solver", s.linear_solver.is_some()),
-            ("pcg_tol", s.pcg_tol.is_some()),
-            ("pcg_max_iter", s.pcg_max_iter.is_some()),
             ("setup_interval", s.setup_interval.is_some()),
             ("line_search", s.line_search.is_some()),
             ("tolerance", s.tolerance.is_some()),

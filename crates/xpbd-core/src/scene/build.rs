@@ -162,6 +162,10 @@ fn solver_config(scene: &Scene) -> Result<SolverConfig> {
     if let (false, Some(field)) = (matches!(method, Some(Method::Mgpbd(_))), MgpbdSettings::foreign_field(k)) {
         return Err(Error::invalid(format!("solver.{field}: only for kind = \"mgpbd\"")));
     }
+    let linear_solve = [("linear_solver", k.linear_solver.is_some()), ("pcg_tol", k.pcg_tol.is_some()), ("pcg_max_iter", k.pcg_max_iter.is_some())];
+    if let (false, Some((field, _))) = (matches!(method, Some(Method::Mgpbd(_) | Method::Implicit(_))), linear_solve.iter().find(|p| p.1)) {
+        return Err(Error::invalid(format!("solver.{field}: only for kind = \"mgpbd\", \"implicit\" or \"adaptive\"")));
+    }
     if let (false, Some(field)) = (matches!(method, Some(Method::Multilayer(_))), MultilayerSettings::foreign_field(k)) {
         return Err(Error::invalid(format!("solver.{field}: only for kind = \"multilayer\"")));
     }

@@ -148,6 +148,7 @@ pub struct Solver {
     /// Implicit and adaptive only (`implicit::settings`, defaults there and in docs/scene-format.md).
     pub pgs_iterations: Option<usize>,
     pub newton_iterations: Option<usize>,
+    pub pcg_preconditioner: Option<String>,
     pub contact_compliance: Option<f64>,
     pub baumgarte: Option<f64>,
     /// Adaptive only.
@@ -189,6 +190,7 @@ impl Default for Solver {
             layer_stop: None,
             pgs_iterations: None,
             newton_iterations: None,
+            pcg_preconditioner: None,
             contact_compliance: None,
             baumgarte: None,
             rigidify_threshold: None,

@@ -1,10 +1,11 @@
 //! The iterative solve of the implicit solver's reduced system (thesis "Adaptive methods for elastic deformation",
 //! §4.4.2, Fig. 4.8-B): A x = b as S A S y = S b, x = S y, with S Curtis & Reid's scaling
 //! ([`super::curtis_reid`]) and conjugate gradients preconditioned by the threshold incomplete Cholesky factor
-//! of S A S (`super::incomplete_cholesky`; [`ScaledPcg::DROP_TOLERANCE`] is the drop tolerance to use), from y = 0.
+//! of S A S (`super::incomplete_cholesky`; [`ScaledPcg::DROP_TOLERANCE`] is the drop tolerance to use), from a
+//! guess when it is better than y = 0.
 
 use super::curtis_reid::{curtis_reid, scaled, NEGLIGIBLE};
-use super::Csr;
+use super::{norm, spmv, Csr};
 use crate::linear::pcg::{IctPreconditioner, Pcg};
 use crate::linear::{LinearSolver, Setup, SolveStats};
 
@@ -38,11 +39,28 @@ impl ScaledPcg {
         self.pcg.setup(&self.sas, Setup::Full);
     }
 
-    /// x ≈ A⁻¹ b for the `a` of the last setup, with what the iteration did (at most one iteration per row).
-    pub fn solve(&mut self, b: &[f64]) -> (Vec<f64>, SolveStats) {
+    /// Takes the values of `a` (same pattern as the last setup's) and keeps that setup's S and preconditioner: CG
+    /// runs on S A S with a lagged incomplete factor, as the thesis's PCG reuses the oracle's preconditioner
+    /// (§4.4.2, Fig. 4.8-B).
+    pub fn update(&mut self, a: &Csr) {
+        self.sas = scaled(a, &self.s);
+    }
+
+    /// x ≈ A⁻¹ b for the `a` of the last setup or update, with what the iteration did, within `max_iterations`. Starts
+    /// from `guess` (an x, e.g. the previous step's answer) when its scaled residual is below ‖S b‖, else from 0.
+    pub fn solve(&mut self, b: &[f64], guess: Option<&[f64]>, max_iterations: usize) -> (Vec<f64>, SolveStats) {
         let sb: Vec<f64> = b.iter().zip(&self.s).map(|(b, s)| b * s).collect();
         let mut y = vec![0.0; b.len()];
-        let stats = self.pcg.solve(&self.sas, &sb, &mut y, self.tolerance, b.len().max(1));
+        if let Some(x0) = guess.filter(|g| g.len() == b.len()) {
+            let y0: Vec<f64> = x0.iter().zip(&self.s).map(|(x, s)| x / s).collect();
+            let mut r = vec![0.0; b.len()];
+            spmv(&self.sas, &y0, &mut r);
+            r.iter_mut().zip(&sb).for_each(|(r, b)| *r = b - *r);
+            if norm(&r) < norm(&sb) {
+                y = y0;
+            }
+        }
+        let stats = self.pcg.solve(&self.sas, &sb, &mut y, self.tolerance, max_iterations);
         (y.iter().zip(&self.s).map(|(y, s)| y * s).collect(), stats)
     }
 }
@@ -51,7 +69,6 @@ impl ScaledPcg {
 mod tests {
     use super::*;
     use crate::sparse::cholesky::Cholesky;
-    use crate::sparse::{norm, spmv};
 
     /// A 2-D Laplacian plus mass with every fourth node "rigid" (its row and column scaled by 10³): the scaled
     /// PCG meets its tolerance on the unscaled residual's scale and agrees with the sparse Cholesky solve to
@@ -79,8 +96,10 @@ mod tests {
         assert!(chol.solve(&b, &mut x_ref));
         let mut pcg = ScaledPcg::new(1e-10, ScaledPcg::DROP_TOLERANCE);
         pcg.setup(&a);
-        let (x, stats) = pcg.solve(&b);
+        let (x, stats) = pcg.solve(&b, None, n);
         assert!(stats.converged, "{stats:?}");
+        let (again, warm) = pcg.solve(&b, Some(&x), n);
+        assert!(warm.iterations < stats.iterations / 2 && again.iter().zip(&x).all(|(a, b)| (a - b).abs() < 1e-6 * norm(&x_ref)), "{warm:?}");
         let d: Vec<f64> = x.iter().zip(&x_ref).map(|(a, b)| a - b).collect();
         assert!(norm(&d) < 1e-7 * norm(&x_ref), "relative error {:.3e}", norm(&d) / norm(&x_ref));
         let mut ax = vec![0.0; n];

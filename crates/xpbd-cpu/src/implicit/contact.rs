@@ -291,7 +291,7 @@ impl Contacts {
                     jt_lambda[d] += c * l;
                 }
             }
-            sys.solve(&jt_lambda)
+            sys.solve_factored(&jt_lambda)
         };
         va.iter_mut().zip(&dv).for_each(|(a, d)| *a += d);
         // Every contact of this step, pushing or not, is an old one at the next (the oracle approximates only

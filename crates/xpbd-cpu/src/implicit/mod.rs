@@ -9,6 +9,7 @@
 
 mod contact;
 mod elements;
+mod linear_solve;
 mod newton;
 mod oracle;
 mod rigid;
@@ -18,6 +19,7 @@ mod system;
 use contact::Contacts;
 pub use elements::energy_of;
 use elements::Elements;
+pub use linear_solve::PcgCounts;
 use nalgebra::Matrix3;
 use oracle::Oracle;
 use rigid::Bodies;
@@ -29,9 +31,10 @@ use xpbd_core::constraint::tet_model::gather;
 use xpbd_core::fem::shell::membrane_strain;
 use xpbd_core::implicit::bodies::{FaceAdjacency, RigidPattern};
 use xpbd_core::implicit::dofs::{Dofs, VertexDof};
-use xpbd_core::implicit::settings::{ImplicitSettings, Rigidification};
+use xpbd_core::implicit::settings::{ImplicitSettings, LinearSolve, Rigidification};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
+use xpbd_core::named::Named;
 use xpbd_core::solver_config::{Method, SolverConfig};
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
@@ -92,6 +95,8 @@ pub struct ImplicitBackend {
     system: System,
     adaptive: Option<Adaptive>,
     pub phases: Phases,
+    /// PCG solves, iterations, setups and fallbacks to the Cholesky solve so far (`solver.linear_solver = "pcg"`).
+    pub pcg: PcgCounts,
 }
 
 impl ImplicitBackend {
@@ -111,7 +116,7 @@ impl ImplicitBackend {
         }
         let count = elements.len() + shells.triangles.len();
         let pattern = RigidPattern::elastic(count, model.vertex_count());
-        let system = System::new(&elements, &shells, Dofs::new(&pattern.vertex_body, |i| pinned[i], 0), &pattern);
+        let system = System::new(&elements, &shells, Dofs::new(&pattern.vertex_body, |i| pinned[i], 0), &pattern, settings);
         let adaptive = settings.rigidification.map(|r| {
             let mut attached = pinned.clone();
             springs.iter().for_each(|s| attached[s.vertex as usize] = true);
@@ -149,6 +154,7 @@ impl ImplicitBackend {
             system,
             adaptive,
             phases: Phases::default(),
+            pcg: PcgCounts::default(),
         }
     }
 
@@ -211,7 +217,8 @@ impl ImplicitBackend {
         self.bodies = Bodies::build(&self.pattern, &s.x, &s.v, &self.mass, &self.elements.mass_damping);
         self.bodies.place_members(&mut s.x, &mut s.v);
         let pinned = &self.pinned;
-        self.system = System::new(&self.elements, &self.shells, Dofs::new(&self.pattern.vertex_body, |i| pinned[i], self.pattern.bodies), &self.pattern);
+        let dofs = Dofs::new(&self.pattern.vertex_body, |i| pinned[i], self.pattern.bodies);
+        self.system = System::new(&self.elements, &self.shells, dofs, &self.pattern, &self.settings);
     }
 
     /// One implicit step ending at `t_end`.
@@ -228,6 +235,11 @@ impl ImplicitBackend {
             self.linearised(model, s, h, t_end)?
         };
 
+        if !self.contacts.list.is_empty() {
+            let start = Instant::now();
+            self.system.factor_for_columns().map_err(|why| unfactorisable(t_end, why))?;
+            self.phases.factorisation += start.elapsed().as_secs_f64();
+        }
         let start = Instant::now();
         self.contacts.solve(&self.system, &s.x, &self.bodies, &mut va, &self.settings, h);
         self.phases.contact += start.elapsed().as_secs_f64();
@@ -248,20 +260,27 @@ impl ImplicitBackend {
         let rhs = self.system.assemble(&self.elements, &states, &self.shells, &shell_states, &self.bodies, &inputs);
         self.phases.assembly += start.elapsed().as_secs_f64();
         self.factor(t_end)?;
-        let start = Instant::now();
         let mut va = self.system.reduced(&s.v, &self.bodies);
-        let dv = self.system.solve(&rhs);
+        let dv = self.solve(&rhs, t_end)?;
         va.iter_mut().zip(&dv).for_each(|(a, d)| *a += d);
-        self.phases.solve += start.elapsed().as_secs_f64();
         Ok(va)
     }
 
-    /// Factorises the assembled system; a failure names the step.
+    /// Factorises the assembled system (for `pcg`: scales it and builds the preconditioner); a failure names the
+    /// step.
     fn factor(&mut self, t_end: f64) -> Result<()> {
         let start = Instant::now();
-        self.system.factor().map_err(|why| Error::invalid(format!("implicit step ending at t = {t_end:.6} s: the system could not be factorised: {why}")))?;
+        self.system.factor(&mut self.pcg).map_err(|why| unfactorisable(t_end, why))?;
         self.phases.factorisation += start.elapsed().as_secs_f64();
         Ok(())
+    }
+
+    /// Δẋ_A = A_A⁻¹ `rhs` for the factorised system (a PCG fallback's factorisation counts as solve time).
+    fn solve(&mut self, rhs: &[f64], t_end: f64) -> Result<Vec<f64>> {
+        let start = Instant::now();
+        let dv = self.system.solve(rhs, &mut self.pcg).map_err(|why| unfactorisable(t_end, why))?;
+        self.phases.solve += start.elapsed().as_secs_f64();
+        Ok(dv)
     }
 
     /// Velocities from ẋ_A, then positions: x += h ẋ for elastic vertices, the prescribed path for pins,
@@ -318,6 +337,11 @@ impl ImplicitBackend {
             a.strain[e] = strain;
         }
     }
+}
+
+/// The error of a step whose system could not be factorised.
+fn unfactorisable(t_end: f64, why: String) -> Error {
+    Error::invalid(format!("implicit step ending at t = {t_end:.6} s: the system could not be factorised: {why}"))
 }
 
 /// The rigidifiable elements' vertices: the tets, then the shell triangles.
@@ -386,7 +410,11 @@ impl Backend for ImplicitBackend {
 
     fn describe(&self) -> String {
         let what = if self.adaptive.is_some() { "adaptive rigidification" } else { "implicit FEM" };
-        format!("cpu: {what}, sparse Cholesky, {} rayon threads", rayon::current_num_threads())
+        let solve = match self.settings.linear_solver {
+            LinearSolve::Ldlt => "sparse Cholesky".to_string(),
+            LinearSolve::Pcg => format!("PCG ({}) to {:e} (Cholesky fallback)", self.settings.pcg_preconditioner.name(), self.settings.pcg_tol),
+        };
+        format!("cpu: {what}, {solve}, {} rayon threads", rayon::current_num_threads())
     }
 
     fn step_frame(&mut self, model: &Model, s: &mut State) -> Result<FrameStats> {

@@ -1,10 +1,11 @@
 //! The reduced system of one implicit step (thesis "Adaptive methods for elastic deformation", Eq. 3.5 and
 //! 3.11): A_A = Gᵀ[(1 + hα₀)M + h(h + α₁)K]G and the right-hand side h(Gᵀ f + c(φ)) with
-//! f = f_elastic + f_ext − α₀Mẋ − (α₁ + h)Kẋ over the elastic elements (tetrahedra, shell triangles and hinges) only, factorised by sparse
-//! Cholesky (A_A is symmetric positive definite: K is projected to PSD per element) with the symbolic
-//! factorisation kept while the rigid pattern, and so the block pattern, holds.
+//! f = f_elastic + f_ext − α₀Mẋ − (α₁ + h)Kẋ over the elastic elements (tetrahedra, shell triangles and hinges) only,
+//! solved by `solver.linear_solver` ([`LinearSolver`]; A_A is symmetric positive definite: K is projected to PSD
+//! per element). A `System` lives while the rigid pattern, and so the block pattern, holds.
 
 use super::elements::Elements;
+use super::linear_solve::{LinearSolver, PcgCounts};
 use super::rigid::Bodies;
 use super::shells::{ActiveStencils, ShellStates, Shells};
 use nalgebra::{Matrix3, SMatrix, SVector};
@@ -12,8 +13,8 @@ use xpbd_core::fem::element::ElementState;
 use xpbd_core::implicit::bodies::RigidPattern;
 use xpbd_core::implicit::dofs::{gamma, Dofs, VertexDof};
 use xpbd_core::implicit::pattern::BlockPattern;
+use xpbd_core::implicit::settings::ImplicitSettings;
 use xpbd_core::mesh::Vec3;
-use xpbd_core::sparse::cholesky::Cholesky;
 
 /// A soft attachment as a spring of stiffness k toward x(t) = origin + velocity·t.
 #[derive(Clone, Copy, Debug)]
@@ -31,9 +32,7 @@ pub struct System {
     pub elastic: Vec<u32>,
     /// The shell stencils not inside one rigid body.
     pub shell_active: ActiveStencils,
-    cholesky: Cholesky,
-    /// The pattern changed since the last factorisation.
-    new_pattern: bool,
+    linear: LinearSolver,
     /// Elastic energy of the last assembly (J).
     pub energy: f64,
 }
@@ -68,8 +67,8 @@ impl Inputs<'_> {
 
 impl System {
     /// The system of the elastic tets (`pattern.element_body` `None`; the tets come first in it) and the shell
-    /// stencils that are not inside one rigid body.
-    pub fn new(elements: &Elements, shells: &Shells, dofs: Dofs, pattern: &RigidPattern) -> Self {
+    /// stencils that are not inside one rigid body, solved as `settings` ask.
+    pub fn new(elements: &Elements, shells: &Shells, dofs: Dofs, pattern: &RigidPattern, settings: &ImplicitSettings) -> Self {
         let elastic: Vec<u32> = (0..elements.len() as u32).filter(|&e| pattern.element_body[e as usize].is_none()).collect();
         let shell_active = shells.active(&pattern.vertex_body);
         let shell_stencils = shells.stencil_nodes(&shell_active);
@@ -81,7 +80,7 @@ impl System {
             n
         });
         let pattern = BlockPattern::new(&dofs, groups);
-        System { dofs, pattern, elastic, shell_active, cholesky: Cholesky::default(), new_pattern: true, energy: 0.0 }
+        System { dofs, pattern, elastic, shell_active, linear: LinearSolver::new(settings), energy: 0.0 }
     }
 
     /// The reduced velocities ẋ_A of `v` and the bodies.
@@ -265,25 +264,29 @@ impl System {
         }
     }
 
-    /// Factorises the assembled A_A, keeping the symbolic factorisation while the pattern holds; an error names
-    /// why it failed.
-    pub fn factor(&mut self) -> Result<(), String> {
-        self.cholesky.try_factor(&self.pattern.matrix, !self.new_pattern)?;
-        self.new_pattern = false;
-        Ok(())
+    /// Readies the solve of the assembled A_A (factorises it for `ldlt`); an error names why it failed.
+    pub fn factor(&mut self, counts: &mut PcgCounts) -> Result<(), String> {
+        self.linear.prepare(&self.pattern.matrix, counts)
     }
 
-    /// x = A_A⁻¹ b with the last factorisation.
-    pub fn solve(&self, b: &[f64]) -> Vec<f64> {
-        let mut x = vec![0.0; b.len()];
-        let solved = self.cholesky.solve(b, &mut x);
-        debug_assert!(solved, "assemble factorises before any solve");
-        x
+    /// x = A_A⁻¹ b for the last assembly; PCG's work is added to `counts`. An error: the fallback's
+    /// factorisation failed.
+    pub fn solve(&mut self, b: &[f64], counts: &mut PcgCounts) -> Result<Vec<f64>, String> {
+        self.linear.solve(&self.pattern.matrix, b, counts)
     }
 
-    /// A_A⁻¹ B for the columns of `b` (n × k, column-major), in place.
+    /// Factorises the last assembly for [`System::solve_columns`] if the solve did not.
+    pub fn factor_for_columns(&mut self) -> Result<(), String> {
+        self.linear.factor_for_columns(&self.pattern.matrix)
+    }
+
+    /// x = A_A⁻¹ b by the factor of [`System::factor_for_columns`].
+    pub fn solve_factored(&self, b: &[f64]) -> Vec<f64> {
+        self.linear.solve_factored(b)
+    }
+
+    /// A_A⁻¹ B for the columns of `b` (n × k, column-major), in place, after [`System::factor_for_columns`].
     pub fn solve_columns(&self, b: faer::MatMut<'_, f64>) {
-        let solved = self.cholesky.solve_columns(b);
-        debug_assert!(solved, "assemble factorises before any solve");
+        self.linear.solve_columns(b);
     }
 }
