@@ -49,12 +49,16 @@ pub struct RunArgs {
 }
 
 pub fn run(a: RunArgs) -> Result<()> {
-    if let Some(n) = a.threads {
-        if n == 0 {
-            return Err(Error::usage("--threads: must be at least 1"));
-        }
-        rayon::ThreadPoolBuilder::new().num_threads(n).build_global().map_err(|e| Error::invalid(format!("--threads: {e}")))?;
+    if a.threads == Some(0) {
+        return Err(Error::usage("--threads: must be at least 1"));
     }
+    // This thread is one of the pool's (with --threads 1, the only one), so that the solvers' parallel
+    // loops start here instead of handing every batch to the pool and sleeping until it is done.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(a.threads.unwrap_or(0))
+        .use_current_thread()
+        .build_global()
+        .map_err(|e| Error::invalid(format!("--threads: {e}")))?;
     if a.frames == Some(0) {
         return Err(Error::usage("--frames: must be at least 1"));
     }
