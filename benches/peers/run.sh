@@ -18,7 +18,9 @@
 #   QUALITY_FRAME [60]       the frame at which the tips are compared
 #   REF_ORDERING [clustered], REF_SUBSTEPS [100]     our reference run (× 1 iteration, all cores, untimed)
 #   REF_CHECK_SUBSTEPS [200] a finer reference to bound the reference's own error (0: skip)
-#   NEWTON_REF_SUBSTEPS [100] Newton at this many substeps: its own material's converged tip (0: skip)
+#   NEWTON_REF_SUBSTEPS [40] Newton at this many substeps, its own material's finer run (0: skip); more does
+#                            not help: Newton's float32 positions freeze the motion from about 200 substeps on
+#   NEWTON_REF_CHECK_SUBSTEPS [20]  a coarser Newton run to show how far the finer one is converged (0: skip)
 #   SKIP_NEWTON [0]          1: ours only
 #   OUT [out/peers]          run folders; RESULT [benches/results/peers-<UTC date>.md] the report
 #   PEERS_VENV [target/peers-venv]  the venv (newton==1.8.0, warp-lang==1.19.0), created here if missing
@@ -35,7 +37,8 @@ QUALITY_FRAME=${QUALITY_FRAME:-60}
 REF_ORDERING=${REF_ORDERING:-clustered}
 REF_SUBSTEPS=${REF_SUBSTEPS:-100}
 REF_CHECK_SUBSTEPS=${REF_CHECK_SUBSTEPS:-200}
-NEWTON_REF_SUBSTEPS=${NEWTON_REF_SUBSTEPS:-100}
+NEWTON_REF_SUBSTEPS=${NEWTON_REF_SUBSTEPS:-40}
+NEWTON_REF_CHECK_SUBSTEPS=${NEWTON_REF_CHECK_SUBSTEPS:-20}
 SKIP_NEWTON=${SKIP_NEWTON:-0}
 OUT=${OUT:-out/peers}
 RESULT=${RESULT:-benches/results/peers-$(date -u +%F).md}
@@ -191,6 +194,12 @@ if [ "$newton_ok" = 1 ] && [ "$NEWTON_REF_SUBSTEPS" -gt 0 ]; then
     else
         rec newton_ref.error "newton_beam.py failed at $NEWTON_REF_SUBSTEPS substeps: $(tail -n 3 "$OUT/newton-ref.json.log" | tr '\n' ' ')"
     fi
+    if [ "$NEWTON_REF_CHECK_SUBSTEPS" -gt 0 ]; then
+        note "newton reference check: $NEWTON_REF_CHECK_SUBSTEPS substeps × $ITERATIONS iteration, $QUALITY_FRAME frames"
+        if newton_run "$NEWTON_REF_CHECK_SUBSTEPS" 0 "$QUALITY_FRAME" "$OUT/newton-refcheck.json"; then
+            rec newton_refcheck.json "$OUT/newton-refcheck.json"
+        fi
+    fi
 fi
 rec load_end "$(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -201,7 +210,7 @@ rec rustc "$(rustc --version)"
 rec python "$(python3 --version 2>&1)"
 rec commit "$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- crates || echo ' (crates modified)')"
 rec date "$(date -u +'%Y-%m-%d %H:%M UTC')"
-rec command "$(env | grep -E '^(FRAMES|WARMUP|REPEATS|ORDERINGS|QUALITY_FRAME|REF_ORDERING|REF_SUBSTEPS|REF_CHECK_SUBSTEPS|NEWTON_REF_SUBSTEPS|SKIP_NEWTON)=' | sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')benches/peers/run.sh"
+rec command "$(env | grep -E '^(FRAMES|WARMUP|REPEATS|ORDERINGS|QUALITY_FRAME|REF_ORDERING|REF_SUBSTEPS|REF_CHECK_SUBSTEPS|NEWTON_REF_SUBSTEPS|NEWTON_REF_CHECK_SUBSTEPS|SKIP_NEWTON)=' | sort | sed "s/=\(.*\)/='\1'/" | tr '\n' ' ')benches/peers/run.sh"
 rec xpbd "$x"
 mkdir -p "$(dirname "$RESULT")"
 python3 "$here/summarize.py" "$raw" "$RESULT"

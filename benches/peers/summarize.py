@@ -80,6 +80,10 @@ def main():
     if "newton_ref.json" in raw:
         with open(raw["newton_ref.json"]) as f:
             newton_ref = json.load(f)
+    newton_refcheck = None
+    if "newton_refcheck.json" in raw:
+        with open(raw["newton_refcheck.json"]) as f:
+            newton_refcheck = json.load(f)
     n_ms = newton["ms_per_frame_mean"] if newton else None
 
     # ---- ours: the same minimum over repeats, tips and health of repeat 1
@@ -134,7 +138,7 @@ def main():
     ref_defl = ref[1] - rest[1]
     q_lines = [
         f"| run | tip x, y at frame {q} (m) | y deflection (m) | error vs reference (m) | relative error | "
-        f"inverted tets at frame {q} |" + (" error vs Newton's own converged run (m) |" if newton_ref else ""),
+        f"inverted tets at frame {q} |" + (f" error vs Newton at {newton_ref['substeps']} substeps (m) |" if newton_ref else ""),
         "|---|---|---|---|---|---|" + ("---|" if newton_ref else ""),
     ]
 
@@ -163,9 +167,10 @@ def main():
     if newton:
         q_lines.append(q_row("Newton, 10 substeps × 1 iteration" + blown(newton["tip"]), newton["tip"][q],
                              newton["tip"][0], None, True))
-    if newton_ref:
-        q_lines.append(q_row(f"Newton, {newton_ref['substeps']} substeps × 1 iteration" + blown(newton_ref["tip"]),
-                             newton_ref["tip"][q], newton_ref["tip"][0], None, True))
+    for nr in (newton_refcheck, newton_ref):
+        if nr:
+            q_lines.append(q_row(f"Newton, {nr['substeps']} substeps × 1 iteration" + blown(nr["tip"]),
+                                 nr["tip"][q], nr["tip"][0], None, True))
 
     steps = list(range(0, q + 1, 10)) if q >= 10 else list(range(q + 1))
     traj = ["| run | " + " | ".join(str(f) for f in steps) + " |", "|---|" + "---|" * len(steps)]
@@ -181,8 +186,9 @@ def main():
         traj.append(traj_row(f"ours, {o}", r["tips"]))
     if newton:
         traj.append(traj_row("Newton, 10 substeps", newton["tip"]))
-    if newton_ref:
-        traj.append(traj_row(f"Newton, {newton_ref['substeps']} substeps", newton_ref["tip"]))
+    for nr in (newton_refcheck, newton_ref):
+        if nr:
+            traj.append(traj_row(f"Newton, {nr['substeps']} substeps", nr["tip"]))
 
     print("\n".join(time_lines))
     print()
@@ -247,16 +253,18 @@ def main():
         keep = {k: v for k, v in n.items() if k not in ("tip", "frame_ms")}
         md.append(f"newton repeat {i}: " + json.dumps(keep))
         md.append(f"  frame ms: " + " ".join(f"{v:.1f}" for v in n["frame_ms"]))
-    if newton_ref:
-        keep = {k: v for k, v in newton_ref.items() if k not in ("tip", "frame_ms")}
-        md.append("newton reference: " + json.dumps(keep))
+    for label, nr in (("newton reference", newton_ref), ("newton reference check", newton_refcheck)):
+        if nr:
+            keep = {k: v for k, v in nr.items() if k not in ("tip", "frame_ms")}
+            md.append(f"{label}: " + json.dumps(keep))
     md.append(f"tips at frame {q}: reference {ref}" + (f", check {check}" if check else ""))
     for o, r in ours.items():
         md.append(f"  ours {o}: {r['tips'][q]}")
     if newton:
         md.append(f"  newton: {newton['tip'][q]}")
-    if newton_ref:
-        md.append(f"  newton {newton_ref['substeps']} substeps: {newton_ref['tip'][q]}")
+    for nr in (newton_refcheck, newton_ref):
+        if nr:
+            md.append(f"  newton {nr['substeps']} substeps: {nr['tip'][q]}")
     md += ["```", ""]
     with open(report, "w") as f:
         f.write("\n".join(md))
