@@ -210,6 +210,9 @@ struct Sweep<'a> {
 /// Items per rayon task: enough elements to amortise scheduling.
 pub(crate) const GRAIN: usize = 64;
 
+/// Vertices per rayon task of the copies into and out of the padded array.
+const VERTEX_GRAIN: usize = 4096;
+
 impl FamilyVisitor for Sweep<'_> {
     fn visit<const N: usize, P>(&mut self, f: Family<N>, project: P)
     where
@@ -258,17 +261,17 @@ impl Sweep<'_> {
         TetBlock<L>: Project<L>,
     {
         let (x, padded, lambda, w) = (&self.x, &self.padded, &self.lambda, self.w);
-        // SAFETY (copies): no other thread runs yet.
-        for &v in &blocks.vertices {
+        // SAFETY (copies): `blocks.vertices` lists each vertex once, so every entry has one writer.
+        blocks.vertices.par_iter().with_min_len(VERTEX_GRAIN).for_each(|&v| {
             let (v, p) = (v as usize, unsafe { x.get(v as usize) });
             unsafe { padded.update(v, |q| *q = [p.x, p.y, p.z, w[v]]) };
-        }
+        });
         let (isa, gamma) = (self.isa, blocks.material.gamma);
         let group = |g: usize| {
             for step in blocks.group(g) {
                 // SAFETY: `BlockBuilder` checked every index against these arrays' lengths; the groups of
-                // a batch share no vertex and no multiplier (schedule validity) and idle lanes name the
-                // padding entries, which the kernel never writes; `isa` was detected.
+                // a batch share no vertex and no multiplier (schedule validity); idle lanes repeat lane 0,
+                // which only this call writes, after reading; `isa` is one `Isa::available` lists.
                 let out = InPlace { x: padded.ptr(), lambda: lambda.ptr() };
                 unsafe { step.project(isa, gamma, out.x, out.lambda, &out) }
             }
@@ -281,10 +284,10 @@ impl Sweep<'_> {
                 groups.into_par_iter().with_min_len((GRAIN / L).max(1)).for_each(group)
             }
         }
-        for &v in &blocks.vertices {
+        blocks.vertices.par_iter().with_min_len(VERTEX_GRAIN).for_each(|&v| {
             let p = unsafe { padded.get(v as usize) };
             unsafe { x.update(v as usize, |q| *q = Vec3::new(p[0], p[1], p[2])) };
-        }
+        });
     }
 }
 
