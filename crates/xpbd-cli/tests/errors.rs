@@ -139,10 +139,13 @@ fn a_mesh_file_is_recognised_by_content_and_extension() {
 #[test]
 fn the_stability_warning_gives_a_readable_substep_count() {
     let dir = tempfile::tempdir().unwrap();
+    // At E = 1e300 the 2×2 block of each tet is singular to round-off (at rest the hydrostatic and deviatoric
+    // gradients are parallel and α̃ ≈ 1e-293), so the run turns tets inside out, as the warning says it may: what
+    // is checked here is the warning, so the run goes on past its failed health checks.
     let w = run_warnings(
         dir.path(),
         &SCENE
-            .replace("substeps = 4", "substeps = 1")
+            .replace("substeps = 4", "substeps = 1\non_failure = \"continue\"")
             .replace("youngs = 1.0e5, poisson = 0.3, density = 1000.0 }\n[[body]]", "youngs = 1e300, poisson = 0.3, density = 1000.0 }\n[[body]]"),
     );
     let line = w.lines().find(|l| l.contains("stability estimate")).unwrap_or_else(|| panic!("no stability warning in: {w}"));
