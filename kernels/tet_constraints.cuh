@@ -1,6 +1,7 @@
 // Tetrahedral XPBD constraints on the GPU: the formulas of crates/xpbd-core/src/constraint (tet.rs,
 // volume.rs, neohookean.rs, stvk.rs, arap.rs, projection.rs, block_solve.rs, tet_model.rs), operation for operation, so
-// that double-precision runs agree with the CPU backend to round-off (docs/equations.md).
+// that double-precision runs agree with the CPU backend to round-off (docs/equations.md); undamped block neo-Hookean
+// tets follow the CPU's block kernel (crates/xpbd-cpu/src/block_kernel.rs) instead.
 //
 // One element is visited on local copies: positions p[4][3] (vertex, axis), inverse masses w[4], and the
 // element's multipliers. Matrices are row-major T[3][3]; D_m^-1 is stored row-major, 9 scalars per element.
@@ -25,6 +26,21 @@ __device__ __forceinline__ void node_gradients(const T P[3][3], const T* __restr
     for (int k = 0; k < 3; ++k)
         for (int r = 0; r < 3; ++r) g[k + 1][r] = P[r][0] * dm[3 * k] + P[r][1] * dm[3 * k + 1] + P[r][2] * dm[3 * k + 2];
     for (int r = 0; r < 3; ++r) g[0][r] = -(g[1][r] + g[2][r] + g[3][r]);
+}
+
+// a . b as a chain of fused multiply-adds (the CPU block kernel's `dot`).
+template <typename T>
+__device__ __forceinline__ T fused_dot(const T a[3], const T b[3]) {
+    return fma(a[2], b[2], fma(a[1], b[1], a[0] * b[0]));
+}
+
+// Node gradients of dC/dF given by its columns pc[c], with fused multiply-adds (the CPU block kernel's
+// `node_gradients`): g_{k+1} = P (row k of D_m^-1)^T, g0 = -((g1 + g2) + g3).
+template <typename T>
+__device__ __forceinline__ void column_gradients(const T pc[3][3], const T* __restrict__ dm, T g[4][3]) {
+    for (int k = 0; k < 3; ++k)
+        for (int r = 0; r < 3; ++r) g[k + 1][r] = fma(pc[2][r], dm[3 * k + 2], fma(pc[1][r], dm[3 * k + 1], pc[0][r] * dm[3 * k]));
+    for (int r = 0; r < 3; ++r) g[0][r] = -((g[1][r] + g[2][r]) + g[3][r]);
 }
 
 template <typename T>
@@ -99,6 +115,7 @@ struct NeoHookeanBlock {
     template <typename T>
     __device__ static void project(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T w[4],
                                    T p[4][3], const T p0[4][3], T* lambda) {
+        if (m.beta_h == T(0)) return project_undamped(m, data0 + 9 * e, data1[e], w, p, lambda);
         const T* dm = data0 + 9 * e;
         const T vol = data1[e];
         T f[3][3], ph[3][3], pd[3][3];
@@ -110,6 +127,51 @@ struct NeoHookeanBlock {
         node_gradients(ph, dm, g[0]);
         node_gradients(pd, dm, g[1]);
         apply_block<T, 2, 4>(c, g, w, at, m.beta_h, p, p0, lambda);
+    }
+    // Without damping, the CPU's block kernel (crates/xpbd-cpu/src/block_kernel.rs) operation for operation: fused
+    // multiply-adds, and the 2x2 solved in closed form for (dl_H, dl_D / |F|).
+    template <typename T>
+    __device__ static void project_undamped(const ElementParams<T>& m, const T* dm, T vol, const T w[4], T p[4][3],
+                                            T* lambda) {
+        T ds[3][3], f[3][3], cof[3][3], gh[4][3], gf[4][3];  // f[c], cof[c]: columns
+        for (int k = 0; k < 3; ++k)
+            for (int r = 0; r < 3; ++r) ds[k][r] = p[k + 1][r] - p[0][r];
+        for (int c = 0; c < 3; ++c)
+            for (int r = 0; r < 3; ++r) f[c][r] = fma(ds[2][r], dm[6 + c], fma(ds[1][r], dm[3 + c], ds[0][r] * dm[c]));
+        for (int c = 0; c < 3; ++c) {
+            const T* a = f[(c + 1) % 3];
+            const T* b = f[(c + 2) % 3];
+            cof[c][0] = fma(a[1], b[2], -(a[2] * b[1]));
+            cof[c][1] = fma(a[2], b[0], -(a[0] * b[2]));
+            cof[c][2] = fma(a[0], b[1], -(a[1] * b[0]));
+        }
+        const T c_h = fused_dot(f[0], cof[0]) - (T(1) + m.c0 / m.c1);
+        const T norm2 = (fused_dot(f[0], f[0]) + fused_dot(f[1], f[1])) + fused_dot(f[2], f[2]);
+        const T c_d = sqrt(norm2);
+        column_gradients(cof, dm, gh);
+        column_gradients(f, dm, gf);
+        T s_hh = T(0), s_hf = T(0), s_ff = T(0);
+        for (int n = 0; n < 4; ++n) {
+            s_hh = fma(w[n], fused_dot(gh[n], gh[n]), s_hh);
+            s_hf = fma(w[n], fused_dot(gh[n], gf[n]), s_hf);
+            s_ff = fma(w[n], fused_dot(gf[n], gf[n]), s_ff);
+        }
+        const T per_volume = T(1) / vol * (T(1) / (m.h * m.h));
+        const T alpha_h = per_volume * (T(1) / m.c1), alpha_d = per_volume * (T(1) / m.c0);
+        const T a00 = s_hh + alpha_h;
+        const T a11 = fma(alpha_d, norm2, s_ff);
+        const T r0 = -fma(alpha_h, lambda[0], c_h);
+        const T r1 = -fma(c_d, alpha_d * lambda[1], norm2);
+        const T det = fma(a00, a11, -(s_hf * s_hf));
+        const T inv_det = T(1) / det;
+        const T dl_h = fma(a11, r0, -(s_hf * r1)) * inv_det;
+        const T y = fma(a00, r1, -(s_hf * r0)) * inv_det;
+        const T dl_d = y * c_d;
+        if (!(det > T(0) && isfinite(dl_h) && isfinite(dl_d))) return;
+        for (int n = 0; n < 4; ++n)
+            for (int c = 0; c < 3; ++c) p[n][c] = fma(w[n], fma(gh[n][c], dl_h, gf[n][c] * y), p[n][c]);
+        lambda[0] = lambda[0] + dl_h;
+        lambda[1] = lambda[1] + dl_d;
     }
     template <typename T>
     __device__ static void residual(const ElementParams<T>& m, size_t e, const T* data0, const T* data1, const T p[4][3],

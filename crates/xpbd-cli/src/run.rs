@@ -12,7 +12,8 @@ use xpbd_core::{Error, Result};
 
 #[derive(Args)]
 #[command(after_help = "Environment: XPBD_MEMORY_LIMIT_MB caps the memory estimate checked before meshes and solver structures \
-are built (default: MemAvailable of /proc/meminfo). A failed health check (simulation.max_speed, \
+are built (default: MemAvailable of /proc/meminfo). XPBD_CPU_ISA = portable, avx2 or avx512 picks the instruction set of the CPU's \
+block neo-Hookean kernel (default: the widest this processor has; every choice gives the same bits). A failed health check (simulation.max_speed, \
 simulation.max_inverted_fraction, simulation.max_edge_strain, a non-finite state) stops the run with exit 1 unless simulation.on_failure = \"continue\"; \
 see docs/robustness.md.")]
 pub struct RunArgs {

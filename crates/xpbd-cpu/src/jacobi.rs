@@ -146,6 +146,7 @@ impl Pass<'_> {
         }
         let (slots, lambda) = (SharedMut::new(self.slots), SharedMut::new(self.lambda));
         let out = Corrections {
+            x: self.padded.as_ptr(),
             slots: slots.ptr(),
             lambda: lambda.ptr(),
             first_slot: self.family_slot[family],
@@ -167,9 +168,12 @@ impl Pass<'_> {
     }
 }
 
-/// The Jacobi target of the block kernel: element e's slot of node n takes ω Δx_n / n_v (zero when the
-/// block is singular), its multipliers λ + ω Δλ.
+/// The Jacobi target of the block kernel, as the scalar pass computes it (and the CUDA `jacobi` kernel): element
+/// e's slot of node n takes (x_n' − x_n) ω / n_v with x_n' the moved position (zero when the block is singular),
+/// its multipliers λ + (λ' − λ) ω with λ' = λ + Δλ.
 struct Corrections<'a> {
+    /// The positions the pass started from (the padded copy, only read).
+    x: *const [f64; 4],
     slots: *mut Vec3,
     lambda: *mut f64,
     first_slot: usize,
@@ -182,7 +186,7 @@ struct Corrections<'a> {
 unsafe impl Sync for Corrections<'_> {}
 
 impl<const L: usize> Apply<L> for Corrections<'_> {
-    const MOVES: bool = false;
+    const MOVES: bool = true;
     #[inline(always)]
     unsafe fn apply(&self, b: &TetBlock<L>, s: &Solved<L>) {
         for l in 0..b.live.min(L) {
@@ -190,13 +194,16 @@ impl<const L: usize> Apply<L> for Corrections<'_> {
             let slot = self.first_slot + 2 * (at - self.lambda_offset);
             let ok = s.ok(l);
             for n in 0..4 {
-                let d = s.rows[n][l];
-                let k = self.omega * self.inv_count[b.nodes[n][l] as usize];
-                *self.slots.add(slot + n) = if ok { Vec3::new(d[0], d[1], d[2]) * k } else { Vec3::zeros() };
+                let v = b.nodes[n][l] as usize;
+                let (moved, start) = (s.rows[n][l], *self.x.add(v));
+                let k = self.omega * self.inv_count[v];
+                *self.slots.add(slot + n) = if ok { Vec3::new(moved[0] - start[0], moved[1] - start[1], moved[2] - start[2]) * k } else { Vec3::zeros() };
             }
             if ok {
-                *self.lambda.add(at) = s.lambda[0][l] + s.dl[0][l] * self.omega;
-                *self.lambda.add(at + 1) = s.lambda[1][l] + s.dl[1][l] * self.omega;
+                for r in 0..2 {
+                    let old = s.lambda[r][l];
+                    *self.lambda.add(at + r) = old + ((old + s.dl[r][l]) - old) * self.omega;
+                }
             }
         }
     }

@@ -18,6 +18,8 @@ inline void __syncthreads() {}
 using std::fabs;
 using std::fmin;
 using std::sqrt;
+using std::fma;
+using std::isfinite;
 using std::fmax;
 using std::copysign;
 using std::atan2;
