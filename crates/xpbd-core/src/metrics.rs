@@ -6,36 +6,45 @@ use crate::constraint::tet_model::{gather, tet_energy, tet_residual, volume_rati
 use crate::constraint::{bending, distance};
 use crate::fem::shell::{self, Bending, TriangleHinge};
 use crate::mesh::Vec3;
-use crate::model::{Model, ShellGroup};
+use crate::model::{ClothGroup, Model, ShellGroup, TetGroup};
 
 /// ‖C(x) + α̃λ‖₂ over all elastic rows, with α̃ = α/h².
 pub fn residual_norm(model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
+    let tets: f64 = model.tet_groups.iter().map(|g| tet_group_residual_sq(g, x, lambda, h)).sum();
+    let cloth: f64 = model.cloth_groups.iter().map(|g| cloth_group_residual_sq(g, x, lambda, h)).sum();
+    (tets + cloth).sqrt()
+}
+
+/// Σ r² over the rows of one tet group (a term of [`residual_norm`]).
+pub fn tet_group_residual_sq(g: &TetGroup, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
+    let p = g.params(h);
+    let k = g.model.rows();
+    let mut rows = [0.0; 6];
+    let mut sum = 0.0;
+    for (e, t) in g.tets.iter().enumerate() {
+        let off = g.lambda_offset + e * k;
+        tet_residual(&p, &g.rest[e], &gather(x, t), &lambda[off..off + k], &mut rows[..k]);
+        sum += rows[..k].iter().map(|r| r * r).sum::<f64>();
+    }
+    sum
+}
+
+/// Σ r² over the stretch and bending rows of one cloth group (a term of [`residual_norm`]).
+pub fn cloth_group_residual_sq(g: &ClothGroup, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
     let inv_h2 = 1.0 / (h * h);
     let mut sum = 0.0;
-    let mut rows = [0.0; 6];
-    for g in &model.tet_groups {
-        let p = g.params(h);
-        let k = g.model.rows();
-        for (e, t) in g.tets.iter().enumerate() {
-            let off = g.lambda_offset + e * k;
-            tet_residual(&p, &g.rest[e], &gather(x, t), &lambda[off..off + k], &mut rows[..k]);
-            sum += rows[..k].iter().map(|r| r * r).sum::<f64>();
-        }
+    for (i, e) in g.edges.iter().enumerate() {
+        let c = distance::distance(&[x[e[0] as usize], x[e[1] as usize]], g.rest_length[i]).0;
+        let r = c + g.stretch_compliance * inv_h2 * lambda[g.lambda_offset + i];
+        sum += r * r;
     }
-    for g in &model.cloth_groups {
-        for (i, e) in g.edges.iter().enumerate() {
-            let c = distance::distance(&[x[e[0] as usize], x[e[1] as usize]], g.rest_length[i]).0;
-            let r = c + g.stretch_compliance * inv_h2 * lambda[g.lambda_offset + i];
-            sum += r * r;
-        }
-        let off = g.lambda_offset + g.edges.len();
-        for (i, hinge) in g.hinges.iter().enumerate() {
-            let c = bending::bending(&gather(x, hinge), g.rest_angle[i]).0;
-            let r = c + g.bending_compliance[i] * inv_h2 * lambda[off + i];
-            sum += r * r;
-        }
+    let off = g.lambda_offset + g.edges.len();
+    for (i, hinge) in g.hinges.iter().enumerate() {
+        let c = bending::bending(&gather(x, hinge), g.rest_angle[i]).0;
+        let r = c + g.bending_compliance[i] * inv_h2 * lambda[off + i];
+        sum += r * r;
     }
-    sum.sqrt()
+    sum
 }
 
 /// Elastic energy: Σ V Ψ(F) over tets (zero at rest), ½ C²/α over compliant cloth rows, and the shells' membrane

@@ -98,6 +98,8 @@ impl Isa {
 /// `[x, y, z, w]` rows: the moved positions, or the corrections Δx (w unspecified) when the target does not
 /// move positions itself ([`Apply::MOVES`]).
 pub struct Solved<const L: usize> {
+    /// The residual rows r = C + α̃λ at the block's input (docs/equations.md).
+    pub residual: [[f64; L]; 2],
     pub det: [f64; L],
     pub dl: [[f64; L]; 2],
     pub lambda: [[f64; L]; 2],
@@ -376,7 +378,8 @@ unsafe fn kernel<const L: usize, P: Pack<L>, A: Apply<L>>(gamma: f64, b: &TetBlo
     // solved in closed form. The square root is off the path to the one division; Δx takes g_F y.
     let a00 = s_hh + alpha_h;
     let a11 = alpha_d.fma(norm2, s_ff);
-    let r0 = -alpha_h.fma(lam_h, c_h);
+    let (res_h, res_d) = (alpha_h.fma(lam_h, c_h), alpha_d.fma(lam_d, c_d));
+    let r0 = -res_h;
     let r1 = -c_d.fma(alpha_d * lam_d, norm2);
     let det = a00.fma(a11, -(s_hf * s_hf));
     let inv_det = det.recip();
@@ -392,12 +395,29 @@ unsafe fn kernel<const L: usize, P: Pack<L>, A: Apply<L>>(gamma: f64, b: &TetBlo
         }
     }
     let solved = Solved {
+        residual: [res_h.lanes(), res_d.lanes()],
         det: det.lanes(),
         dl: [dl_h.lanes(), dl_d.lanes()],
         lambda: [lam_h.lanes(), lam_d.lanes()],
         rows: [P::rows(q[0]), P::rows(q[1]), P::rows(q[2]), P::rows(q[3])],
     };
     out.apply(b, &solved);
+}
+
+/// The residual target: adds r_H² + r_D² of every live lane to `sum`, in lane order; writes nothing.
+#[derive(Default)]
+pub struct ResidualSum {
+    pub sum: std::cell::Cell<f64>,
+}
+
+impl<const L: usize> Apply<L> for ResidualSum {
+    const MOVES: bool = true;
+    #[inline(always)]
+    unsafe fn apply(&self, b: &TetBlock<L>, s: &Solved<L>) {
+        for l in 0..b.live.min(L) {
+            self.sum.set(self.sum.get() + (s.residual[0][l] * s.residual[0][l] + s.residual[1][l] * s.residual[1][l]));
+        }
+    }
 }
 
 /// The Gauss-Seidel target: the moved positions and λ + Δλ written back in place.

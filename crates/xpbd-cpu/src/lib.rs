@@ -162,6 +162,13 @@ impl ConstraintSolver for Sweep {
         }
         Ok(())
     }
+
+    fn residual(&mut self, model: &Model, s: &State, h: f64) -> f64 {
+        match self {
+            Sweep::GaussSeidel(g) => g.residual(model, &s.x, &s.lambda, h),
+            _ => xpbd_core::metrics::residual_norm(model, &s.x, &s.lambda, h),
+        }
+    }
 }
 
 impl Backend for CpuBackend {

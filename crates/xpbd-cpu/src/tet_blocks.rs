@@ -125,6 +125,11 @@ impl<const L: usize> TetBlocks<L> {
         self.batch_start.len() - 1
     }
 
+    /// Groups in all batches (batch b's are `batch(b)`).
+    pub fn group_count(&self) -> usize {
+        self.group_start.len() - 1
+    }
+
     /// Group indices of batch `b`.
     pub fn batch(&self, b: usize) -> std::ops::Range<usize> {
         self.batch_start[b]..self.batch_start[b + 1]

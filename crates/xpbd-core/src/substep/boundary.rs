@@ -23,6 +23,11 @@ pub trait ConstraintSolver {
     /// After the last iteration: the positions in `s`, and the multipliers in model order when `report` (the
     /// residual reads them).
     fn finish(&mut self, s: &mut State, report: bool) -> Result<()>;
+    /// ‖C(x) + α̃λ‖ over every elastic row at `s` (after `begin`, or after `finish` with `report`): by default
+    /// [`residual_norm`]; a solver may evaluate it from its own layout, to round-off.
+    fn residual(&mut self, model: &Model, s: &State, h: f64) -> f64 {
+        residual_norm(model, &s.x, &s.lambda, h)
+    }
 }
 
 /// The host half of a substep: the prediction's saved positions and velocities, the soft attachments'
@@ -93,7 +98,7 @@ impl SubstepBoundary {
         self.begin(model, s, h, t_end);
         solver.begin(model, s, t_end)?;
         let mut seconds = 0.0;
-        let r0 = report.then(|| timed(&mut seconds, || residual_norm(model, &s.x, &s.lambda, h)));
+        let r0 = report.then(|| timed(&mut seconds, || solver.residual(model, s, h)));
         for _ in 0..iterations {
             if solver.iterate(model, s, self, h, t_end)? {
                 break;
@@ -102,7 +107,7 @@ impl SubstepBoundary {
         solver.finish(s, report)?;
         self.end(model, s, h, t_end);
         Ok(r0.map(|r0| {
-            let r = timed(&mut seconds, || residual_norm(model, &s.x, &s.lambda, h));
+            let r = timed(&mut seconds, || solver.residual(model, s, h));
             SubstepReport { r0, r, seconds }
         }))
     }
