@@ -11,7 +11,7 @@
 
 use crate::block_kernel::{Apply, Isa, Project, Solved, TetBlock};
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Local};
-use crate::gauss_seidel::{build_blocks, padded_vertices, GRAIN};
+use crate::gauss_seidel::{build_blocks, padded_vertices, residual_through_blocks, GRAIN};
 use crate::shared::SharedMut;
 use crate::tet_blocks::{LaneBlocks, TetBlocks};
 use rayon::prelude::*;
@@ -73,6 +73,12 @@ impl Jacobi {
         let mut padded = padded_vertices(model);
         padded.iter_mut().zip(&split.split_inv_mass).for_each(|(p, &w)| p[3] = w);
         Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation, angles, blocks, isa, padded }
+    }
+
+    /// ‖C(x) + α̃λ‖ over every elastic row (`lambda` in model order), the block families through the block
+    /// kernel ([`crate::gauss_seidel::GaussSeidel::residual`]).
+    pub fn residual(&mut self, model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
+        residual_through_blocks(model, &mut self.blocks, self.isa, &mut self.padded, &self.split.split_inv_mass, x, lambda, h)
     }
 
     /// One Jacobi iteration over every elastic constraint.

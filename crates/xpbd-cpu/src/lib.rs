@@ -45,8 +45,8 @@ pub struct CpuBackend {
 /// The constraint loop of the XPBD ordering, MGPBD's outer iteration, or the multi-layer solver (which
 /// runs whole substeps).
 enum Sweep {
-    GaussSeidel(GaussSeidel),
-    Jacobi(Jacobi),
+    GaussSeidel(Box<GaussSeidel>),
+    Jacobi(Box<Jacobi>),
     Mgpbd(Box<Mgpbd>),
     Multilayer(Box<Multilayer>),
 }
@@ -58,12 +58,12 @@ impl CpuBackend {
         let sweep = match &config.method {
             Method::Mgpbd(settings) => Sweep::Mgpbd(Box::new(Mgpbd::new(model, settings))),
             Method::Multilayer(settings) => Sweep::Multilayer(Box::new(Multilayer::new(model, settings))),
-            Method::Xpbd { ordering: Ordering::Serial } => Sweep::GaussSeidel(GaussSeidel::new(model, h, ScheduleKind::Serial)),
-            Method::Xpbd { ordering: Ordering::Colored } => Sweep::GaussSeidel(GaussSeidel::new(model, h, ScheduleKind::Colored)),
+            Method::Xpbd { ordering: Ordering::Serial } => Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, ScheduleKind::Serial))),
+            Method::Xpbd { ordering: Ordering::Colored } => Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, ScheduleKind::Colored))),
             Method::Xpbd { ordering: Ordering::Clustered { cluster_size } } => {
-                Sweep::GaussSeidel(GaussSeidel::new(model, h, ScheduleKind::Clustered { cluster_size: *cluster_size }))
+                Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, ScheduleKind::Clustered { cluster_size: *cluster_size })))
             }
-            Method::Xpbd { ordering: Ordering::Jacobi { relaxation } } => Sweep::Jacobi(Jacobi::new(model, h, *relaxation)),
+            Method::Xpbd { ordering: Ordering::Jacobi { relaxation } } => Sweep::Jacobi(Box::new(Jacobi::new(model, h, *relaxation))),
             Method::Implicit(_) => panic!("the implicit solvers are xpbd_cpu::implicit::ImplicitBackend (xpbd_cpu::backend picks it)"),
         };
         CpuBackend { config: config.clone(), boundary: SubstepBoundary::new(model, config), sweep }
@@ -166,6 +166,7 @@ impl ConstraintSolver for Sweep {
     fn residual(&mut self, model: &Model, s: &State, h: f64) -> f64 {
         match self {
             Sweep::GaussSeidel(g) => g.residual(model, &s.x, &s.lambda, h),
+            Sweep::Jacobi(j) => j.residual(model, &s.x, &s.lambda, h),
             _ => xpbd_core::metrics::residual_norm(model, &s.x, &s.lambda, h),
         }
     }
