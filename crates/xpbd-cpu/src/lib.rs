@@ -3,6 +3,7 @@
 //! constraint solve of the configured method: Gauss-Seidel in serial, colored or clustered order, Jacobi,
 //! MGPBD's outer iterations, or the multi-layer solver's whole substeps.
 
+mod block_families;
 mod block_kernel;
 mod elements;
 pub mod gauss_seidel;

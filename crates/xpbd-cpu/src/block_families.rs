@@ -1,0 +1,132 @@
+//! What the Gauss-Seidel and Jacobi sweeps share about the families the block kernel projects: their lane
+//! blocks built over a sweep's schedules, the padded position copy, and the residual evaluated through them.
+
+use crate::block_kernel::{Isa, Project, ResidualSum, TetBlock};
+use crate::elements::{for_each_family, Family, FamilyVisitor, HingeAngles, Local};
+use crate::tet_blocks::{LaneBlocks, Layout, TetBlocks};
+use rayon::prelude::*;
+use xpbd_core::graph::schedule::Schedule;
+use xpbd_core::mesh::Vec3;
+use xpbd_core::metrics;
+use xpbd_core::model::Model;
+
+/// Items per rayon task: enough elements to amortise scheduling.
+pub(crate) const GRAIN: usize = 64;
+
+/// ‖C(x) + α̃λ‖ over every elastic row of `model` (whose families `blocks` lists, at `lambda`'s layout): block
+/// families through the kernel, the others as `metrics` computes them. `padded` takes the block families'
+/// positions, with `w` as the fourth entry (the masses the owner's sweep solves with).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn residual_through_blocks(
+    model: &Model,
+    blocks: &mut [Option<LaneBlocks>],
+    isa: Isa,
+    padded: &mut [[f64; 4]],
+    w: &[f64],
+    x: &[Vec3],
+    lambda: &[f64],
+    h: f64,
+) -> f64 {
+    blocks.iter_mut().flatten().for_each(|b| b.set_substep(h));
+    let tets: f64 = model
+        .tet_groups
+        .iter()
+        .zip(blocks.iter())
+        .map(|(g, blocks)| match blocks {
+            Some(LaneBlocks::One(b)) => block_residual_sq(b, isa, padded, x, w, lambda),
+            Some(LaneBlocks::Four(b)) => block_residual_sq(b, isa, padded, x, w, lambda),
+            Some(LaneBlocks::Eight(b)) => block_residual_sq(b, isa, padded, x, w, lambda),
+            None => metrics::tet_group_residual_sq(g, x, lambda, h),
+        })
+        .sum();
+    let cloth: f64 = model.cloth_groups.iter().map(|g| metrics::cloth_group_residual_sq(g, x, lambda, h)).sum();
+    (tets + cloth).sqrt()
+}
+
+/// Σ (r_H² + r_D²) over the elements of one block family at `x` (nothing is written but `padded`).
+fn block_residual_sq<const L: usize>(blocks: &TetBlocks<L>, isa: Isa, padded: &mut [[f64; 4]], x: &[Vec3], w: &[f64], lambda: &[f64]) -> f64
+where
+    TetBlock<L>: Project<L>,
+{
+    for &v in &blocks.vertices {
+        let (v, p) = (v as usize, x[v as usize]);
+        padded[v] = [p.x, p.y, p.z, w[v]];
+    }
+    let (gamma, padded) = (blocks.material.gamma, &*padded);
+    let groups: Vec<f64> = (0..blocks.group_count())
+        .into_par_iter()
+        .with_min_len((GRAIN / L).max(1))
+        .map(|g| {
+            let out = ResidualSum::default();
+            // SAFETY: `BlockBuilder` checked every index against these arrays' lengths; `ResidualSum` writes
+            // nothing, so the reads need no exclusivity; `isa` is one `Isa::available` lists.
+            blocks.group(g).iter().for_each(|step| unsafe { step.project(isa, gamma, padded.as_ptr(), lambda.as_ptr(), &out) });
+            out.sum.get()
+        })
+        .collect();
+    groups.iter().sum()
+}
+
+/// `[x, y, z, 1/m]` of every vertex of `model` (positions copied in by each sweep).
+pub(crate) fn padded_vertices(model: &Model) -> Vec<[f64; 4]> {
+    model.inv_mass.iter().map(|&w| [0.0, 0.0, 0.0, w]).collect()
+}
+
+/// Blocks of `lanes` lanes for every family of `model` the block kernel projects, over `schedules` (the
+/// model's own element order).
+pub(crate) fn build_blocks(model: &Model, h: f64, schedules: &[Schedule], angles: &HingeAngles, lanes: usize) -> Vec<Option<LaneBlocks>> {
+    let mut builder = BlockBuilder { schedules, lanes, vertex_len: model.vertex_count(), lambda_len: model.rows, h, blocks: Vec::new() };
+    for_each_family(model, h, angles, &mut builder);
+    builder.blocks
+}
+
+struct BlockBuilder<'a> {
+    schedules: &'a [Schedule],
+    lanes: usize,
+    vertex_len: usize,
+    lambda_len: usize,
+    h: f64,
+    blocks: Vec<Option<LaneBlocks>>,
+}
+
+impl FamilyVisitor for BlockBuilder<'_> {
+    fn visit<const N: usize, P>(&mut self, f: Family<N>, _project: P)
+    where
+        P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
+    {
+        let blocks = f.lanes.map(|lanes| {
+            let s = &self.schedules[f.index];
+            let layout = Layout { tets: lanes.tets, rest: lanes.rest, lambda_offset: f.lambda_offset };
+            let (m, h) = (lanes.material, self.h);
+            let blocks = match self.lanes {
+                1 => LaneBlocks::One(TetBlocks::new(s, &layout, m, h)),
+                4 => LaneBlocks::Four(TetBlocks::new(s, &layout, m, h)),
+                _ => LaneBlocks::Eight(TetBlocks::new(s, &layout, m, h)),
+            };
+            // The invariant of the sweeps' unchecked accesses.
+            assert!(blocks.fits(self.vertex_len, self.lambda_len), "lane blocks name a vertex or multiplier out of range");
+            blocks
+        });
+        self.blocks.push(blocks);
+    }
+}
+
+/// A pinned 1,280-tet block neo-Hookean bar, deformed: the sweeps' tests' scene.
+#[cfg(test)]
+pub(crate) fn test_bar() -> (Model, f64, Vec<Vec3>) {
+    use std::path::Path;
+    use xpbd_core::scene::{build, parse};
+    let scene = r#"name = "bar"
+[simulation]
+substeps = 10
+[[body]]
+name = "bar"
+mesh = { generator = "box", size = [2.0, 0.5, 0.5], cells = [16, 4, 4], split = 5 }
+material = { model = "neohookean_block", youngs = 1.0e6, poisson = 0.45, density = 1000.0 }
+pin = [{ box = { min = [-0.01, -1.0, -1.0], max = [0.01, 10.0, 10.0] } }]
+"#;
+    let built = build(&parse(scene, Path::new("bar.toml")).unwrap(), Path::new(".")).unwrap();
+    let m = built.model;
+    let x0 = m.rest.iter().map(|p| p + Vec3::new(0.01 * p.y, -0.05 * p.x * p.x, 0.02 * p.y * p.z)).collect();
+    (m, built.config.h(), x0)
+}
