@@ -1,8 +1,10 @@
 //! What the Gauss-Seidel and Jacobi sweeps share about the families the block kernel projects: their lane
-//! blocks built over a sweep's schedules, the padded position copy, and the residual evaluated through them.
+//! blocks built over a sweep's schedules, the padded position array and its copy-in, and the residual evaluated
+//! through them.
 
 use crate::block_kernel::{Isa, Project, ResidualSum, TetBlock};
 use crate::elements::{for_each_family, Family, FamilyVisitor, HingeAngles, Local};
+use crate::shared::SharedMut;
 use crate::tet_blocks::{LaneBlocks, Layout, TetBlocks};
 use rayon::prelude::*;
 use xpbd_core::graph::schedule::Schedule;
@@ -13,29 +15,31 @@ use xpbd_core::model::Model;
 /// Items per rayon task: enough elements to amortise scheduling.
 pub(crate) const GRAIN: usize = 64;
 
+/// Vertices per rayon task of the copies into and out of the padded array.
+pub(crate) const VERTEX_GRAIN: usize = 4096;
+
 /// ‖C(x) + α̃λ‖ over every elastic row of `model` (whose families `blocks` lists, at `lambda`'s layout): block
 /// families through the kernel, the others as `metrics` computes them. `padded` takes the block families'
-/// positions, with `w` as the fourth entry (the masses the owner's sweep solves with).
-#[allow(clippy::too_many_arguments)]
+/// positions; its fourth entries (the masses the owner's sweep solves with) are left as they are.
 pub(crate) fn residual_through_blocks(
     model: &Model,
     blocks: &mut [Option<LaneBlocks>],
     isa: Isa,
     padded: &mut [[f64; 4]],
-    w: &[f64],
     x: &[Vec3],
     lambda: &[f64],
     h: f64,
 ) -> f64 {
     blocks.iter_mut().flatten().for_each(|b| b.set_substep(h));
+    let padded = SharedMut::new(padded);
     let tets: f64 = model
         .tet_groups
         .iter()
         .zip(blocks.iter())
         .map(|(g, blocks)| match blocks {
-            Some(LaneBlocks::One(b)) => block_residual_sq(b, isa, padded, x, w, lambda),
-            Some(LaneBlocks::Four(b)) => block_residual_sq(b, isa, padded, x, w, lambda),
-            Some(LaneBlocks::Eight(b)) => block_residual_sq(b, isa, padded, x, w, lambda),
+            Some(LaneBlocks::One(b)) => block_residual_sq(b, isa, &padded, x, lambda),
+            Some(LaneBlocks::Four(b)) => block_residual_sq(b, isa, &padded, x, lambda),
+            Some(LaneBlocks::Eight(b)) => block_residual_sq(b, isa, &padded, x, lambda),
             None => metrics::tet_group_residual_sq(g, x, lambda, h),
         })
         .sum();
@@ -44,15 +48,13 @@ pub(crate) fn residual_through_blocks(
 }
 
 /// Σ (r_H² + r_D²) over the elements of one block family at `x` (nothing is written but `padded`).
-fn block_residual_sq<const L: usize>(blocks: &TetBlocks<L>, isa: Isa, padded: &mut [[f64; 4]], x: &[Vec3], w: &[f64], lambda: &[f64]) -> f64
+fn block_residual_sq<const L: usize>(blocks: &TetBlocks<L>, isa: Isa, padded: &SharedMut<[f64; 4]>, x: &[Vec3], lambda: &[f64]) -> f64
 where
     TetBlock<L>: Project<L>,
 {
-    for &v in &blocks.vertices {
-        let (v, p) = (v as usize, x[v as usize]);
-        padded[v] = [p.x, p.y, p.z, w[v]];
-    }
-    let (gamma, padded) = (blocks.material.gamma, &*padded);
+    // SAFETY: nothing else reads or writes `padded` during the copy.
+    unsafe { copy_positions_in(&blocks.vertices, |v| x[v], padded) };
+    let gamma = blocks.material.gamma;
     let groups: Vec<f64> = (0..blocks.group_count())
         .into_par_iter()
         .with_min_len((GRAIN / L).max(1))
@@ -60,16 +62,30 @@ where
             let out = ResidualSum::default();
             // SAFETY: `BlockBuilder` checked every index against these arrays' lengths; `ResidualSum` writes
             // nothing, so the reads need no exclusivity; `isa` is one `Isa::available` lists.
-            blocks.group(g).iter().for_each(|step| unsafe { step.project(isa, gamma, padded.as_ptr(), lambda.as_ptr(), &out) });
+            blocks.group(g).iter().for_each(|step| unsafe { step.project(isa, gamma, padded.ptr(), lambda.as_ptr(), &out) });
             out.sum.get()
         })
         .collect();
     groups.iter().sum()
 }
 
-/// `[x, y, z, 1/m]` of every vertex of `model` (positions copied in by each sweep).
-pub(crate) fn padded_vertices(model: &Model) -> Vec<[f64; 4]> {
-    model.inv_mass.iter().map(|&w| [0.0, 0.0, 0.0, w]).collect()
+/// Copies x, y and z of `x(v)` into `padded[v]` for every vertex of `vertices` (each listed once), in parallel;
+/// the fourth entries, the inverse masses [`padded_vertices`] set, stay as they are.
+///
+/// # Safety
+/// No other thread may access `padded` at these vertices during the copy, nor write what `x` reads.
+pub(crate) unsafe fn copy_positions_in(vertices: &[u32], x: impl Fn(usize) -> Vec3 + Sync, padded: &SharedMut<[f64; 4]>) {
+    vertices.par_iter().with_min_len(VERTEX_GRAIN).for_each(|&v| {
+        let (v, p) = (v as usize, x(v as usize));
+        // SAFETY: `vertices` lists each vertex once, so every entry has one writer.
+        unsafe { padded.update(v, |q| (q[0], q[1], q[2]) = (p.x, p.y, p.z)) };
+    });
+}
+
+/// `[·, ·, ·, w_v]` for every vertex, `w` the inverse masses the owner's sweep solves with: set once here, the
+/// positions copied in by [`copy_positions_in`] before each use.
+pub(crate) fn padded_vertices(w: &[f64]) -> Vec<[f64; 4]> {
+    w.iter().map(|&w| [0.0, 0.0, 0.0, w]).collect()
 }
 
 /// Blocks of `lanes` lanes for every family of `model` the block kernel projects, over `schedules` (the

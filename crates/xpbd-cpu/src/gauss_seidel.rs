@@ -2,7 +2,7 @@
 //! colored (block paper, Algorithm 2) or clustered (Algorithm 3). Batches run in sequence; the items
 //! of a batch in parallel with rayon; the elements of an item in sequence, each update seen by the next.
 
-use crate::block_families::{build_blocks, padded_vertices, residual_through_blocks, GRAIN};
+use crate::block_families::{build_blocks, copy_positions_in, padded_vertices, residual_through_blocks, GRAIN, VERTEX_GRAIN};
 use crate::block_kernel::{InPlace, Isa, Project, TetBlock};
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Local};
 use crate::shared::SharedMut;
@@ -33,8 +33,8 @@ pub struct GaussSeidel {
     /// The lane blocks of every family the block kernel projects (`None` for the others), by family.
     blocks: Vec<Option<LaneBlocks>>,
     isa: Isa,
-    /// `[x, y, z, w]` (w the inverse mass) of every vertex: the block kernel's copy of the positions of the
-    /// families it projects.
+    /// `[x, y, z, w]` (w the inverse mass, set at construction) of every vertex: the block kernel's copy of the
+    /// positions of the families it projects.
     padded: Vec<[f64; 4]>,
 }
 
@@ -63,7 +63,7 @@ impl GaussSeidel {
         for_each_family(model, h, &angles, &mut planner);
         if kind == ScheduleKind::Serial {
             let blocks = build_blocks(model, h, &planner.schedules, &angles, 1);
-            return GaussSeidel { schedules: planner.schedules, angles, permuted: None, blocks, isa, padded: padded_vertices(model) };
+            return GaussSeidel { schedules: planner.schedules, angles, permuted: None, blocks, isa, padded: padded_vertices(&model.inv_mass) };
         }
         let orders: Vec<Vec<u32>> = planner.schedules.iter().map(Schedule::execution_order).collect();
         let (permuted_model, lambda_of, hinge_of) = permute(model, &orders);
@@ -71,7 +71,7 @@ impl GaussSeidel {
         let angles = HingeAngles::new(&permuted_model);
         let blocks = build_blocks(&permuted_model, h, &schedules, &angles, isa.lanes());
         let permuted = Permuted { model: permuted_model, lambda_of, hinge_of, lambda: vec![0.0; model.rows] };
-        GaussSeidel { schedules, angles, permuted: Some(permuted), blocks, isa, padded: padded_vertices(model) }
+        GaussSeidel { schedules, angles, permuted: Some(permuted), blocks, isa, padded: padded_vertices(&model.inv_mass) }
     }
 
     /// The hinges' last angles in model order (checkpoint state).
@@ -137,7 +137,7 @@ impl GaussSeidel {
             None => (model, lambda),
             Some(p) => (&p.model, &p.lambda[..]),
         };
-        residual_through_blocks(swept, &mut self.blocks, self.isa, &mut self.padded, &swept.inv_mass, x, lambda, h)
+        residual_through_blocks(swept, &mut self.blocks, self.isa, &mut self.padded, x, lambda, h)
     }
 
     /// Copies the multipliers into `lambda` in model order (nothing to do for the serial schedule).
@@ -175,9 +175,6 @@ struct Sweep<'a> {
     w: &'a [f64],
     lambda: SharedMut<'a, f64>,
 }
-
-/// Vertices per rayon task of the copies into and out of the padded array.
-const VERTEX_GRAIN: usize = 4096;
 
 impl FamilyVisitor for Sweep<'_> {
     fn visit<const N: usize, P>(&mut self, f: Family<N>, project: P)
@@ -220,18 +217,16 @@ impl FamilyVisitor for Sweep<'_> {
 }
 
 impl Sweep<'_> {
-    /// Runs one family through the block kernel: its vertices are copied into the padded array, swept
-    /// batch by batch (the groups of a batch in parallel, the steps of a group in order) and copied back.
+    /// Runs one family through the block kernel: its vertices' positions are copied into the padded array,
+    /// swept batch by batch (the groups of a batch in parallel, the steps of a group in order) and copied back.
     fn run_blocks<const L: usize>(&self, blocks: &TetBlocks<L>)
     where
         TetBlock<L>: Project<L>,
     {
-        let (x, padded, lambda, w) = (&self.x, &self.padded, &self.lambda, self.w);
-        // SAFETY (copies): `blocks.vertices` lists each vertex once, so every entry has one writer.
-        blocks.vertices.par_iter().with_min_len(VERTEX_GRAIN).for_each(|&v| {
-            let (v, p) = (v as usize, unsafe { x.get(v as usize) });
-            unsafe { padded.update(v, |q| *q = [p.x, p.y, p.z, w[v]]) };
-        });
+        let (x, padded, lambda) = (&self.x, &self.padded, &self.lambda);
+        // SAFETY (copies): `blocks.vertices` lists each vertex once, so every entry has one writer, and no
+        // other family runs meanwhile.
+        unsafe { copy_positions_in(&blocks.vertices, |v| x.get(v), padded) };
         let (isa, gamma) = (self.isa, blocks.material.gamma);
         let group = |g: usize| {
             for step in blocks.group(g) {
@@ -325,7 +320,8 @@ mod tests {
 
     /// Three sweeps of every schedule on every instruction set against the scalar projection
     /// (`project_tet`) applied element by element in the schedule's execution order: equal to round-off,
-    /// and the instruction sets equal to the bit; the residual through the blocks equals `residual_norm`.
+    /// and the instruction sets equal to the bit; the residual through the blocks equals `residual_norm`; the
+    /// padded array still holds the inverse masses.
     #[test]
     fn block_sweeps_match_the_scalar_projection_in_schedule_order() {
         let (m, h, x0) = bar();
@@ -362,6 +358,7 @@ mod tests {
                 gs.export(&mut lambda);
                 let scalar = metrics::residual_norm(&m, &x, &lambda, h);
                 assert!((through_blocks - scalar).abs() <= 1e-10 * scalar, "{kind:?} {isa:?}: residual {through_blocks} vs {scalar}");
+                assert!(gs.padded.iter().zip(&m.inv_mass).all(|(p, &w)| p[3] == w), "{kind:?} {isa:?}: padded masses changed");
                 for (v, (a, b)) in x.iter().zip(&x_ref).enumerate() {
                     let moved = (b - x0[v]).norm().max(1e-9);
                     assert!((a - b).norm() <= 1e-8 * moved, "{kind:?} {isa:?} vertex {v}: {a} vs {b}");

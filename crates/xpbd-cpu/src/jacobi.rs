@@ -9,7 +9,7 @@
 //! Pa, 56k tets, 24 tets per vertex) fell almost freely at any substep count. Deterministic: every slot and hinge
 //! angle has one writer.
 
-use crate::block_families::{build_blocks, padded_vertices, residual_through_blocks, GRAIN};
+use crate::block_families::{build_blocks, copy_positions_in, padded_vertices, residual_through_blocks, GRAIN};
 use crate::block_kernel::{Apply, Isa, Project, Solved, TetBlock};
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Local};
 use crate::shared::SharedMut;
@@ -38,7 +38,7 @@ pub struct Jacobi {
     /// The lane blocks of the families the block kernel projects (one batch of every element), by family.
     blocks: Vec<Option<LaneBlocks>>,
     isa: Isa,
-    /// `[x, y, z, n_v w_v]` of every vertex, for the block kernel.
+    /// `[x, y, z, n_v w_v]` of every vertex, for the block kernel (the split masses set at construction).
     padded: Vec<[f64; 4]>,
 }
 
@@ -70,15 +70,14 @@ impl Jacobi {
         let split = MassSplit::new(&by_vertex, &model.inv_mass);
         let isa = Isa::detect();
         let blocks = build_blocks(model, h, &l.schedules, &angles, isa.lanes());
-        let mut padded = padded_vertices(model);
-        padded.iter_mut().zip(&split.split_inv_mass).for_each(|(p, &w)| p[3] = w);
+        let padded = padded_vertices(&split.split_inv_mass);
         Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation, angles, blocks, isa, padded }
     }
 
     /// ‖C(x) + α̃λ‖ over every elastic row (`lambda` in model order), the block families through the block
     /// kernel ([`crate::gauss_seidel::GaussSeidel::residual`]).
     pub fn residual(&mut self, model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
-        residual_through_blocks(model, &mut self.blocks, self.isa, &mut self.padded, &self.split.split_inv_mass, x, lambda, h)
+        residual_through_blocks(model, &mut self.blocks, self.isa, &mut self.padded, x, lambda, h)
     }
 
     /// One Jacobi iteration over every elastic constraint.
@@ -140,27 +139,27 @@ impl FamilyVisitor for Pass<'_> {
 }
 
 impl Pass<'_> {
-    /// One family through the block kernel: its vertices copied into the padded array with their split
-    /// inverse masses, every group in parallel, corrections into the slots.
+    /// One family through the block kernel: its vertices' positions copied into the padded array (whose fourth
+    /// entries hold their split inverse masses), every group in parallel, corrections into the slots.
     fn run_blocks<const L: usize>(&mut self, blocks: &TetBlocks<L>, family: usize, lambda_offset: usize)
     where
         TetBlock<L>: Project<L>,
     {
-        for &v in &blocks.vertices {
-            let (p, q) = (self.x[v as usize], &mut self.padded[v as usize]);
-            (q[0], q[1], q[2]) = (p.x, p.y, p.z);
-        }
-        let (slots, lambda) = (SharedMut::new(self.slots), SharedMut::new(self.lambda));
+        let pass = self;
+        let x = pass.x;
+        // SAFETY: nothing else accesses the padded array during the copy.
+        unsafe { copy_positions_in(&blocks.vertices, |v| x[v], &SharedMut::new(pass.padded)) };
+        let (slots, lambda) = (SharedMut::new(pass.slots), SharedMut::new(pass.lambda));
         let out = Corrections {
-            x: self.padded.as_ptr(),
+            x: pass.padded.as_ptr(),
             slots: slots.ptr(),
             lambda: lambda.ptr(),
-            first_slot: self.family_slot[family],
+            first_slot: pass.family_slot[family],
             lambda_offset,
-            omega: self.omega,
-            inv_count: &self.split.inv_count,
+            omega: pass.omega,
+            inv_count: &pass.split.inv_count,
         };
-        let (isa, gamma, padded) = (self.isa, blocks.material.gamma, &*self.padded);
+        let (isa, gamma, padded) = (pass.isa, blocks.material.gamma, &*pass.padded);
         let group = |g: usize| {
             for step in blocks.group(g) {
                 // SAFETY: `build_blocks` checked every index against these arrays; each element owns its
@@ -221,7 +220,8 @@ mod tests {
     use crate::block_families::test_bar as bar;
     use xpbd_core::metrics;
 
-    /// The Jacobi pass's residual through its blocks equals `residual_norm` after a few iterations.
+    /// The Jacobi pass's residual through its blocks equals `residual_norm` after a few iterations, and the padded
+    /// array still holds the split masses.
     #[test]
     fn jacobi_residual_through_blocks_matches_the_scalar_residual() {
         let (m, h, x0) = bar();
@@ -232,5 +232,7 @@ mod tests {
         }
         let (through_blocks, scalar) = (j.residual(&m, &x, &lambda, h), metrics::residual_norm(&m, &x, &lambda, h));
         assert!(scalar > 0.0 && (through_blocks - scalar).abs() <= 1e-10 * scalar, "residual {through_blocks} vs {scalar}");
+        // The copies into the padded array leave its fourth entries, the split masses, as construction set them.
+        assert!(j.padded.iter().zip(&j.split.split_inv_mass).all(|(p, &w)| p[3] == w), "padded masses changed");
     }
 }
