@@ -5,7 +5,7 @@
 use crate::block_kernel::{Isa, Project, ResidualSum, TetBlock};
 use crate::elements::{for_each_family, Family, FamilyVisitor, HingeAngles, Local};
 use crate::shared::SharedMut;
-use crate::tet_blocks::{LaneBlocks, Layout, TetBlocks};
+use crate::tet_blocks::{LaneBlocks, LaneVisitor, Layout, TetBlocks};
 use rayon::prelude::*;
 use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::mesh::Vec3;
@@ -37,9 +37,7 @@ pub(crate) fn residual_through_blocks(
         .iter()
         .zip(blocks.iter())
         .map(|(g, blocks)| match blocks {
-            Some(LaneBlocks::One(b)) => block_residual_sq(b, isa, &padded, x, lambda),
-            Some(LaneBlocks::Four(b)) => block_residual_sq(b, isa, &padded, x, lambda),
-            Some(LaneBlocks::Eight(b)) => block_residual_sq(b, isa, &padded, x, lambda),
+            Some(b) => b.visit(BlockResidualSq { isa, padded: &padded, x, lambda }),
             None => metrics::tet_group_residual_sq(g, x, lambda, h),
         })
         .sum();
@@ -48,25 +46,36 @@ pub(crate) fn residual_through_blocks(
 }
 
 /// Σ (r_H² + r_D²) over the elements of one block family at `x` (nothing is written but `padded`).
-fn block_residual_sq<const L: usize>(blocks: &TetBlocks<L>, isa: Isa, padded: &SharedMut<[f64; 4]>, x: &[Vec3], lambda: &[f64]) -> f64
-where
-    TetBlock<L>: Project<L>,
-{
-    // SAFETY: nothing else reads or writes `padded` during the copy.
-    unsafe { copy_positions_in(&blocks.vertices, |v| x[v], padded) };
-    let gamma = blocks.material.gamma;
-    let groups: Vec<f64> = (0..blocks.group_count())
-        .into_par_iter()
-        .with_min_len((GRAIN / L).max(1))
-        .map(|g| {
-            let out = ResidualSum::default();
-            // SAFETY: `BlockBuilder` checked every index against these arrays' lengths; `ResidualSum` writes
-            // nothing, so the reads need no exclusivity; `isa` is one `Isa::available` lists.
-            blocks.group(g).iter().for_each(|step| unsafe { step.project(isa, gamma, padded.ptr(), lambda.as_ptr(), &out) });
-            out.sum.get()
-        })
-        .collect();
-    groups.iter().sum()
+struct BlockResidualSq<'r, 'p> {
+    isa: Isa,
+    padded: &'r SharedMut<'p, [f64; 4]>,
+    x: &'r [Vec3],
+    lambda: &'r [f64],
+}
+
+impl LaneVisitor for BlockResidualSq<'_, '_> {
+    type Output = f64;
+    fn visit<const L: usize>(self, blocks: &TetBlocks<L>) -> f64
+    where
+        TetBlock<L>: Project<L>,
+    {
+        let BlockResidualSq { isa, padded, x, lambda } = self;
+        // SAFETY: nothing else reads or writes `padded` during the copy.
+        unsafe { copy_positions_in(&blocks.vertices, |v| x[v], padded) };
+        let gamma = blocks.material.gamma;
+        let groups: Vec<f64> = (0..blocks.group_count())
+            .into_par_iter()
+            .with_min_len((GRAIN / L).max(1))
+            .map(|g| {
+                let out = ResidualSum::default();
+                // SAFETY: `BlockBuilder` checked every index against these arrays' lengths; `ResidualSum` writes
+                // nothing, so the reads need no exclusivity; `isa` is one `Isa::available` lists.
+                blocks.group(g).iter().for_each(|step| unsafe { step.project(isa, gamma, padded.ptr(), lambda.as_ptr(), &out) });
+                out.sum.get()
+            })
+            .collect();
+        groups.iter().sum()
+    }
 }
 
 /// Copies x, y and z of `x(v)` into `padded[v]` for every vertex of `vertices` (each listed once), in parallel;

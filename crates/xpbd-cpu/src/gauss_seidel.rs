@@ -6,7 +6,7 @@ use crate::block_families::{build_blocks, copy_positions_in, padded_vertices, re
 use crate::block_kernel::{InPlace, Isa, Project, TetBlock};
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Local};
 use crate::shared::SharedMut;
-use crate::tet_blocks::{LaneBlocks, TetBlocks};
+use crate::tet_blocks::{LaneBlocks, LaneVisitor, TetBlocks};
 use rayon::prelude::*;
 use xpbd_core::constraint::strain_limit;
 use xpbd_core::graph::partition::partitions;
@@ -182,11 +182,8 @@ impl FamilyVisitor for Sweep<'_> {
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
         let Family { index: family, elements, damped, rows, lambda_offset, .. } = f;
-        match &self.blocks[family] {
-            Some(LaneBlocks::One(b)) => return self.run_blocks(b),
-            Some(LaneBlocks::Four(b)) => return self.run_blocks(b),
-            Some(LaneBlocks::Eight(b)) => return self.run_blocks(b),
-            None => {}
+        if let Some(b) = &self.blocks[family] {
+            return b.visit(&*self);
         }
         let (x, lambda, x_prev, w) = (&self.x, &self.lambda, self.x_prev, self.w);
         let s = &self.schedules[family];
@@ -216,10 +213,11 @@ impl FamilyVisitor for Sweep<'_> {
     }
 }
 
-impl Sweep<'_> {
-    /// Runs one family through the block kernel: its vertices' positions are copied into the padded array,
-    /// swept batch by batch (the groups of a batch in parallel, the steps of a group in order) and copied back.
-    fn run_blocks<const L: usize>(&self, blocks: &TetBlocks<L>)
+/// Runs one family through the block kernel: its vertices' positions are copied into the padded array, swept
+/// batch by batch (the groups of a batch in parallel, the steps of a group in order) and copied back.
+impl LaneVisitor for &Sweep<'_> {
+    type Output = ();
+    fn visit<const L: usize>(self, blocks: &TetBlocks<L>)
     where
         TetBlock<L>: Project<L>,
     {

@@ -13,7 +13,7 @@ use crate::block_families::{build_blocks, copy_positions_in, padded_vertices, re
 use crate::block_kernel::{Apply, Isa, Project, Solved, TetBlock};
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Local};
 use crate::shared::SharedMut;
-use crate::tet_blocks::{LaneBlocks, TetBlocks};
+use crate::tet_blocks::{LaneBlocks, LaneVisitor, TetBlocks};
 use rayon::prelude::*;
 use xpbd_core::constraint::mass_split::MassSplit;
 use xpbd_core::graph::groups::Groups;
@@ -113,11 +113,8 @@ impl FamilyVisitor for Pass<'_> {
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync,
     {
         let Family { index: family, elements, damped, rows, lambda_offset, .. } = f;
-        match &self.blocks[family] {
-            Some(LaneBlocks::One(b)) => return self.run_blocks(b, family, lambda_offset),
-            Some(LaneBlocks::Four(b)) => return self.run_blocks(b, family, lambda_offset),
-            Some(LaneBlocks::Eight(b)) => return self.run_blocks(b, family, lambda_offset),
-            None => {}
+        if let Some(b) = &self.blocks[family] {
+            return b.visit(BlockFamily { pass: self, family, lambda_offset });
         }
         let first = self.family_slot[family];
         let slots = &mut self.slots[first..first + N * elements.len()];
@@ -138,14 +135,21 @@ impl FamilyVisitor for Pass<'_> {
     }
 }
 
-impl Pass<'_> {
-    /// One family through the block kernel: its vertices' positions copied into the padded array (whose fourth
-    /// entries hold their split inverse masses), every group in parallel, corrections into the slots.
-    fn run_blocks<const L: usize>(&mut self, blocks: &TetBlocks<L>, family: usize, lambda_offset: usize)
+/// One family of the pass through the block kernel: its vertices' positions copied into the padded array (whose
+/// fourth entries hold their split inverse masses), every group in parallel, corrections into the slots.
+struct BlockFamily<'p, 'a> {
+    pass: &'p mut Pass<'a>,
+    family: usize,
+    lambda_offset: usize,
+}
+
+impl LaneVisitor for BlockFamily<'_, '_> {
+    type Output = ();
+    fn visit<const L: usize>(self, blocks: &TetBlocks<L>)
     where
         TetBlock<L>: Project<L>,
     {
-        let pass = self;
+        let BlockFamily { pass, family, lambda_offset } = self;
         let x = pass.x;
         // SAFETY: nothing else accesses the padded array during the copy.
         unsafe { copy_positions_in(&blocks.vertices, |v| x[v], &SharedMut::new(pass.padded)) };

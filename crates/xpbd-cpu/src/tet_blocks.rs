@@ -11,7 +11,7 @@
 //!
 //! The serial schedule (one item) is built with `L = 1`: the reference order, through the same kernel.
 
-use crate::block_kernel::TetBlock;
+use crate::block_kernel::{Project, TetBlock};
 use xpbd_core::constraint::tet::TetRest;
 use xpbd_core::graph::schedule::Schedule;
 
@@ -148,7 +148,25 @@ pub enum LaneBlocks {
     Eight(TetBlocks<8>),
 }
 
+/// Work done on a family's blocks at whatever lane count they hold ([`LaneBlocks::visit`]).
+pub trait LaneVisitor {
+    type Output;
+    fn visit<const L: usize>(self, blocks: &TetBlocks<L>) -> Self::Output
+    where
+        TetBlock<L>: Project<L>;
+}
+
 impl LaneBlocks {
+    /// `v` on the blocks at their lane count: the one place that tells the lane counts apart for reading.
+    pub fn visit<V: LaneVisitor>(&self, v: V) -> V::Output {
+        match self {
+            LaneBlocks::One(b) => v.visit(b),
+            LaneBlocks::Four(b) => v.visit(b),
+            LaneBlocks::Eight(b) => v.visit(b),
+        }
+    }
+
+    /// As [`TetBlocks::set_substep`] (the one mutation, so not through [`LaneBlocks::visit`]).
     pub fn set_substep(&mut self, h: f64) {
         match self {
             LaneBlocks::One(b) => b.set_substep(h),
@@ -157,11 +175,15 @@ impl LaneBlocks {
         }
     }
 
+    /// As [`TetBlocks::fits`].
     pub fn fits(&self, vertex_len: usize, lambda_len: usize) -> bool {
-        match self {
-            LaneBlocks::One(b) => b.fits(vertex_len, lambda_len),
-            LaneBlocks::Four(b) => b.fits(vertex_len, lambda_len),
-            LaneBlocks::Eight(b) => b.fits(vertex_len, lambda_len),
+        struct Fits(usize, usize);
+        impl LaneVisitor for Fits {
+            type Output = bool;
+            fn visit<const L: usize>(self, blocks: &TetBlocks<L>) -> bool {
+                blocks.fits(self.0, self.1)
+            }
         }
+        self.visit(Fits(vertex_len, lambda_len))
     }
 }
