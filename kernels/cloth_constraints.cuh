@@ -90,6 +90,15 @@ struct ClothRow {
                                    T p[N][3], const T p0[N][3], T* lambda) {
         T g[N][3];
         const T c = Row::constraint(p, data0[e], g);
+        // Skipped when its free vertices barely move it (elements.rs: scalar_row).
+        T free = T(0), all = T(0), w_max = T(0);
+        for (int n = 0; n < N; ++n) {
+            const T g2 = dot3(g[n], g[n]);
+            free += w[n] * g2;
+            all += g2;
+            w_max = w[n] > w_max ? w[n] : w_max;
+        }
+        if (free != free || free <= T(1e-12) * w_max * all) return;
         apply_scalar_row<T, N>(c, g, w, data1[e] * (T(1) / (m.h * m.h)), m.beta_h, p, p0, lambda);
     }
     template <typename T>

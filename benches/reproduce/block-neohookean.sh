@@ -23,28 +23,10 @@
 # with a message. Run folders and VTU frames go to out/reproduce/block-neohookean/ (--smoke: the temporary folder).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-mode=default
-out=
-while [ $# -gt 0 ]; do
-  case $1 in
-    --smoke | --full) mode=${1#--} ;;
-    --out) out=${2:?--out needs a folder}; shift ;;
-    *) echo "block-neohookean.sh: unknown argument '$1' (usage: [--smoke | --full] [--out DIR])" >&2; exit 2 ;;
-  esac
-  shift
-done
+paper=block-neohookean
+# shellcheck source=benches/reproduce/common.sh
+source "$root/benches/reproduce/common.sh"
 meshes=${XPBD_MESH_DIR:-$root/scenes/meshes}
-if [ "$mode" = smoke ]; then
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' EXIT
-  out=${out:-$tmp/results}
-  work=$tmp/work
-else
-  out=${out:-$root/docs/reproductions/block-neohookean}
-  work=$root/out/reproduce/block-neohookean
-fi
-mkdir -p "$out" "$work"
-out=$(cd "$out" && pwd)
 case $mode in
   smoke) beam_frames=3 arm_frames=3 conv_frame=2 conv_iters=5 ;;
   default) beam_frames=100 arm_frames=150 conv_frame=48 conv_iters=100 ;;

@@ -4,6 +4,7 @@
 //! bodies share one vertex array; element indices are global.
 
 use crate::collider::Collider;
+use crate::constraint::pbd::PbdStiffness;
 use crate::constraint::strain_limit::StrainLimit;
 use crate::constraint::tet::TetRest;
 use crate::constraint::tet_model::{TetModel, TetParams};
@@ -78,6 +79,9 @@ pub struct ClothGroup {
     pub bending_compliance: Vec<f64>,
     /// Multipliers: edges first, then hinges.
     pub lambda_offset: usize,
+    /// PBD stiffnesses instead of compliances (the cloth report's baseline): the compliances are then 0 and
+    /// the multipliers stay 0.
+    pub pbd: Option<PbdStiffness>,
     /// Bounds on the triangles' principal stretches, projected after each iteration (`None`: off).
     pub strain_limit: Option<StrainLimit>,
     /// With a strain limit, the triangles and their rest frames D_m⁻¹; empty without.

@@ -147,6 +147,12 @@ impl SolverConfig {
                 model.bodies[g.body].name
             )));
         }
+        if let (Some(g), false) = (model.cloth_groups.iter().find(|g| g.pbd.is_some()), matches!(self.method, Method::Xpbd { .. })) {
+            return Err(Unsupported(format!(
+                "body '{}': material.pbd_stretch/pbd_bending make a PBD body, which the XPBD sweeps project (solver.kind = \"xpbd\"; docs/cloth.md)",
+                model.bodies[g.body].name
+            )));
+        }
         match &self.method {
             Method::Xpbd { .. } => Ok(()),
             Method::Implicit(_) => match model.cloth_groups.first() {

@@ -101,7 +101,8 @@ pub(crate) fn padded_vertices(w: &[f64]) -> Vec<[f64; 4]> {
 /// model's own element order).
 pub(crate) fn build_blocks(model: &Model, h: f64, schedules: &[Schedule], angles: &HingeAngles, lanes: usize) -> Vec<Option<LaneBlocks>> {
     let mut builder = BlockBuilder { schedules, lanes, vertex_len: model.vertex_count(), lambda_len: model.rows, h, blocks: Vec::new() };
-    for_each_family(model, h, angles, &mut builder);
+    // The blocks hold neo-Hookean tets only, which have no PBD stiffness: any iteration count will do.
+    for_each_family(model, h, 1, angles, &mut builder);
     builder.blocks
 }
 

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use xpbd_core::constraint::projection::{project_block, BlockParams};
 use xpbd_core::constraint::tet::TetRest;
 use xpbd_core::constraint::tet_model::{project_tet, TetModel};
-use xpbd_core::constraint::{bending, distance};
+use xpbd_core::constraint::{bending, distance, pbd};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 
@@ -81,10 +81,10 @@ pub trait FamilyVisitor {
         P: Fn(usize, &Local<N>, &mut [f64]) -> [Vec3; N] + Sync;
 }
 
-/// Calls `v.visit` for every family of `model` at substep `h`, numbering them 0, 1, ... in the order
-/// tet groups, then per cloth group its edges and its hinges. Hinges unwrap their angle onto `angles`
-/// (those of `model`) and record it there.
-pub fn for_each_family(model: &Model, h: f64, angles: &HingeAngles, v: &mut impl FamilyVisitor) {
+/// Calls `v.visit` for every family of `model` at substep `h` with `iterations` per substep (the PBD
+/// bodies' k′), numbering them 0, 1, ... in the order tet groups, then per cloth group its edges and its
+/// hinges. Hinges unwrap their angle onto `angles` (those of `model`) and record it there.
+pub fn for_each_family(model: &Model, h: f64, iterations: usize, angles: &HingeAngles, v: &mut impl FamilyVisitor) {
     let (mut family, mut first_hinge) = (0, 0);
     for g in &model.tet_groups {
         let p = g.params(h);
@@ -103,25 +103,51 @@ pub fn for_each_family(model: &Model, h: f64, angles: &HingeAngles, v: &mut impl
     }
     for g in &model.cloth_groups {
         let stretch = BlockParams::diagonal([g.stretch_compliance], g.damping, h);
+        let pbd = g.pbd.map(|k| (pbd::per_iteration(k.stretch, iterations), pbd::per_iteration(k.bending, iterations)));
         let damped = g.damping > 0.0;
         let edges = Family { index: family, elements: &g.edges, damped, rows: 1, lambda_offset: g.lambda_offset, lanes: None };
         v.visit(edges, |i, l: &Local<2>, lam| {
             let (c, grad) = distance::distance(&l.x, g.rest_length[i]);
-            scalar_row(c, grad, l, &stretch, lam)
+            cloth_row(c, grad, l, &stretch, pbd.map(|k| k.0), lam)
         });
         let hinges = Family { index: family + 1, elements: &g.hinges, damped, rows: 1, lambda_offset: g.lambda_offset + g.edges.len(), lanes: None };
         v.visit(hinges, |i, l: &Local<4>, lam| {
             let (c, grad, theta) = bending::bending_near(&l.x, g.rest_angle[i], angles.get(first_hinge + i));
             angles.set(first_hinge + i, theta);
-            scalar_row(c, grad, l, &BlockParams::diagonal([g.bending_compliance[i]], g.damping, h), lam)
+            cloth_row(c, grad, l, &BlockParams::diagonal([g.bending_compliance[i]], g.damping, h), pbd.map(|k| k.1), lam)
         });
         family += 2;
         first_hinge += g.hinges.len();
     }
 }
 
+/// A cloth row: XPBD with `bp`, or for a PBD body (`pbd_k`: its k′; compliance and damping 0) k′ times the
+/// full projection with the multiplier left at 0 (PBD §3.3).
+#[inline(always)]
+fn cloth_row<const N: usize>(c: f64, grad: [Vec3; N], l: &Local<N>, bp: &BlockParams<1>, pbd_k: Option<f64>, lam: &mut [f64]) -> [Vec3; N] {
+    match pbd_k {
+        None => scalar_row(c, grad, l, bp, lam),
+        Some(k) => scalar_row(c, grad, l, bp, &mut [0.0]).map(|d| d * k),
+    }
+}
+
+/// One cloth row's XPBD update, skipped (no correction, multiplier kept) when its free vertices barely move
+/// it: Σ w|∇C|² ≤ 1e-12 · max w · Σ |∇C|². A flat hinge whose one free vertex sits where ∂θ/∂x vanishes (an
+/// edge end whose both opposite vertices project onto the other end, as at the degree-4 vertices of an
+/// alternating grid) would otherwise divide round-off by round-off: a pinned sheet with rigid hinges (compliance
+/// 0) blew up in its first substep. Mirrored in kernels/cloth_constraints.cuh.
 #[inline(always)]
 fn scalar_row<const N: usize>(c: f64, grad: [Vec3; N], l: &Local<N>, bp: &BlockParams<1>, lam: &mut [f64]) -> [Vec3; N] {
+    let (mut free, mut all, mut w_max) = (0.0, 0.0, 0.0f64);
+    for (g, &w) in grad.iter().zip(&l.w) {
+        let g2 = g.norm_squared();
+        free += w * g2;
+        all += g2;
+        w_max = w_max.max(w);
+    }
+    if free.is_nan() || free <= 1e-12 * w_max * all {
+        return [Vec3::zeros(); N];
+    }
     let disp = std::array::from_fn(|n| l.x[n] - l.xp[n]);
     let mut m = [lam[0]];
     match project_block(&[c], &[grad], &l.w, bp, &disp, &mut m) {

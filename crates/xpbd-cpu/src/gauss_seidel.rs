@@ -36,6 +36,8 @@ pub struct GaussSeidel {
     /// `[x, y, z, w]` (w the inverse mass, set at construction) of every vertex: the block kernel's copy of the
     /// positions of the families it projects.
     padded: Vec<[f64; 4]>,
+    /// Sweeps per substep (the PBD bodies' k′).
+    iterations: usize,
 }
 
 struct Permuted {
@@ -50,20 +52,21 @@ struct Permuted {
 impl GaussSeidel {
     /// Schedules for every family of `model`: index order, greedy colors, or clusters of up to
     /// `cluster_size` elements colored on the supernodal graph. Partitions come from the per-topology
-    /// cache of `xpbd_core::graph::partition`. `h`: the substep (the families' parameters depend on it).
-    pub fn new(model: &Model, h: f64, kind: ScheduleKind) -> Self {
-        Self::with_isa(model, h, kind, Isa::detect())
+    /// cache of `xpbd_core::graph::partition`. `h`: the substep (the families' parameters depend on it);
+    /// `iterations`: sweeps per substep (PBD bodies scale their stiffness by it).
+    pub fn new(model: &Model, h: f64, iterations: usize, kind: ScheduleKind) -> Self {
+        Self::with_isa(model, h, iterations, kind, Isa::detect())
     }
 
     /// As [`GaussSeidel::new`], with the block kernel on instruction set `isa` (one [`Isa::available`]
     /// lists).
-    pub fn with_isa(model: &Model, h: f64, kind: ScheduleKind, isa: Isa) -> Self {
+    pub fn with_isa(model: &Model, h: f64, iterations: usize, kind: ScheduleKind, isa: Isa) -> Self {
         let mut planner = Planner { kind, vertex_count: model.vertex_count(), schedules: Vec::new() };
         let angles = HingeAngles::new(model);
-        for_each_family(model, h, &angles, &mut planner);
+        for_each_family(model, h, iterations, &angles, &mut planner);
         if kind == ScheduleKind::Serial {
             let blocks = build_blocks(model, h, &planner.schedules, &angles, 1);
-            return GaussSeidel { schedules: planner.schedules, angles, permuted: None, blocks, isa, padded: padded_vertices(&model.inv_mass) };
+            return GaussSeidel { schedules: planner.schedules, angles, permuted: None, blocks, isa, padded: padded_vertices(&model.inv_mass), iterations };
         }
         let orders: Vec<Vec<u32>> = planner.schedules.iter().map(Schedule::execution_order).collect();
         let (permuted_model, lambda_of, hinge_of) = permute(model, &orders);
@@ -71,7 +74,7 @@ impl GaussSeidel {
         let angles = HingeAngles::new(&permuted_model);
         let blocks = build_blocks(&permuted_model, h, &schedules, &angles, isa.lanes());
         let permuted = Permuted { model: permuted_model, lambda_of, hinge_of, lambda: vec![0.0; model.rows] };
-        GaussSeidel { schedules, angles, permuted: Some(permuted), blocks, isa, padded: padded_vertices(&model.inv_mass) }
+        GaussSeidel { schedules, angles, permuted: Some(permuted), blocks, isa, padded: padded_vertices(&model.inv_mass), iterations }
     }
 
     /// The hinges' last angles in model order (checkpoint state).
@@ -124,7 +127,7 @@ impl GaussSeidel {
             w: &swept.inv_mass,
             lambda: SharedMut::new(lambda),
         };
-        for_each_family(swept, h, &self.angles, &mut sweep);
+        for_each_family(swept, h, self.iterations, &self.angles, &mut sweep);
         limit_strain(model, x);
     }
 
@@ -326,11 +329,11 @@ mod tests {
         let g = &m.tet_groups[0];
         let params = g.params(h);
         for kind in [ScheduleKind::Serial, ScheduleKind::Colored, ScheduleKind::Clustered { cluster_size: 5 }] {
-            let order = GaussSeidel::new(&m, h, kind).permuted.as_ref().map_or_else(
+            let order = GaussSeidel::new(&m, h, 1, kind).permuted.as_ref().map_or_else(
                 || (0..g.tets.len() as u32).collect(),
                 |_| {
                     let mut planner = Planner { kind, vertex_count: m.vertex_count(), schedules: Vec::new() };
-                    for_each_family(&m, h, &HingeAngles::new(&m), &mut planner);
+                    for_each_family(&m, h, 1, &HingeAngles::new(&m), &mut planner);
                     planner.schedules[0].execution_order()
                 },
             );
@@ -346,7 +349,7 @@ mod tests {
             }
             let mut first: Option<(Vec<Vec3>, Vec<f64>)> = None;
             for isa in Isa::available() {
-                let mut gs = GaussSeidel::with_isa(&m, h, kind, isa);
+                let mut gs = GaussSeidel::with_isa(&m, h, 1, kind, isa);
                 let (mut x, mut lambda) = (x0.clone(), vec![0.0; m.rows]);
                 gs.reset(&mut lambda);
                 for _ in 0..3 {

@@ -40,6 +40,8 @@ pub struct Jacobi {
     isa: Isa,
     /// `[x, y, z, n_v w_v]` of every vertex, for the block kernel (the split masses set at construction).
     padded: Vec<[f64; 4]>,
+    /// Iterations per substep (the PBD bodies' k′).
+    iterations: usize,
 }
 
 /// Collects every family's vertex indices in slot order.
@@ -61,17 +63,18 @@ impl FamilyVisitor for Layout {
 }
 
 impl Jacobi {
-    /// The pass over `model`'s families at substep `h` with relaxation ω = `relaxation`.
-    pub fn new(model: &Model, h: f64, relaxation: f64) -> Self {
+    /// The pass over `model`'s families at substep `h`, `iterations` per substep (PBD bodies scale their stiffness
+    /// by it), with relaxation ω = `relaxation`.
+    pub fn new(model: &Model, h: f64, iterations: usize, relaxation: f64) -> Self {
         let mut l = Layout { owners: vec![], family_slot: vec![], schedules: vec![] };
         let angles = HingeAngles::new(model);
-        for_each_family(model, h, &angles, &mut l);
+        for_each_family(model, h, iterations, &angles, &mut l);
         let by_vertex = Groups::from_labels(&l.owners, model.vertex_count());
         let split = MassSplit::new(&by_vertex, &model.inv_mass);
         let isa = Isa::detect();
         let blocks = build_blocks(model, h, &l.schedules, &angles, isa.lanes());
         let padded = padded_vertices(&split.split_inv_mass);
-        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation, angles, blocks, isa, padded }
+        Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation, angles, blocks, isa, padded, iterations }
     }
 
     /// ‖C(x) + α̃λ‖ over every elastic row (`lambda` in model order), the block families through the block
@@ -84,9 +87,9 @@ impl Jacobi {
     pub fn iterate(&mut self, model: &Model, x: &mut [Vec3], x_prev: &[Vec3], lambda: &mut [f64], h: f64) {
         let omega = self.relaxation;
         self.blocks.iter_mut().flatten().for_each(|b| b.set_substep(h));
-        let Jacobi { slots, family_slot, split, angles, blocks, isa, padded, .. } = self;
+        let Jacobi { slots, family_slot, split, angles, blocks, isa, padded, iterations, .. } = self;
         let mut pass = Pass { slots, family_slot, split, x, x_prev, lambda, omega, blocks, isa: *isa, padded };
-        for_each_family(model, h, angles, &mut pass);
+        for_each_family(model, h, *iterations, angles, &mut pass);
         let (by_vertex, slots) = (&self.by_vertex, &self.slots);
         x.par_iter_mut().enumerate().for_each(|(v, xv)| {
             *xv += by_vertex.group(v).iter().map(|&s| slots[s as usize]).sum::<Vec3>();
@@ -229,7 +232,7 @@ mod tests {
     #[test]
     fn jacobi_residual_through_blocks_matches_the_scalar_residual() {
         let (m, h, x0) = bar();
-        let mut j = Jacobi::new(&m, h, 1.0);
+        let mut j = Jacobi::new(&m, h, 1, 1.0);
         let (mut x, mut lambda) = (x0, vec![0.0; m.rows]);
         for _ in 0..3 {
             j.iterate(&m, &mut x, &m.rest, &mut lambda, h);

@@ -59,12 +59,12 @@ impl CpuBackend {
         let sweep = match &config.method {
             Method::Mgpbd(settings) => Sweep::Mgpbd(Box::new(Mgpbd::new(model, settings))),
             Method::Multilayer(settings) => Sweep::Multilayer(Box::new(Multilayer::new(model, settings))),
-            Method::Xpbd { ordering: Ordering::Serial } => Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, ScheduleKind::Serial))),
-            Method::Xpbd { ordering: Ordering::Colored } => Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, ScheduleKind::Colored))),
+            Method::Xpbd { ordering: Ordering::Serial } => Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, config.iterations, ScheduleKind::Serial))),
+            Method::Xpbd { ordering: Ordering::Colored } => Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, config.iterations, ScheduleKind::Colored))),
             Method::Xpbd { ordering: Ordering::Clustered { cluster_size } } => {
-                Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, ScheduleKind::Clustered { cluster_size: *cluster_size })))
+                Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, config.iterations, ScheduleKind::Clustered { cluster_size: *cluster_size })))
             }
-            Method::Xpbd { ordering: Ordering::Jacobi { relaxation } } => Sweep::Jacobi(Box::new(Jacobi::new(model, h, *relaxation))),
+            Method::Xpbd { ordering: Ordering::Jacobi { relaxation } } => Sweep::Jacobi(Box::new(Jacobi::new(model, h, config.iterations, *relaxation))),
             Method::Implicit(_) => panic!("the implicit solvers are xpbd_cpu::implicit::ImplicitBackend (xpbd_cpu::backend picks it)"),
         };
         CpuBackend { config: config.clone(), boundary: SubstepBoundary::new(model, config), sweep }

@@ -45,7 +45,7 @@ fn frames_with_solids_and_cloth_draw_both() {
     std::fs::create_dir_all(dir.path().join("frames")).unwrap();
     // A unit cube at the origin and, beside it, a cloth square of its own vertices.
     let cube = generators::box_mesh([1.0, 1.0, 1.0], [1, 1, 1], 5).unwrap();
-    let cloth = generators::grid2d_mesh([1.0, 1.0], [1, 1]).unwrap();
+    let cloth = generators::grid2d_mesh([1.0, 1.0], [1, 1], generators::GridPattern::Alternating).unwrap();
     let offset = cube.vertices.len() as u32;
     let mut points = cube.vertices.clone();
     points.extend(cloth.vertices.iter().map(|p| p + xpbd::core::mesh::Vec3::new(3.0, 0.0, 0.0)));

@@ -7,6 +7,7 @@ pub mod block_solve;
 pub mod distance;
 pub mod mass_split;
 pub mod neohookean;
+pub mod pbd;
 pub mod projection;
 pub mod strain_limit;
 pub mod stvk;

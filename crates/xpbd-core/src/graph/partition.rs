@@ -168,8 +168,8 @@ mod tests {
 
     #[test]
     fn cloth_edges_and_empty_meshes() {
-        use crate::mesh::generators::grid2d_mesh;
-        let m = grid2d_mesh([1.0, 1.0], [8, 6]).unwrap();
+        use crate::mesh::generators::{grid2d_mesh, GridPattern};
+        let m = grid2d_mesh([1.0, 1.0], [8, 6], GridPattern::Alternating).unwrap();
         let mut edges: Vec<[u32; 2]> = m.tris.iter().flat_map(|t| [[t[0], t[1]], [t[1], t[2]], [t[2], t[0]]]).map(|[a, b]| [a.min(b), a.max(b)]).collect();
         edges.sort_unstable();
         edges.dedup();

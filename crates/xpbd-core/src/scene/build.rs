@@ -1,7 +1,7 @@
 //! Scene → Model: resolves meshes, checks every field (errors name the field path, e.g.
 //! `body[0].material.poisson`), lumps masses, applies pins and initial velocities.
 
-use super::cloth_material::{strain_limit, triangle_frames, Bending};
+use super::cloth_material::{pbd_stiffness, strain_limit, triangle_frames, Bending};
 use super::cloth_topology::edges_and_hinges;
 use super::finite::finite3;
 use super::schema::{self, Scene};
@@ -233,6 +233,7 @@ fn only(src: &schema::MeshSource, allowed: &[&str], what: &str, kind: &str) -> R
         ("radius", src.radius.is_some()),
         ("major_radius", src.major_radius.is_some()),
         ("minor_radius", src.minor_radius.is_some()),
+        ("pattern", src.pattern.is_some()),
     ];
     reject_foreign(&present, allowed, what, kind)
 }
@@ -288,11 +289,16 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<(M
                     Mesh::Tet(generators::torus_mesh(r0, r1, cells[0], split).map_err(in_field)?)
                 }
                 "grid2d" => {
-                    only(src, &["size", "cells"], what, &kind)?;
+                    only(src, &["size", "cells", "pattern"], what, &kind)?;
                     let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
                     let cells = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
                     check_grid(what, &cells, 2)?;
-                    Mesh::Tri(generators::grid2d_mesh(size, cells).map_err(in_field)?)
+                    let pattern = match src.pattern.as_deref() {
+                        None => generators::GridPattern::default(),
+                        Some(name) => generators::GridPattern::named(name)
+                            .ok_or_else(|| Error::invalid(format!("{what}.pattern: unknown pattern '{name}' (expected {})", generators::GridPattern::NAMES)))?,
+                    };
+                    Mesh::Tri(generators::grid2d_mesh(size, cells, pattern).map_err(in_field)?)
                 }
                 "sphere_shell" => {
                     only(src, &["radius", "cells"], what, &kind)?;
@@ -400,6 +406,8 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
                 ("bending_stiffness", mat.bending_stiffness),
                 ("strain_min", mat.strain_min),
                 ("strain_max", mat.strain_max),
+                ("pbd_stretch", mat.pbd_stretch),
+                ("pbd_bending", mat.pbd_bending),
             ] {
                 if v.is_some() {
                     return Err(Error::invalid(format!("{mwhat}.{f}: not a field of model '{}'", mat.model)));
@@ -450,7 +458,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
             for (f, v) in [("density", mat.density), ("youngs", mat.youngs), ("poisson", mat.poisson), ("thickness", mat.thickness)] {
                 if v.is_some() {
                     return Err(Error::invalid(format!(
-                        "{mwhat}.{f}: not a field of model 'cloth' (cloth takes areal_density, stretch_compliance, bending_compliance or bending_stiffness, strain_min, strain_max)"
+                        "{mwhat}.{f}: not a field of model 'cloth' (cloth takes areal_density, stretch_compliance, bending_compliance or bending_stiffness, pbd_stretch, pbd_bending, strain_min, strain_max)"
                     )));
                 }
             }
@@ -459,7 +467,8 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
             if !(stretch.is_finite() && stretch >= 0.0) {
                 return Err(Error::invalid(format!("{mwhat}.stretch_compliance: must be ≥ 0, got {stretch}")));
             }
-            let bending = Bending::parse(mat, &mwhat)?;
+            let pbd = pbd_stiffness(mat, &mwhat, spec.damping)?;
+            let bending = if pbd.is_some() { Bending::Compliance(0.0) } else { Bending::parse(mat, &mwhat)? };
             let limit = strain_limit(mat, &mwhat)?;
             let areas = triangle_mesh(&mut cm, what, &rot, &shift, warnings)?;
             mass = lumped_triangle_mass(&cm, &areas, areal);
@@ -477,6 +486,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
                 rest_angle,
                 bending_compliance,
                 lambda_offset: m.rows,
+                pbd,
                 strain_limit: limit,
                 tris: if limit.is_some() { cm.tris.iter().map(|t| offset(t).try_into().unwrap()).collect() } else { Vec::new() },
                 tri_rest: if limit.is_some() { triangle_frames(&cm.vertices, &cm.tris, what)? } else { Vec::new() },

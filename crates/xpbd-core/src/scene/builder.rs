@@ -228,6 +228,11 @@ impl Material {
         }
     }
 
+    /// `{ model = "cloth", areal_density, pbd_stretch, pbd_bending }`: the PBD baseline (docs/cloth.md).
+    pub fn cloth_pbd(areal_density: f64, stretch: f64, bending: f64) -> Self {
+        Material { model: "cloth".into(), areal_density: Some(areal_density), pbd_stretch: Some(stretch), pbd_bending: Some(bending), ..Default::default() }
+    }
+
     /// `{ model = "cloth", areal_density, stretch_compliance, bending_stiffness }`: bending from the plate
     /// modulus D (N·m), independent of the triangulation (docs/cloth.md).
     pub fn cloth_plate(areal_density: f64, stretch_compliance: f64, bending_stiffness: f64) -> Self {

@@ -1,9 +1,11 @@
 //! The bending of a `cloth` material (docs/cloth.md): one raw compliance for every hinge
 //! (`bending_compliance`), or a plate bending modulus (`bending_stiffness`) that each hinge turns into its
-//! own compliance from the rest mesh, so that the bending stiffness does not depend on the triangulation.
+//! own compliance from the rest mesh, so that the bending stiffness does not depend on the triangulation; or
+//! PBD stiffnesses (`pbd_stretch`, `pbd_bending`) for the cloth report's PBD baseline.
 
 use super::schema::Material;
 use crate::constraint::bending::plate_compliance;
+use crate::constraint::pbd::PbdStiffness;
 use crate::constraint::strain_limit::StrainLimit;
 use crate::constraint::tet_model::gather;
 use crate::fem::shell::TriangleRest;
@@ -43,6 +45,32 @@ impl Bending {
             Bending::Plate(d) => hinges.iter().map(|h| plate_compliance(d, &gather(x, h))).collect(),
         }
     }
+}
+
+/// `pbd_stretch` and `pbd_bending`, each in (0, 1] and 1 when only the other is given: a PBD body, which takes
+/// no compliance nor constraint `damping` (`damping`: the body's); `None` without either.
+pub(super) fn pbd_stiffness(mat: &Material, mwhat: &str, damping: f64) -> Result<Option<PbdStiffness>> {
+    if mat.pbd_stretch.is_none() && mat.pbd_bending.is_none() {
+        return Ok(None);
+    }
+    for (f, v) in [("pbd_stretch", mat.pbd_stretch), ("pbd_bending", mat.pbd_bending)] {
+        if let Some(k) = v.filter(|k| !(*k > 0.0 && *k <= 1.0)) {
+            return Err(Error::invalid(format!("{mwhat}.{f}: a PBD stiffness must be in (0, 1], got {k}")));
+        }
+    }
+    for (f, v) in [("stretch_compliance", mat.stretch_compliance), ("bending_compliance", mat.bending_compliance), ("bending_stiffness", mat.bending_stiffness)]
+    {
+        if v.is_some() {
+            return Err(Error::invalid(format!("{mwhat}.{f}: a PBD body (pbd_stretch, pbd_bending) takes stiffnesses in (0, 1], not compliances")));
+        }
+    }
+    if damping != 0.0 {
+        let body = mwhat.strip_suffix(".material").unwrap_or(mwhat);
+        return Err(Error::invalid(format!(
+            "{body}.damping: a PBD body has no constraint damping (XPBD's needs a compliance); use simulation.velocity_damping"
+        )));
+    }
+    Ok(Some(PbdStiffness { stretch: mat.pbd_stretch.unwrap_or(1.0), bending: mat.pbd_bending.unwrap_or(1.0) }))
 }
 
 /// `strain_min` in (0, 1) and `strain_max` > 1, either or both; `None` without either.
@@ -96,6 +124,56 @@ mod tests {
         let tet = Material { bending_stiffness: Some(1.0), ..Material::tet("arap", 1e5, 0.3, 1000.0) };
         let err = SceneBuilder::new("t").body(BodyBuilder::new("b").box_mesh([0.1; 3], [1, 1, 1]).material(tet)).built(Path::new(".")).unwrap_err().to_string();
         assert!(err.contains("body[0].material.bending_stiffness: not a field of model 'arap'"), "{err}");
+    }
+
+    #[test]
+    fn pbd_stiffnesses_are_checked_and_exclude_compliances_and_damping() {
+        let sheet = build(Material::cloth_pbd(0.1, 0.5, 1.0), 2).unwrap();
+        let k = sheet.model.cloth_groups[0].pbd.expect("a PBD body");
+        assert_eq!((k.stretch, k.bending), (0.5, 1.0));
+        assert!(sheet.model.cloth_groups[0].bending_compliance.iter().all(|&a| a == 0.0));
+        let only_stretch = Material { pbd_bending: None, ..Material::cloth_pbd(0.1, 0.3, 1.0) };
+        assert_eq!(build(only_stretch, 2).unwrap().model.cloth_groups[0].pbd.unwrap().bending, 1.0, "the other defaults to 1");
+        assert!(build(Material::cloth(0.1, 0.0, 1.0), 2).unwrap().model.cloth_groups[0].pbd.is_none());
+        for (m, want) in [
+            (Material::cloth_pbd(0.1, 0.0, 1.0), "body[0].material.pbd_stretch: a PBD stiffness must be in (0, 1], got 0"),
+            (Material::cloth_pbd(0.1, 1.0, 1.5), "body[0].material.pbd_bending: a PBD stiffness must be in (0, 1], got 1.5"),
+            (Material::cloth_pbd(0.1, f64::NAN, 1.0), "body[0].material.pbd_stretch: a PBD stiffness must be in (0, 1]"),
+            (Material { stretch_compliance: Some(0.0), ..Material::cloth_pbd(0.1, 1.0, 1.0) }, "body[0].material.stretch_compliance: a PBD body"),
+            (Material { bending_stiffness: Some(1.0), ..Material::cloth_pbd(0.1, 1.0, 1.0) }, "body[0].material.bending_stiffness: a PBD body"),
+        ] {
+            let err = build(m, 2).unwrap_err().to_string();
+            assert!(err.contains(want) && !err.contains('\n'), "{err}");
+        }
+        let damped =
+            SceneBuilder::new("c").body(BodyBuilder::new("sheet").grid2d([1.0, 1.0], [2, 2]).material(Material::cloth_pbd(0.1, 1.0, 1.0)).damping(0.1));
+        let err = damped.built(Path::new(".")).unwrap_err().to_string();
+        assert!(err.starts_with("body[0].damping: a PBD body has no constraint damping"), "{err}");
+        let tet = Material { pbd_stretch: Some(1.0), ..Material::tet("arap", 1e5, 0.3, 1000.0) };
+        let err = SceneBuilder::new("t").body(BodyBuilder::new("b").box_mesh([0.1; 3], [1, 1, 1]).material(tet)).built(Path::new(".")).unwrap_err().to_string();
+        assert!(err.contains("body[0].material.pbd_stretch: not a field of model 'arap'"), "{err}");
+    }
+
+    #[test]
+    fn the_grid_pattern_is_read_and_checked() {
+        use crate::scene::schema::MeshSource;
+        let grid = |pattern: Option<&str>, generator: &str| MeshSource {
+            generator: Some(generator.into()),
+            size: Some(vec![1.0, 1.0]),
+            cells: Some(vec![2, 2]),
+            pattern: pattern.map(str::to_string),
+            ..Default::default()
+        };
+        let sheet =
+            |mesh: MeshSource| SceneBuilder::new("c").body(BodyBuilder::new("sheet").mesh(mesh).material(Material::cloth(0.1, 0.0, 1.0))).built(Path::new("."));
+        let hinges = |pattern| sheet(grid(pattern, "grid2d")).unwrap().model.cloth_groups[0].hinges.clone();
+        assert_eq!(hinges(None), hinges(Some("alternating")));
+        assert_ne!(hinges(Some("uniform")), hinges(Some("alternating")));
+        let err = sheet(grid(Some("crossed"), "grid2d")).unwrap_err().to_string();
+        assert!(err.contains("mesh.pattern: unknown pattern 'crossed' (expected alternating, uniform)"), "{err}");
+        let boxed = MeshSource { size: Some(vec![1.0; 3]), cells: Some(vec![1; 3]), ..grid(Some("uniform"), "box") };
+        let err = sheet(boxed).unwrap_err().to_string();
+        assert!(err.contains("pattern"), "{err}");
     }
 
     /// α_e = 3/(D w_e): on square cells of side a, an axis-parallel hinge has w = 3, a diagonal one w = 6, so

@@ -292,6 +292,8 @@ pub struct MeshSource {
     pub radius: Option<f64>,
     pub major_radius: Option<f64>,
     pub minor_radius: Option<f64>,
+    /// grid2d: alternating | uniform, how each cell is split into two triangles (default alternating).
+    pub pattern: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
@@ -320,6 +322,10 @@ pub struct Material {
     /// Cloth strain limits: bounds on each triangle's principal stretches (docs/cloth.md); off by default.
     pub strain_min: Option<f64>,
     pub strain_max: Option<f64>,
+    /// PBD stiffness k ∈ (0, 1] of cloth edges: a PBD body instead of XPBD compliances (docs/cloth.md).
+    pub pbd_stretch: Option<f64>,
+    /// PBD stiffness k ∈ (0, 1] of cloth hinges.
+    pub pbd_bending: Option<f64>,
 }
 
 /// Selects body vertices and holds them: fixed (`compliance = 0`, inverse mass 0), moving with a

@@ -36,6 +36,8 @@ pub fn parse(mat: &schema::Material, what: &str) -> Result<ShellSpec> {
         ("stretch_compliance", mat.stretch_compliance),
         ("bending_compliance", mat.bending_compliance),
         ("bending_stiffness", mat.bending_stiffness),
+        ("pbd_stretch", mat.pbd_stretch),
+        ("pbd_bending", mat.pbd_bending),
     ] {
         if v.is_some() {
             return Err(Error::invalid(format!(

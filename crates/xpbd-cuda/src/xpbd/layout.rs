@@ -121,6 +121,12 @@ pub fn check_supported(model: &Model, config: &SolverConfig) -> Result<()> {
             model.bodies[g.body].name
         )));
     }
+    if let Some(g) = model.cloth_groups.iter().find(|g| g.pbd.is_some()) {
+        return Err(CudaError::Unsupported(format!(
+            "body '{}': material.pbd_stretch/pbd_bending (the PBD baseline) have no GPU path (the CPU sweeps project them)",
+            model.bodies[g.body].name
+        )));
+    }
     let slots = 4 * model.tet_groups.iter().map(|g| g.tets.len()).sum::<usize>()
         + model.cloth_groups.iter().map(|g| 2 * g.edges.len() + 4 * g.hinges.len()).sum::<usize>();
     if u32::try_from(3 * model.vertex_count().max(slots)).is_err() || u32::try_from(model.rows).is_err() {

@@ -4,10 +4,35 @@ use super::{check_cells, check_element_cap, check_length};
 use crate::mesh::{TriMesh, Vec3};
 use crate::Result;
 
+/// How `grid2d` splits each cell into two triangles (scene key `mesh.pattern`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GridPattern {
+    /// Diagonals alternating with the parity of `i + j`: neighbouring cells mirror each other (the default).
+    #[default]
+    Alternating,
+    /// Every diagonal from corner (i, j) to (i+1, j+1): one direction everywhere, so the sheet is stiffer
+    /// folding across that diagonal than along the other (the cloth report's "dependence on the mesh structure").
+    Uniform,
+}
+
+impl GridPattern {
+    /// The scene's names, for messages.
+    pub const NAMES: &'static str = "alternating, uniform";
+
+    /// The pattern called `name`; `None` for an unknown name.
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "alternating" => Some(GridPattern::Alternating),
+            "uniform" => Some(GridPattern::Uniform),
+            _ => None,
+        }
+    }
+}
+
 /// A grid over `[0, size[0]] × [0, size[1]]` at z = 0 with `cells[a]` cells per axis, two
-/// triangles per cell with diagonals alternating by the parity of `i+j`, counter-clockwise seen
-/// from +z. Vertex `(i, j)` has index `i + (nx+1)·j`.
-pub fn grid2d_mesh(size: [f64; 2], cells: [usize; 2]) -> Result<TriMesh> {
+/// triangles per cell split by `pattern`, counter-clockwise seen from +z. Vertex `(i, j)` has index
+/// `i + (nx+1)·j`.
+pub fn grid2d_mesh(size: [f64; 2], cells: [usize; 2], pattern: GridPattern) -> Result<TriMesh> {
     check_length("grid2d", "size[0]", size[0])?;
     check_length("grid2d", "size[1]", size[1])?;
     check_cells("grid2d", &cells)?;
@@ -26,7 +51,11 @@ pub fn grid2d_mesh(size: [f64; 2], cells: [usize; 2]) -> Result<TriMesh> {
         for i in 0..nx {
             let v00 = (i + (nx + 1) * j) as u32;
             let (v10, v01) = (v00 + 1, v00 + nx as u32 + 1);
-            tris.extend(split_cell([v00, v10, v01, v01 + 1], i + j));
+            let parity = match pattern {
+                GridPattern::Alternating => i + j,
+                GridPattern::Uniform => 0,
+            };
+            tris.extend(split_cell([v00, v10, v01, v01 + 1], parity));
         }
     }
     Ok(TriMesh { vertices, tris })
@@ -50,7 +79,7 @@ mod tests {
     #[test]
     fn counts_normals_and_area() {
         let (size, cells) = ([1.5, 0.75], [6, 4]);
-        let m = grid2d_mesh(size, cells).unwrap();
+        let m = grid2d_mesh(size, cells, GridPattern::Alternating).unwrap();
         assert_eq!(m.vertices.len(), 7 * 5);
         assert_eq!(m.tris.len(), 2 * 6 * 4);
         assert!(m.vertices.iter().all(|v| v.z == 0.0));
@@ -69,7 +98,7 @@ mod tests {
 
     #[test]
     fn diagonals_alternate_and_edges_match() {
-        let m = grid2d_mesh([1.0, 1.0], [3, 3]).unwrap();
+        let m = grid2d_mesh([1.0, 1.0], [3, 3], GridPattern::Alternating).unwrap();
         // Cell (0,0) uses diagonal 0–5, cell (1,0) uses diagonal 2–5 (vertex indices in a 4×4 grid).
         assert!(m.tris[0].contains(&0) && m.tris[0].contains(&5));
         assert!(m.tris[2].contains(&2) && m.tris[2].contains(&5) && m.tris[3].contains(&2));
@@ -86,11 +115,33 @@ mod tests {
     }
 
     #[test]
+    fn the_uniform_pattern_cuts_every_cell_along_the_same_diagonal() {
+        let (size, cells) = ([1.0, 0.5], [4, 3]);
+        let (a, u) = (grid2d_mesh(size, cells, GridPattern::Alternating).unwrap(), grid2d_mesh(size, cells, GridPattern::Uniform).unwrap());
+        assert_eq!(a.vertices, u.vertices);
+        assert_eq!(u.tris.len(), a.tris.len());
+        for (c, pair) in u.tris.chunks(2).enumerate() {
+            let (i, j) = (c % 4, c / 4);
+            let (v00, v11) = ((i + 5 * j) as u32, (i + 1 + 5 * (j + 1)) as u32);
+            assert!(pair.iter().all(|t| t.contains(&v00) && t.contains(&v11)), "cell {c}: {pair:?}");
+            for t in pair {
+                let [p, q, r] = t.map(|k| u.vertices[k as usize]);
+                assert!((q - p).cross(&(r - p)).z > 0.0, "{t:?} is clockwise");
+            }
+        }
+        // The alternating pattern differs from it in every other cell.
+        let differing = a.tris.chunks(2).zip(u.tris.chunks(2)).filter(|(x, y)| x != y).count();
+        assert_eq!(differing, 6);
+        assert_eq!(GridPattern::named("uniform"), Some(GridPattern::Uniform));
+        assert_eq!(GridPattern::named("crossed"), None);
+    }
+
+    #[test]
     fn bad_parameters_name_the_field() {
         let err = |r: Result<TriMesh>| r.unwrap_err().to_string();
-        assert_eq!(err(grid2d_mesh([1.0, 1.0], [3, 0])), "grid2d: cells must be ≥ 1 in every axis, got [3, 0]");
-        assert!(err(grid2d_mesh([0.0, 1.0], [3, 3])).starts_with("grid2d: size[0]"));
-        assert!(err(grid2d_mesh([1.0, f64::NAN], [3, 3])).starts_with("grid2d: size[1]"));
-        assert!(err(grid2d_mesh([1.0, 1.0], [100_000, 100_000])).contains("cells"));
+        assert_eq!(err(grid2d_mesh([1.0, 1.0], [3, 0], GridPattern::Alternating)), "grid2d: cells must be ≥ 1 in every axis, got [3, 0]");
+        assert!(err(grid2d_mesh([0.0, 1.0], [3, 3], GridPattern::Alternating)).starts_with("grid2d: size[0]"));
+        assert!(err(grid2d_mesh([1.0, f64::NAN], [3, 3], GridPattern::Alternating)).starts_with("grid2d: size[1]"));
+        assert!(err(grid2d_mesh([1.0, 1.0], [100_000, 100_000], GridPattern::Alternating)).contains("cells"));
     }
 }

@@ -12,7 +12,7 @@ mod voxel;
 
 pub use box_grid::box_mesh;
 pub use cylinder_shell::cylinder_shell_mesh;
-pub use grid2d::grid2d_mesh;
+pub use grid2d::{grid2d_mesh, GridPattern};
 pub use sphere_shell::sphere_shell_mesh;
 pub use voxel::{sphere_mesh, torus_mesh};
 

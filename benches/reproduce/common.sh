@@ -1,0 +1,24 @@
+# Sourced by the scripts of benches/reproduce/ after they set `root` and `paper` (the docs/reproductions/ name):
+# reads [--smoke | --full] [--out DIR] and sets `mode` (smoke, default or full), `out` (the results folder, absolute)
+# and `work` (the run folders: out/reproduce/$paper, or a temporary folder removed on exit for --smoke).
+mode=default
+out=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --smoke | --full) mode=${1#--} ;;
+    --out) out=${2:?--out needs a folder}; shift ;;
+    *) echo "$paper.sh: unknown argument '$1' (usage: [--smoke | --full] [--out DIR])" >&2; exit 2 ;;
+  esac
+  shift
+done
+if [ "$mode" = smoke ]; then
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  out=${out:-$tmp/results}
+  work=$tmp/work
+else
+  out=${out:-$root/docs/reproductions/$paper}
+  work=$root/out/reproduce/$paper
+fi
+mkdir -p "$out" "$work"
+out=$(cd "$out" && pwd)
