@@ -41,6 +41,10 @@ pub struct MgpbdSettings {
     pub arap_rows: ArapRows,
     /// Component rows' gradient: `exact` (E_k − ∂R_k/∂F) or `fixed` (R held fixed, E_k).
     pub arap_rotation: ArapRotation,
+    /// XPBD passes over the soft attachments and contact rows after the prediction, before the outer
+    /// iterations (the MGPBD paper's muscle scenes: "a few extra XPBD sweeps were conducted before the
+    /// elasticity loop" for the external constraints); 0 by default.
+    pub pre_sweeps: usize,
     /// The fields the scene leaves `auto`.
     #[serde(skip)]
     auto: Auto,
@@ -160,6 +164,7 @@ impl MgpbdSettings {
             smoother: smoother.unwrap_or(Smoother::Jacobi),
             arap_rows: arap_rows.unwrap_or(ArapRows::Cone),
             arap_rotation: arap_rotation.unwrap_or(ArapRotation::Exact),
+            pre_sweeps: s.pre_sweeps.unwrap_or(0),
             auto: Auto { linear_solver: linear_solver.is_none(), arap_rows: arap_rows.is_none() },
         };
         let checks = [
@@ -235,6 +240,7 @@ impl MgpbdSettings {
             ("smoother", s.smoother.is_some()),
             ("arap_rows", s.arap_rows.is_some()),
             ("arap_rotation", s.arap_rotation.is_some()),
+            ("pre_sweeps", s.pre_sweeps.is_some()),
         ];
         present.iter().find(|p| p.1).map(|p| p.0)
     }

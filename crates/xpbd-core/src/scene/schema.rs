@@ -136,6 +136,7 @@ pub struct Solver {
     pub smoother: Option<String>,
     pub arap_rows: Option<String>,
     pub arap_rotation: Option<String>,
+    pub pre_sweeps: Option<usize>,
     /// Multilayer only (`layers::settings`, defaults there and in docs/scene-format.md).
     pub layers: Option<usize>,
     pub layer_spacing: Option<String>,
@@ -180,6 +181,7 @@ impl Default for Solver {
             smoother: None,
             arap_rows: None,
             arap_rotation: None,
+            pre_sweeps: None,
             layers: None,
             layer_spacing: None,
             layer_iterations: None,
