@@ -7,6 +7,17 @@ use crate::constraint::{bending, distance};
 use crate::fem::shell::{self, Bending, TriangleHinge};
 use crate::mesh::Vec3;
 use crate::model::{ClothGroup, Model, ShellGroup, TetGroup};
+use rayon::prelude::*;
+use std::ops::Range;
+
+/// Elements per task of the per-element sums and extrema below. Fixed, so that a sum is taken in the same
+/// order on any number of threads (and a model of fewer elements is summed in index order, as in one loop).
+const GRAIN: usize = 4096;
+
+/// `f` over consecutive ranges of `GRAIN` of `0..n`, in parallel, the results in range order.
+fn by_chunks<R: Send>(n: usize, f: impl Fn(Range<usize>) -> R + Sync) -> Vec<R> {
+    (0..n.div_ceil(GRAIN)).into_par_iter().map(|c| f(c * GRAIN..n.min((c + 1) * GRAIN))).collect()
+}
 
 /// ‖C(x) + α̃λ‖₂ over all elastic rows, with α̃ = α/h².
 pub fn residual_norm(model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
@@ -19,14 +30,17 @@ pub fn residual_norm(model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
 pub fn tet_group_residual_sq(g: &TetGroup, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {
     let p = g.params(h);
     let k = g.model.rows();
-    let mut rows = [0.0; 6];
-    let mut sum = 0.0;
-    for (e, t) in g.tets.iter().enumerate() {
-        let off = g.lambda_offset + e * k;
-        tet_residual(&p, &g.rest[e], &gather(x, t), &lambda[off..off + k], &mut rows[..k]);
-        sum += rows[..k].iter().map(|r| r * r).sum::<f64>();
-    }
-    sum
+    let chunk_sum = |elements: Range<usize>| {
+        let mut rows = [0.0; 6];
+        let mut sum = 0.0;
+        for e in elements {
+            let off = g.lambda_offset + e * k;
+            tet_residual(&p, &g.rest[e], &gather(x, &g.tets[e]), &lambda[off..off + k], &mut rows[..k]);
+            sum += rows[..k].iter().map(|r| r * r).sum::<f64>();
+        }
+        sum
+    };
+    by_chunks(g.tets.len(), chunk_sum).iter().sum()
 }
 
 /// Σ r² over the stretch and bending rows of one cloth group (a term of [`residual_norm`]).
@@ -53,7 +67,7 @@ pub fn elastic_energy(model: &Model, x: &[Vec3]) -> f64 {
     let mut e = 0.0;
     for g in &model.tet_groups {
         let p = g.params(1.0);
-        e += g.tets.iter().zip(&g.rest).map(|(t, r)| tet_energy(&p, r, &gather(x, t))).sum::<f64>();
+        e += by_chunks(g.tets.len(), |r| r.map(|i| tet_energy(&p, &g.rest[i], &gather(x, &g.tets[i]))).sum::<f64>()).iter().sum::<f64>();
     }
     for g in &model.cloth_groups {
         if g.stretch_compliance > 0.0 {
@@ -110,10 +124,12 @@ pub fn volume_stats(model: &Model, x: &[Vec3]) -> (f64, usize) {
     let mut min = f64::INFINITY;
     let mut inverted = 0;
     for g in &model.tet_groups {
-        for (t, r) in g.tets.iter().zip(&g.rest) {
-            let j = volume_ratio(r, &gather(x, t));
-            min = min.min(j);
-            inverted += (j <= 0.0) as usize;
+        let chunk = |r: Range<usize>| {
+            r.map(|i| volume_ratio(&g.rest[i], &gather(x, &g.tets[i]))).fold((f64::INFINITY, 0), |(m, n), j| (m.min(j), n + (j <= 0.0) as usize))
+        };
+        for (m, n) in by_chunks(g.tets.len(), chunk) {
+            min = min.min(m);
+            inverted += n;
         }
     }
     (if min.is_finite() { min } else { 1.0 }, inverted)
