@@ -19,16 +19,19 @@
 #   Fig. 16      stiff beam (μ = 1e9 … 1e12 Pa, Δt = 10/20/30 ms), MGPBD against XPBD with the substeps that fit
 #                MGPBD's ms per frame: the tip's sag against the Euler–Bernoulli deflection;
 #   Fig. 16      three armadillos (3 × 3.7k tets) thrown onto a bed of 12 round-topped pillars, colliding with each
-#                other, MGPBD: inverted elements, contacts, residual, and a picture (`xpbd render`).
+#                other, MGPBD (and XPBD): inverted elements, contacts, residual, and a picture (`xpbd render`);
+#   Fig. 2       the residual's spectrum on the linearised dual system of the twisted bar's first step (cone
+#                rows, 450 rows: a dense eigen-decomposition in pure Python, mgpbd_fig2.py): Gauss–Seidel sweeps
+#                (XPBD) against UA-AMG-PCG iterations (`xpbd export-system`, `xpbd solve-system`).
 # Not run here (see the page): Fig. 1 and 11 (muscle meshes we do not have), Figs. 3-7 (the AMG's internals and
 # the PyAMG comparison: benches/mgpbd_vs_pyamg, docs/amg.md), GPU timings and the AMGX/AMGCL/PARDISO timings of
-# Figs. 9-10, and Fig. 2 (needs the per-iteration residual vectors, which `xpbd converge` does not write).
+# Figs. 9-10.
 #
 # Usage: benches/reproduce/mgpbd.sh [--smoke | --full] [--out DIR]
-#   default  the sizes above; about 6 minutes after the build (2 cores, shared); results in docs/reproductions/mgpbd/
+#   default  the sizes above; about 7 minutes after the build (2 cores, shared); results in docs/reproductions/mgpbd/
 #   --full   the paper's sizes where we have them: the bar at 34.6k tets (paper 32k), the ball also at 103k
 #            (paper 99k), the bunny also at 93k and 688k, the cloth also at 128², longer runs
-#   --smoke  every step at its smallest size and a few frames and iterations (the CI check, scripts/test.sh);
+#   --smoke  every step at its smallest size and a few frames and iterations (the CI check, scripts/test.sh; 16 s);
 #            results in a temporary folder unless --out is given
 # Meshes (armadillo_4k, bunny_*) are read from XPBD_MESH_DIR, then scenes/meshes. Run folders go to
 # out/reproduce/mgpbd/ (--smoke: the temporary folder).
@@ -50,21 +53,24 @@ case $mode in
     bunnies="bunny_31k bunny_93k" bunny_iters="mgpbd:1,clustered:3"
     cloth_ns="16" cloth_frames=2 cloth_its="20"
     mus="1e9" dts="0.01" beam_time=0.02
-    pile_frames=2 ;;
+    pile_frames=2
+    f2_cells="6, 2, 2" f2_youngs="4.66e8" f2_sweeps="1,3" f2_pcg="1 2" ;;
   default)
     bar_cells="20, 5, 5" bar_iters="mgpbd:10,clustered:1000"
     ball_cells="7 20" ball_frames=10 ball_cap=5000
     bunnies="bunny_31k" bunny_iters="mgpbd:5,clustered:600"
     cloth_ns="16 32 64" cloth_frames=30 cloth_its="20 100 400"
     mus="1e9 1e10 1e11 1e12" dts="0.01 0.02 0.03" beam_time=0.3
-    pile_frames=40 ;;
+    pile_frames=40
+    f2_cells="10, 3, 3" f2_youngs="4.66e8 4.66e9" f2_sweeps="1,10,100,300" f2_pcg="1 2 10" ;;
   full)
     bar_cells="48, 12, 12" bar_iters="mgpbd:10,clustered:2000"
     ball_cells="7 20 34" ball_frames=20 ball_cap=20000
     bunnies="bunny_31k bunny_93k bunny_688k" bunny_iters="mgpbd:5,clustered:600"
     cloth_ns="16 32 64 128" cloth_frames=30 cloth_its="20 100 400"
     mus="1e9 1e10 1e11 1e12" dts="0.01 0.02 0.03" beam_time=0.5
-    pile_frames=150 ;;
+    pile_frames=150
+    f2_cells="12, 3, 3" f2_youngs="4.66e7 4.66e8 4.66e9" f2_sweeps="1,10,100,300" f2_pcg="1 2 10" ;;
 esac
 
 cd "$root"
@@ -265,4 +271,25 @@ else
     echo "- picture: xpbd render failed (see $work/pile)" >> "$tables"
 fi
 done_step "Fig. 16 (armadillos)"
+# --- Fig. 2: the residual's spectrum after XPBD and MGPBD iterations, on the linearised dual system --------------
+{
+  echo; echo "## Fig. 2: residual spectrum on the dual system A Δλ = b of the twisted bar's first step (cells [$f2_cells] × 5 tets, cone ARAP rows)"
+  echo; echo "XPBD: Gauss–Seidel sweeps on A λ = b; MGPBD: UA-AMG-preconditioned CG (\`xpbd solve-system --method amg-pcg --max-iter K\`). Shares of ‖b‖² in bands of A's eigenmodes, ascending eigenvalue (benches/reproduce/mgpbd_fig2.py)."
+} >> "$tables"
+for youngs in $f2_youngs; do
+  s=$work/fig2_bar_$youngs.toml
+  sed -e "s/cells = \[20, 5, 5\]/cells = [$f2_cells]/" -e "s/youngs = 4.66e8/youngs = $youngs/" \
+      -e 's/^tolerance = 1e-3/tolerance = 1e-3\narap_rows = "cone"\nlinear_solver = "amg-pcg"/' scenes/mgpbd_bar_twist.toml > "$s"
+  d=$work/fig2_$youngs
+  "$x" export-system "$s" --frame 0 --out "$d" > "$d.log"
+  args=()
+  for k in $f2_pcg; do
+    "$x" solve-system "$d/A.mtx" "$d/b.mtx" --method amg-pcg --max-iter "$k" --tol 1e-30 --out "$d/mg$k.mtx" --json > "$d/mg$k.json"
+    args+=("$d/mg$k.mtx" "MGPBD (AMG-PCG) $k it.")
+  done
+  { echo; echo "### μ = $(python3 -c "print('%.3g' % ($youngs / 2))") Pa ($(python3 -c "import json; d=json.load(open('$d/mg1.json')); print(d['rows'], 'rows, AMG levels', d['level_rows'])"))"; echo; } >> "$tables"
+  python3 "$root/benches/reproduce/mgpbd_fig2.py" "$d" "$f2_sweeps" "${args[@]}" >> "$tables"
+  cp "$d/fig2.svg" "$out/plots/fig2_bar_youngs$youngs.svg"
+done
+done_step "Fig. 2"
 echo "results: $tables"
