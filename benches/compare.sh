@@ -11,7 +11,7 @@ FRAMES=${1:-10}
 KINDS='"xpbd", "mgpbd", "multilayer", "adaptive"'
 ORDERINGS='"serial", "jacobi", "colored", "clustered"'
 cargo build --release --locked -p xpbd-cli
-X=target/release/xpbd
+X=${CARGO_TARGET_DIR:-target}/release/xpbd
 STAMP=$(date -u +%Y-%m-%dT%H%M%SZ)
 WORK=out/compare/$STAMP
 mkdir -p "$WORK" benches/results

@@ -11,5 +11,5 @@ if [ ! -x "$venv/bin/python" ]; then
     "$venv/bin/pip" install --quiet ipctk numpy
 fi
 cargo build --release -p xpbd-cli
-./target/release/xpbd run scenes/cloth_over_sphere.toml --out "$out"
+"${CARGO_TARGET_DIR:-./target}/release/xpbd" run scenes/cloth_over_sphere.toml --out "$out"
 "$venv/bin/python" benches/contact_crossings/check.py "$out"/frames/*.obj

@@ -27,7 +27,7 @@ sizes=${SIZES:-"27 39 55"}
 devices=${DEVICES:-"cuda cpu"}
 frames=${FRAMES:-3}
 repeat=${REPEAT:-3}
-x=target/release/xpbd
+x=${CARGO_TARGET_DIR:-target}/release/xpbd
 [ -x "$x" ] || cargo build --release -p xpbd-cli
 mkdir -p "$out"
 table="$out/table.md"

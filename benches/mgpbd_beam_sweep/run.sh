@@ -11,7 +11,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: run.sh OUT}
-x=$root/target/release/xpbd
+x=${CARGO_TARGET_DIR:-$root/target}/release/xpbd
 mkdir -p "$out"
 scene() { # mu dt kind-lines substeps iterations name
   # The scene's `tolerance` (MGPBD's stopping rule, 1e-3) is not an XPBD field.

@@ -8,7 +8,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: run.sh OUT}
-x=$root/target/release/xpbd
+x=${CARGO_TARGET_DIR:-$root/target}/release/xpbd
 frames=${FRAMES:-30}
 mkdir -p "$out"
 printf "%-6s %-22s %12s %16s %18s\n" cells solver ms/frame max_edge_strain relative_residual

@@ -9,7 +9,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/docs/figures/mgpbd}
-x=$root/target/release/xpbd
+x=${CARGO_TARGET_DIR:-$root/target}/release/xpbd
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

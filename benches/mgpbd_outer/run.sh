@@ -4,7 +4,7 @@
 # Usage: benches/mgpbd_outer/run.sh OUT   (after cargo build --release -p xpbd-cli)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-x="$root/target/release/xpbd"
+x="${CARGO_TARGET_DIR:-$root/target}/release/xpbd"
 out=${1:?usage: run.sh OUT}
 mkdir -p "$out"
 cd "$out"

@@ -18,7 +18,7 @@ out=${1:?usage: slope.sh OUT [XPBD...]}
 shift
 bins=()
 for x in "$@"; do bins+=("$(realpath "$x")"); done
-[ ${#bins[@]} -gt 0 ] || bins=("$root/target/release/xpbd")
+[ ${#bins[@]} -gt 0 ] || bins=("${CARGO_TARGET_DIR:-$root/target}/release/xpbd")
 ks=${KS:-2 3 4 6 8 11}
 slope_ks=${SLOPE_KS:-4 6 8 11}
 iterations=${ITERATIONS:-8}

@@ -5,7 +5,7 @@
 # Usage: benches/mgpbd_primal/run.sh OUT  (after `cargo build --release -p xpbd-cli`); docs/mgpbd.md quotes it.
 set -euo pipefail
 OUT=${1:?output folder}
-X=target/release/xpbd
+X=${CARGO_TARGET_DIR:-target}/release/xpbd
 mkdir -p "$OUT"
 cells() { sed -E "s/cells = \[[0-9, ]+\]/cells = [$2]/" "$1"; }
 components() { sed 's/^\[solver\]/[solver]\narap_rows = "components"/' "$1"; }

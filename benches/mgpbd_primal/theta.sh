@@ -15,7 +15,7 @@ scenes=("$@")
     scenes/mgpbd_bar_twist.toml scenes/mgpbd_bunny_squash.toml scenes/mgpbd_armadillo.toml)
 rounds=${ROUNDS:-2}
 frames=${FRAMES:-5}
-x=target/release/xpbd
+x=${CARGO_TARGET_DIR:-target}/release/xpbd
 [ -x "$x" ] || cargo build --release -p xpbd-cli
 mkdir -p "$out"
 echo "| scene | θ | ms ($frames frames, fastest of $rounds) | outer iterations | PCG iterations | last relative residual |"

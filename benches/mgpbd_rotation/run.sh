@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-out/mgpbd_rotation}
-x=target/release/xpbd
+x=${CARGO_TARGET_DIR:-target}/release/xpbd
 scenes=${SCENES:-"mgpbd_beam_stiff mgpbd_bar_twist mgpbd_ball_squash"}
 k=${ITERATIONS:-30}
 copies=()

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-out/mgpbd_vs_xpbd}
-x=target/release/xpbd
+x=${CARGO_TARGET_DIR:-target}/release/xpbd
 run() { # scene frame k_mgpbd k_xpbd
   local name; name=$(basename "$1" .toml)
   "$x" converge "$1" --frame "$2" --iterations "$3" --solvers mgpbd --out "$out/$name.mg" > /dev/null 2>&1

@@ -12,7 +12,7 @@ out=${1:?usage: run.sh OUT [SCENE...]}
 shift
 scenes=("$@")
 [[ ${#scenes[@]} -gt 0 ]] || scenes=("$root"/scenes/shell_*.toml)
-xpbd=${XPBD:-$root/target/release/xpbd}
+xpbd=${XPBD:-${CARGO_TARGET_DIR:-$root/target}/release/xpbd}
 [[ -x $xpbd ]] || { echo "no xpbd binary at $xpbd (cargo build --release -p xpbd-cli, or XPBD=path)" >&2; exit 1; }
 every=${EVERY:-5}
 mkdir -p "$out"
