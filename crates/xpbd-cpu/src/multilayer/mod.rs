@@ -13,8 +13,10 @@ mod contact;
 mod glue;
 mod sweep;
 
+use crate::block_families::VERTEX_GRAIN;
 use bodies::LayerBodies;
 use contact::ContactRows;
+use rayon::prelude::*;
 use std::time::Instant;
 use sweep::ElasticSweep;
 use xpbd_core::constraint::tet::TetRest;
@@ -169,11 +171,11 @@ impl Multilayer {
         self.v_start.copy_from_slice(&s.v);
         self.contacts.reset(h, t_end);
         self.rigid_contacts = 0;
-        for i in 0..s.x.len() {
-            self.v_res[i] = if model.inv_mass[i] > 0.0 { s.v[i] * damp + model.gravity * h } else { Vec3::zeros() };
-        }
+        let g = model.gravity * h;
+        let (v_res, v, w) = (self.v_res.par_iter_mut().with_min_len(VERTEX_GRAIN), &s.v, &model.inv_mass);
+        v_res.zip(v).zip(w).for_each(|((r, v), &w)| *r = if w > 0.0 { v * damp + g } else { Vec3::zeros() });
         s.lambda.fill(0.0);
-        let predicted: Vec<Vec3> = s.x.iter().zip(&self.v_res).map(|(x, v)| x + v * h).collect();
+        let predicted: Vec<Vec3> = s.x.par_iter().with_min_len(VERTEX_GRAIN).zip(&self.v_res).map(|(x, v)| x + v * h).collect();
         self.detector.detect(&model.contact, &model.rest, &model.inv_mass, &self.x_start, &predicted, &mut self.pairs);
         let r0 = report.then(|| {
             let t = Instant::now();
@@ -207,18 +209,18 @@ impl Multilayer {
         for (l, layer) in layers.iter().enumerate() {
             let rigid = layer.vertex_body(&self.tets, s.x.len());
             // Lines 5–8: vertices elastic from this layer on take their residual step.
-            for i in 0..s.x.len() {
-                if rigid[i].is_none() && was_rigid.as_ref().is_none_or(|w| w[i].is_some()) {
-                    s.x[i] += self.v_res[i] * h;
-                    self.v_res[i] = Vec3::zeros();
-                }
-            }
+            let (x, v_res) = (s.x.par_iter_mut().with_min_len(VERTEX_GRAIN), self.v_res.par_iter_mut());
+            x.zip(v_res).enumerate().filter(|&(i, _)| rigid[i].is_none() && was_rigid.as_ref().is_none_or(|w| w[i].is_some())).for_each(|(_, (x, v))| {
+                *x += *v * h;
+                *v = Vec3::zeros();
+            });
             // Lines 9–16.
             let mut lb = LayerBodies::build(layer, &self.tets, &s.x, &self.v_res, &model.mass);
             lb.step(h, &mut s.x, &mut self.v_res);
             // Lines 17–19: elastic constraints and contacts, then the rigid constraints last.
             let interior = lb.interior_mask(s.x.len());
-            let elastic_inv_mass: Vec<f64> = model.inv_mass.iter().zip(&interior).map(|(&w, &r)| if r { 0.0 } else { w }).collect();
+            let elastic_inv_mass: Vec<f64> =
+                model.inv_mass.par_iter().with_min_len(VERTEX_GRAIN).zip(&interior).map(|(&w, &r)| if r { 0.0 } else { w }).collect();
             let last_layer = l + 1 == layers.len();
             if trace {
                 let t = Instant::now();
