@@ -40,9 +40,10 @@ impl Element {
     ///
     /// # Safety
     /// No other thread may access the element's vertices or multipliers meanwhile.
+    #[inline(always)]
     unsafe fn project(&self, p: &TetParams, rows: usize, w: &[f64], x: &SharedMut<Vec3>, lambda: &SharedMut<f64>) {
         let t = &self.tet;
-        let before = t.map(|v| x.get(v as usize));
+        let before = [x.get(t[0] as usize), x.get(t[1] as usize), x.get(t[2] as usize), x.get(t[3] as usize)];
         let mut xl = before;
         project_tet(p, &self.rest, &gather(w, t), &mut xl, &before, lambda.slice(self.lambda_at, rows));
         for n in 0..4 {
