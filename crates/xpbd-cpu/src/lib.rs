@@ -188,7 +188,7 @@ impl Backend for CpuBackend {
             }
             Sweep::Jacobi(_) => format!("cpu: Jacobi, {threads} rayon threads"),
             Sweep::Mgpbd(m) => format!("cpu: MGPBD, linear solver {}, {threads} rayon threads", m.linear_solver_name()),
-            Sweep::Multilayer(m) => format!("cpu: multi-layer XPBD, {} layers, serial", m.layer_count()),
+            Sweep::Multilayer(m) => format!("cpu: multi-layer XPBD, {} layers, colored", m.layer_count()),
         }
     }
 

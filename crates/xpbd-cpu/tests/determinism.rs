@@ -1,6 +1,7 @@
 //! CPU runs are bit-reproducible, and independent of the thread count: the items of a colored or
 //! clustered batch share no vertex or multiplier, and Jacobi sums each vertex's corrections in a fixed
-//! order, so no result depends on which thread ran what. MGPBD likewise.
+//! order, so no result depends on which thread ran what. MGPBD likewise, and the multi-layer solver (its
+//! elastic sweep by colors, its bodies one per task).
 
 mod common;
 
@@ -51,5 +52,19 @@ fn mgpbd_runs_are_bit_identical_across_thread_counts() {
         let a = run_scene(&scene, 1);
         assert!(a == run_scene(&scene, 1), "mgpbd {model}: two runs on one thread differ");
         assert!(a == run_scene(&scene, 2), "mgpbd {model}: one and two threads differ");
+    }
+}
+
+/// The multi-layer solver's layers (rigid bodies, glue and colored elastic sweeps), for both stable
+/// neo-Hookean forms and StVK; the beam spins, so the layers change every substep. 10 iterations give
+/// each of the 5 layers at least one.
+#[test]
+fn multilayer_runs_are_bit_identical_across_thread_counts() {
+    for model in ["stvk", "neohookean_block", "neohookean"] {
+        let mut scene = scene(Solver::multilayer(), model);
+        scene.simulation.iterations = 10;
+        let a = run_scene(&scene, 1);
+        assert!(a == run_scene(&scene, 1), "multilayer {model}: two runs on one thread differ");
+        assert!(a == run_scene(&scene, 2), "multilayer {model}: one and two threads differ");
     }
 }

@@ -4,6 +4,11 @@
 use crate::constraint::tet::{deformation_gradient, TetRest};
 use crate::mesh::Vec3;
 use nalgebra::Matrix3;
+use rayon::prelude::*;
+
+/// Elements per rayon task of [`StrainRate::update`] (each element on its own: the rates do not depend on
+/// the thread count).
+const ELEMENT_GRAIN: usize = 1024;
 
 /// Green strain `E = ½(FᵀF − I)` of one tetrahedron.
 pub fn green_strain(x: &[Vec3; 4], rest: &TetRest) -> Matrix3<f64> {
@@ -21,16 +26,17 @@ pub struct StrainRate {
 
 impl StrainRate {
     /// Records the strains of the tets at positions `x` and sets `rate` from the change since the
-    /// previous call, `h` seconds earlier (Eq. 20).
+    /// previous call, `h` seconds earlier (Eq. 20), the elements in parallel.
     pub fn update(&mut self, tets: &[[u32; 4]], rest: &[TetRest], x: &[Vec3], h: f64) {
         let first = self.strain.len() != tets.len();
         self.rate.resize(tets.len(), 0.0);
         self.strain.resize(tets.len(), Matrix3::zeros());
-        for (e, t) in tets.iter().enumerate() {
-            let strain = green_strain(&t.map(|i| x[i as usize]), &rest[e]);
-            self.rate[e] = if first { 0.0 } else { ((strain - self.strain[e]) / h).norm() };
-            self.strain[e] = strain;
-        }
+        let elements = self.rate.par_iter_mut().zip(&mut self.strain).zip(tets).zip(rest).with_min_len(ELEMENT_GRAIN);
+        elements.for_each(|(((rate, last), t), rest)| {
+            let strain = green_strain(&t.map(|i| x[i as usize]), rest);
+            *rate = if first { 0.0 } else { ((strain - *last) / h).norm() };
+            *last = strain;
+        });
     }
 
     /// Resumes from a checkpoint: the strains of the tets at `x` (what the last [`StrainRate::update`]

@@ -1,6 +1,12 @@
 //! The rigid bodies of one layer (the multi-layer paper §3.4, Algorithm 2 lines 9–16 and 20–22): built
-//! from the members' positions and residual velocities, stepped, and placed back on the vertices.
+//! from the members' positions and residual velocities, stepped, and placed back on the vertices. The
+//! bodies are built and stepped in parallel, one per task, and their members placed in parallel: a vertex
+//! is a member of one body only, so no two tasks write one vertex, and every sum is one body's, over its
+//! members in order (the results do not depend on the thread count).
 
+use crate::block_families::VERTEX_GRAIN;
+use crate::shared::SharedMut;
+use rayon::prelude::*;
 use xpbd_core::layers::hierarchy::Layer;
 use xpbd_core::layers::rigid_body::{rodrigues, RigidBody};
 use xpbd_core::mesh::Vec3;
@@ -10,6 +16,8 @@ pub struct LayerBodies {
     pub bodies: Vec<RigidBody>,
     pub start: Vec<usize>,
     pub members: Vec<u32>,
+    /// The body of every member.
+    body_of: Vec<u32>,
     /// Member offsets in the body frame (Eq. 24), fixed for the layer.
     pub r: Vec<Vec3>,
     /// Members that are also vertices of an elastic element: they carry a glue constraint (Eq. 13).
@@ -55,23 +63,32 @@ impl LayerBodies {
                 fill[*b as usize] += 1;
             }
         }
+        let body_of = (0..layer.bodies).flat_map(|b| std::iter::repeat_n(b as u32, start[b + 1] - start[b])).collect();
+        let boundary: Vec<bool> = members.iter().map(|&v| elastic_vertex[v as usize]).collect();
+        let built: Vec<_> = (0..layer.bodies)
+            .into_par_iter()
+            .map(|b| {
+                let (m, boundary) = (&members[start[b]..start[b + 1]], &boundary[start[b]..start[b + 1]]);
+                let (body, r) = RigidBody::from_vertices(m, x, v_res, mass);
+                let inner: Vec<u32> = m.iter().zip(boundary).filter(|p| !*p.1).map(|p| *p.0).collect();
+                let interior = (!inner.is_empty()).then(|| RigidBody::from_vertices(&inner, x, v_res, mass).0);
+                (interior.as_ref().map_or(Vec3::zeros(), |i| i.com - body.com), interior, body, r)
+            })
+            .collect();
         let mut lb = LayerBodies {
             bodies: Vec::with_capacity(layer.bodies),
-            boundary: members.iter().map(|&v| elastic_vertex[v as usize]).collect(),
-            r: Vec::with_capacity(members.len()),
             deformation: vec![Vec3::zeros(); members.len()],
+            r: Vec::with_capacity(members.len()),
             solve_rotation: vec![Vec3::zeros(); layer.bodies],
             interior: Vec::with_capacity(layer.bodies),
             interior_offset: Vec::with_capacity(layer.bodies),
+            boundary,
+            body_of,
             start,
             members,
         };
-        for b in 0..layer.bodies {
-            let m = &lb.members[lb.start[b]..lb.start[b + 1]];
-            let (body, r) = RigidBody::from_vertices(m, x, v_res, mass);
-            let inner: Vec<u32> = m.iter().zip(&lb.boundary[lb.start[b]..]).filter(|p| !*p.1).map(|p| *p.0).collect();
-            let interior = (!inner.is_empty()).then(|| RigidBody::from_vertices(&inner, x, v_res, mass).0);
-            lb.interior_offset.push(interior.as_ref().map_or(Vec3::zeros(), |i| i.com - body.com));
+        for (offset, interior, body, r) in built {
+            lb.interior_offset.push(offset);
             lb.interior.push(interior);
             lb.bodies.push(body);
             lb.r.extend(r);
@@ -96,36 +113,47 @@ impl LayerBodies {
     /// the substep's final angular momentum by `−Σ m (x − x_start) × Δx / h`, and with the boundary
     /// members held at the rigid positions that error was 15–90× XPBD's at 16 substeps (docs/multilayer.md).
     pub fn step(&mut self, h: f64, x: &mut [Vec3], v_res: &mut [Vec3]) {
-        for b in 0..self.bodies.len() {
-            let body = &mut self.bodies[b];
-            let back = rodrigues(-h * body.omega);
-            body.step(h, Vec3::zeros(), Vec3::zeros());
-            for k in self.start[b]..self.start[b + 1] {
-                let i = self.members[k] as usize;
-                let moved = body.position(&self.r[k]);
-                let spin = (self.r[k] - back * self.r[k]) / h;
-                let w = v_res[i] - body.velocity - spin;
-                v_res[i] = body.rotation * spin + body.velocity - (moved - x[i]) / h;
-                x[i] = moved;
-                if self.boundary[k] {
-                    x[i] += w * h;
+        let back: Vec<_> = self
+            .bodies
+            .par_iter_mut()
+            .map(|body| {
+                let back = rodrigues(-h * body.omega);
+                body.step(h, Vec3::zeros(), Vec3::zeros());
+                back
+            })
+            .collect();
+        let (x, v_res) = (SharedMut::new(x), SharedMut::new(v_res));
+        let (bodies, body_of, members, r, boundary) = (&self.bodies, &self.body_of, &self.members, &self.r, &self.boundary);
+        self.deformation.par_iter_mut().enumerate().with_min_len(VERTEX_GRAIN).for_each(|(k, deformation)| {
+            let (b, i) = (body_of[k] as usize, members[k] as usize);
+            let body = &bodies[b];
+            let moved = body.position(&r[k]);
+            let spin = (r[k] - back[b] * r[k]) / h;
+            // SAFETY: member `k` is the only one at vertex `i` (a vertex is in one body, once).
+            unsafe {
+                let (xi, vi) = (x.get(i), v_res.get(i));
+                let w = vi - body.velocity - spin;
+                let v = body.rotation * spin + body.velocity - (moved - xi) / h;
+                if boundary[k] {
+                    x.update(i, |p| *p = moved + w * h);
+                    v_res.update(i, |p| *p = v);
                 } else {
-                    v_res[i] += w;
-                    self.deformation[k] = w;
+                    x.update(i, |p| *p = moved);
+                    v_res.update(i, |p| *p = v + w);
+                    *deformation = w;
                 }
             }
-        }
+        });
     }
 
     /// Puts the members without a glue constraint on their body (Eq. 12).
     pub fn place_interior(&self, x: &mut [Vec3]) {
-        for (b, body) in self.bodies.iter().enumerate() {
-            for k in self.start[b]..self.start[b + 1] {
-                if !self.boundary[k] {
-                    x[self.members[k] as usize] = body.position(&self.r[k]);
-                }
-            }
-        }
+        let x = SharedMut::new(x);
+        self.members.par_iter().enumerate().with_min_len(VERTEX_GRAIN).filter(|&(k, _)| !self.boundary[k]).for_each(|(k, &i)| {
+            let at = self.bodies[self.body_of[k] as usize].position(&self.r[k]);
+            // SAFETY: member `k` is the only one at vertex `i`.
+            unsafe { x.update(i as usize, |p| *p = at) }
+        });
     }
 
     /// Per vertex: whether it moves with a body in this layer (a member without a glue constraint).
@@ -140,12 +168,12 @@ impl LayerBodies {
     /// Rotates the rigid part of the members' residual velocities (all but the deformation velocity,
     /// as in [`Self::step`]) by the rotation the solves gave their body (Algorithm 2 lines 20–22).
     pub fn rotate_residuals(&self, v_res: &mut [Vec3]) {
-        for b in 0..self.bodies.len() {
-            let q = rodrigues(self.solve_rotation[b]);
-            for k in self.start[b]..self.start[b + 1] {
-                let (i, w) = (self.members[k] as usize, self.deformation[k]);
-                v_res[i] = q * (v_res[i] - w) + w;
-            }
-        }
+        let q: Vec<_> = self.solve_rotation.par_iter().map(|&theta| rodrigues(theta)).collect();
+        let v_res = SharedMut::new(v_res);
+        self.members.par_iter().enumerate().with_min_len(VERTEX_GRAIN).for_each(|(k, &i)| {
+            let (q, w) = (&q[self.body_of[k] as usize], self.deformation[k]);
+            // SAFETY: member `k` is the only one at vertex `i`.
+            unsafe { v_res.update(i as usize, |v| *v = q * (*v - w) + w) }
+        });
     }
 }

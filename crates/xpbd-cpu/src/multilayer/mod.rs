@@ -1,25 +1,30 @@
 //! Multi-layer XPBD (the multi-layer paper's Algorithm 2; docs/multilayer.md): each substep builds layers
 //! from the previous substep's strain rates (Algorithm 1), then runs them coarse to fine. A layer
 //! steps the vertices that became elastic with their residual velocities, builds and steps its rigid
-//! bodies, and iterates the elastic elements (Gauss-Seidel, serial) followed by the glue constraints
-//! (Jacobi per body). The last layer is fully elastic. Velocities are `(x − x_start)/h` at the end.
+//! bodies, and iterates the elastic elements (Gauss-Seidel by colors, each color in parallel: §3.1,
+//! `sweep.rs`) followed by the glue constraints (Jacobi per body). The last layer is fully elastic.
+//! Velocities are `(x − x_start)/h` at the end. Results do not depend on the thread count.
 //! The layer-stop criterion (§3.6) is optional (`solver.layer_stop`). Collider contacts (Eq. 28–29) carry
-//! Coulomb friction and follow moving colliders (`contact.rs`). Constraint damping, soft or moving pins,
-//! cloth and parallel sweeps are not built yet (`SolverConfig::requirements` refuses such scenes).
+//! Coulomb friction and follow moving colliders (`contact.rs`). Constraint damping, soft or moving pins
+//! and cloth are not built yet (`SolverConfig::requirements` refuses such scenes).
 
 mod bodies;
 mod contact;
 mod glue;
+mod sweep;
 
+use crate::block_families::VERTEX_GRAIN;
 use bodies::LayerBodies;
 use contact::ContactRows;
+use rayon::prelude::*;
 use std::time::Instant;
+use sweep::ElasticSweep;
 use xpbd_core::constraint::tet::TetRest;
-use xpbd_core::constraint::tet_model::{gather, project_tet, TetModel, TetParams};
 use xpbd_core::contact::detect::Detector;
 use xpbd_core::contact::restitution::restitute;
 use xpbd_core::contact::rows::{Iterate, PairRow};
 use xpbd_core::contact::ContactForces;
+use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::layers::hierarchy::{build_layers, rigid_count, Layer};
 use xpbd_core::layers::schedule::{element_order, ElementOrder};
 use xpbd_core::layers::settings::MultilayerSettings;
@@ -33,10 +38,10 @@ use xpbd_core::{Error, Result};
 
 pub struct Multilayer {
     settings: MultilayerSettings,
-    /// Every tet group's tets in one array; group `g` starts at `group_start[g]`.
+    /// Every tet group's tets in one array, groups in order.
     tets: Vec<[u32; 4]>,
     rest: Vec<TetRest>,
-    group_start: Vec<usize>,
+    sweep: ElasticSweep,
     /// Whether each element has a pinned vertex (pins are fixed for the run).
     pinned_element: Vec<bool>,
     strain: StrainRate,
@@ -73,20 +78,19 @@ impl Multilayer {
     /// The solver of `settings` for `model`.
     pub fn new(model: &Model, settings: &MultilayerSettings) -> Self {
         let settings = settings.clone();
-        let mut group_start = Vec::new();
         let (mut tets, mut rest) = (Vec::new(), Vec::new());
         for g in &model.tet_groups {
-            group_start.push(tets.len());
             tets.extend_from_slice(&g.tets);
             rest.extend_from_slice(&g.rest);
         }
         let n = model.vertex_count();
+        let sweep = ElasticSweep::new(model, &tets, &rest);
         let pinned_element = tets.iter().map(|t: &[u32; 4]| t.iter().any(|&v| model.inv_mass[v as usize] == 0.0)).collect();
         Multilayer {
             settings,
             tets,
             rest,
-            group_start,
+            sweep,
             pinned_element,
             strain: StrainRate::default(),
             x_start: vec![Vec3::zeros(); n],
@@ -117,6 +121,11 @@ impl Multilayer {
     /// collider rows ([`ContactForces::of`]; a collider row's penalty multiplier is an impulse like any other).
     pub fn contact_forces(&self, x: &[Vec3], h: f64) -> ContactForces {
         ContactForces::of(&self.pairs, &self.contacts.pushed(x), x.len(), h)
+    }
+
+    /// The colored schedule of the elastic sweep (elements numbered over every tet group, in group order).
+    pub fn elastic_schedule(&self) -> &Schedule {
+        self.sweep.schedule()
     }
 
     pub fn layer_count(&self) -> usize {
@@ -162,11 +171,11 @@ impl Multilayer {
         self.v_start.copy_from_slice(&s.v);
         self.contacts.reset(h, t_end);
         self.rigid_contacts = 0;
-        for i in 0..s.x.len() {
-            self.v_res[i] = if model.inv_mass[i] > 0.0 { s.v[i] * damp + model.gravity * h } else { Vec3::zeros() };
-        }
+        let g = model.gravity * h;
+        let (v_res, v, w) = (self.v_res.par_iter_mut().with_min_len(VERTEX_GRAIN), &s.v, &model.inv_mass);
+        v_res.zip(v).zip(w).for_each(|((r, v), &w)| *r = if w > 0.0 { v * damp + g } else { Vec3::zeros() });
         s.lambda.fill(0.0);
-        let predicted: Vec<Vec3> = s.x.iter().zip(&self.v_res).map(|(x, v)| x + v * h).collect();
+        let predicted: Vec<Vec3> = s.x.par_iter().with_min_len(VERTEX_GRAIN).zip(&self.v_res).map(|(x, v)| x + v * h).collect();
         self.detector.detect(&model.contact, &model.rest, &model.inv_mass, &self.x_start, &predicted, &mut self.pairs);
         let r0 = report.then(|| {
             let t = Instant::now();
@@ -200,18 +209,18 @@ impl Multilayer {
         for (l, layer) in layers.iter().enumerate() {
             let rigid = layer.vertex_body(&self.tets, s.x.len());
             // Lines 5–8: vertices elastic from this layer on take their residual step.
-            for i in 0..s.x.len() {
-                if rigid[i].is_none() && was_rigid.as_ref().is_none_or(|w| w[i].is_some()) {
-                    s.x[i] += self.v_res[i] * h;
-                    self.v_res[i] = Vec3::zeros();
-                }
-            }
+            let (x, v_res) = (s.x.par_iter_mut().with_min_len(VERTEX_GRAIN), self.v_res.par_iter_mut());
+            x.zip(v_res).enumerate().filter(|&(i, _)| rigid[i].is_none() && was_rigid.as_ref().is_none_or(|w| w[i].is_some())).for_each(|(_, (x, v))| {
+                *x += *v * h;
+                *v = Vec3::zeros();
+            });
             // Lines 9–16.
             let mut lb = LayerBodies::build(layer, &self.tets, &s.x, &self.v_res, &model.mass);
             lb.step(h, &mut s.x, &mut self.v_res);
             // Lines 17–19: elastic constraints and contacts, then the rigid constraints last.
             let interior = lb.interior_mask(s.x.len());
-            let elastic_inv_mass: Vec<f64> = model.inv_mass.iter().zip(&interior).map(|(&w, &r)| if r { 0.0 } else { w }).collect();
+            let elastic_inv_mass: Vec<f64> =
+                model.inv_mass.par_iter().with_min_len(VERTEX_GRAIN).zip(&interior).map(|(&w, &r)| if r { 0.0 } else { w }).collect();
             let last_layer = l + 1 == layers.len();
             if trace {
                 let t = Instant::now();
@@ -220,7 +229,7 @@ impl Multilayer {
             }
             let mut run = 0;
             while run < self.settings.layer_iterations[l] {
-                self.elastic_sweep(model, layer, &mut s.x, &mut s.lambda, h);
+                self.sweep.run(model, &layer.element_body, &mut s.x, &mut s.lambda, h);
                 self.contacts.solve_elastic(&mut s.x, &self.x_start, &model.inv_mass, &interior);
                 if !self.pairs.is_empty() {
                     let mut it = Iterate { x: &mut s.x, x_prev: &self.x_start, inv_mass: &elastic_inv_mass, t: t_end, h };
@@ -262,40 +271,6 @@ impl Multilayer {
             let r = residual_norm(model, &s.x, &s.lambda, h);
             SubstepReport { r0, r, seconds: excluded + t.elapsed().as_secs_f64() }
         })
-    }
-
-    /// One Gauss-Seidel sweep over the elements elastic in `layer` (docs/equations.md), the stable
-    /// neo-Hookean pair always as one block ([`coupled`]).
-    fn elastic_sweep(&self, model: &Model, layer: &Layer, x: &mut [Vec3], lambda: &mut [f64], h: f64) {
-        for (g, group) in model.tet_groups.iter().enumerate() {
-            let p = TetParams::new(coupled(group.model), group.lame, group.damping, h);
-            let rows = group.model.rows();
-            for (e, t) in group.tets.iter().enumerate() {
-                if layer.element_body[self.group_start[g] + e].is_some() {
-                    continue;
-                }
-                let before = gather(x, t);
-                let mut xl = before;
-                let off = group.lambda_offset + e * rows;
-                project_tet(&p, &group.rest[e], &gather(&model.inv_mass, t), &mut xl, &before, &mut lambda[off..off + rows]);
-                // Applied as corrections, as the XPBD sweep does (bit-identical with one layer).
-                for n in 0..4 {
-                    x[t[n] as usize] += xl[n] - before[n];
-                }
-            }
-        }
-    }
-}
-
-/// The projection the multi-layer solver uses for a tet model: the stable neo-Hookean pair is solved
-/// as one coupled 2×2 block also for `neohookean` (as Eq. 8 solves coupled rows together). Solved one
-/// after the other from λ = 0, the pair's rows (C_H = 1 − γ, C_D = √3 at rest) leave a displacement
-/// that depends on the order of the projections; the layers change that order every substep, which
-/// turned the decoupled pair's static rest drift into a vibration of ~1 m/s (docs/multilayer.md).
-fn coupled(model: TetModel) -> TetModel {
-    match model {
-        TetModel::NeoHookean => TetModel::NeoHookeanBlock,
-        other => other,
     }
 }
 
