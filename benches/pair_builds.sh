@@ -87,32 +87,9 @@ build B "$sha_b" "$TARGET_B"
 
 if [ ${#SCENES[@]} -eq 0 ]; then
     SCENES=("$tmp/beam56k_clustered.toml")
-    cat > "${SCENES[0]}" <<'EOF'
-name = "beam56k_clustered"
-[simulation]
-dt = 0.0166667
-frames = 30
-substeps = 10
-iterations = 1
-gravity = [0.0, -9.81, 0.0]
-[solver]
-kind = "xpbd"
-ordering = "clustered"
-[contact]
-self = false
-bodies = false
-[[body]]
-name = "beam"
-mesh = { generator = "box", size = [5.0, 1.5, 1.5], cells = [50, 15, 15], split = 5 }
-material = { model = "neohookean_block", youngs = 2.5e5, poisson = 0.25, density = 1000.0 }
-pin = [{ box = { min = [-0.01, -10.0, -10.0], max = [0.01, 10.0, 10.0] } }]
-[[probe]]
-name = "tip"
-body = "beam"
-point = [5.0, 0.75, 0.75]
-[output]
-formats = ["none"]
-EOF
+    # shellcheck source=benches/beam56k.sh
+    source "$root/benches/beam56k.sh"
+    beam56k_scene beam56k_clustered clustered 10 30 1 > "${SCENES[0]}"
 fi
 
 # run SCENE_INDEX LABEL R: one run of build LABEL; appends "LABEL ms_per_frame cpu_ms_per_frame" to

@@ -60,37 +60,8 @@ cargo build --release -p xpbd-cli >&2
 x="${CARGO_TARGET_DIR:-target}/release/xpbd"
 [ -x "$x" ] || { note "no $x after the build"; exit 1; }
 
-# scene NAME ORDERING SUBSTEPS FRAMES > FILE: the beam with our neohookean_block (the stable neo-Hookean
-# energy as one 2×2 block per tet), the probe on the tip vertex (50, 7, 7).
-scene() {
-    cat <<EOF
-name = "$1"
-[simulation]
-dt = 0.0166667
-frames = $4
-substeps = $3
-iterations = $ITERATIONS
-gravity = [0.0, -9.81, 0.0]
-on_failure = "continue"
-[solver]
-kind = "xpbd"
-ordering = "$2"
-[contact]
-self = false
-bodies = false
-[[body]]
-name = "beam"
-mesh = { generator = "box", size = [5.0, 1.5, 1.5], cells = [50, 15, 15], split = 5 }
-material = { model = "neohookean_block", youngs = 2.5e5, poisson = 0.25, density = 1000.0 }
-pin = [{ box = { min = [-0.01, -10.0, -10.0], max = [0.01, 10.0, 10.0] } }]
-[[probe]]
-name = "tip"
-body = "beam"
-point = [5.0, 0.7, 0.7]
-[output]
-formats = ["none"]
-EOF
-}
+# shellcheck source=benches/beam56k.sh
+source "$root/benches/beam56k.sh"
 
 # timed CMD...: runs CMD, prints "WALL_S CPU_S" (wall seconds, user + system seconds of the process).
 timed() {
@@ -107,7 +78,7 @@ ours() {
     local dir="$OUT/$1"
     rm -rf "$dir"
     mkdir -p "$dir"
-    scene "$1" "$2" "$3" "$4" > "$OUT/$1.toml"
+    beam56k_scene "$1" "$2" "$3" "$4" "$ITERATIONS" > "$OUT/$1.toml"
     RAYON_NUM_THREADS=$5 timed "$x" run "$OUT/$1.toml" --out "$dir/run" --threads "$5" --quiet
 }
 
