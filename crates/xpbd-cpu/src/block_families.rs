@@ -15,8 +15,9 @@ use xpbd_core::model::Model;
 /// Items per rayon task: enough elements to amortise scheduling.
 pub(crate) const GRAIN: usize = 64;
 
-/// Vertices per rayon task of the copies into and out of the padded array.
-pub(crate) const VERTEX_GRAIN: usize = 4096;
+/// Vertices per rayon task of the copies into and out of the padded array (and the multi-layer solver's
+/// per-vertex loops): the substep's own.
+pub(crate) use xpbd_core::substep::integrate::VERTEX_GRAIN;
 
 /// ‖C(x) + α̃λ‖ over every elastic row of `model` (whose families `blocks` lists, at `lambda`'s layout): block
 /// families through the kernel, the others as `metrics` computes them. `padded` takes the block families'

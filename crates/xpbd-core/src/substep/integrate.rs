@@ -6,8 +6,9 @@ use crate::model::Model;
 use crate::state::State;
 use rayon::prelude::*;
 
-/// Vertices per rayon task of the per-vertex loops (below it they run on the calling thread).
-const VERTEX_GRAIN: usize = 4096;
+/// Vertices per rayon task of the per-vertex loops (below it they run on the calling thread); the CPU
+/// backend's per-vertex loops use it too.
+pub const VERTEX_GRAIN: usize = 4096;
 
 /// Saves x_prev, damps (rate `velocity_damping`, 1/s) and accelerates free vertices, predicts positions,
 /// and places hard pins that move on their prescribed path at time `t_end`.
