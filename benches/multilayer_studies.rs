@@ -510,7 +510,7 @@ const PRECISION_LEVELS: [f64; 3] = [1e-1, 1e-2, 1e-3];
 /// The solvers compared on scene files: XPBD (serial Gauss-Seidel) and the default multi-layer solver
 /// (5 layers, linear, doubling, strain-rate order; its profile computed for 30 iterations).
 fn file_variants() -> [Variant; 2] {
-    [variant("xpbd", "kind = \"xpbd\"", 0), variant("multi-layer", "kind = \"multilayer\"", 30)]
+    [variant("xpbd", "kind = \"xpbd\"", 1), variant("multi-layer", "kind = \"multilayer\"", 30)]
 }
 
 /// How the substeps of a scene file are sampled: `samples` substeps spread evenly over the scene's
@@ -542,7 +542,7 @@ fn scene_file(path: &str, solver: Option<(&str, usize)>) -> (Built, usize) {
 /// the scene's own solver advances the reference trajectory, and at each sampled substep every
 /// variant solves that substep from the reference's state with the sampling's budget.
 fn run_scene_file(path: &str, variants: &[Variant], sampling: &Sampling) -> (usize, Vec<Vec<Trace>>) {
-    let models: Vec<Built> = variants.iter().map(|v| with_budget(scene_file(path, Some((&v.solver, v.base.max(1)))).0, sampling.budget)).collect();
+    let models: Vec<Built> = variants.iter().map(|v| with_budget(scene_file(path, Some((&v.solver, v.base))).0, sampling.budget)).collect();
     let (reference_built, frames) = scene_file(path, None);
     let (model, config) = (&reference_built.model, &reference_built.config);
     let mut state = State::initial(model);
