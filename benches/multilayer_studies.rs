@@ -17,10 +17,15 @@
 //! (1500 tets, where no rigid group holds a pin); `stretched` (Table 1): a 3 × 1 × 1 StVK box stretched
 //! 10 % along x and released, at ≈ 650, 1550 and 3300 tets and E = 1e7, 1e8, 1e9 Pa; `spinning` (f): a
 //! box spinning freely, volume and angular-momentum drift against XPBD at several costs, and the
-//! residual after the 100 % rigid first layer; `all`. Every run
-//! includes XPBD and the multi-layer solver with one (elastic) layer as controls. Writes
-//! `docs/figures/multilayer/NAME.csv` and `NAME.svg` (the first sample's curves) and prints the
-//! Markdown tables.
+//! residual after the 100 % rigid first layer; `examples` (Fig. 9): on the scene files of
+//! `EXAMPLE_SCENES`, histograms of the solver time to a 90 % reduction of XPBD and the multi-layer
+//! solver over 20 substeps sampled along the scene's own run (the scene's solver advances it);
+//! `precision` (Fig. 10): on the octopus, the time to 90, 99 and 99.9 % reduction; `all`. `--smoke`
+//! runs the scene-file studies on 2 substeps of the first 2 frames with 40 iterations and writes to a
+//! temporary folder. Every parameter-study run includes XPBD and the multi-layer solver with one
+//! (elastic) layer as controls. Writes
+//! `docs/figures/multilayer/NAME.csv` and `NAME.svg` (the first sample's curves; the histograms and
+//! the time against the residual level for the scene-file studies) and prints the Markdown tables.
 //!
 //! Run: `cargo bench -p xpbd-benches --bench multilayer_studies -- STUDY`
 
@@ -29,12 +34,14 @@ use std::path::Path;
 use std::time::Instant;
 use xpbd::converge::substep_history;
 use xpbd_core::backend::Backend;
+use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics;
 use xpbd_core::scene::Built;
 use xpbd_core::solver_config::Method;
 use xpbd_core::state::State;
+use xpbd_cpu::multilayer::Multilayer;
 use xpbd_cpu::CpuBackend;
-use xpbd_tools::plot::{panels_svg, Panel, Series};
+use xpbd_tools::plot::{histogram, panels_svg, Panel, Series};
 
 /// A scene and how it is sampled.
 struct Setup {
@@ -105,12 +112,18 @@ fn model(setup: &Setup, v: &Variant) -> Built {
         setup.name, setup.simulation, v.base, v.solver, setup.body
     );
     let scene = xpbd_core::scene::parse(&text, Path::new("study.toml")).unwrap_or_else(|e| panic!("{}: {e}", v.label));
-    let mut built = xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("{}: {e}", v.label));
-    let extra = setup.budget - v.base;
+    let built = xpbd_core::scene::build(&scene, Path::new(".")).unwrap_or_else(|e| panic!("{}: {e}", v.label));
+    with_budget(built, setup.budget)
+}
+
+/// `built` (its layer profile computed for `built.config.iterations`) with `budget` iterations: the last
+/// (elastic) layer, or XPBD, runs on to the budget.
+fn with_budget(mut built: Built, budget: usize) -> Built {
+    let extra = budget - built.config.iterations;
     if let Method::Multilayer(m) = &mut built.config.method {
         *m.layer_iterations.last_mut().unwrap() += extra;
     }
-    built.config.iterations = setup.budget;
+    built.config.iterations = budget;
     built
 }
 
@@ -141,9 +154,14 @@ impl Trace {
         true
     }
 
-    /// The first (iterations, seconds) of a fully elastic layer at which the relative residual is ≤ 0.1.
+    /// The first (iterations, seconds) of a fully elastic layer at which the relative residual is ≤
+    /// `level` (0.1: the 90 % reduction of Fig. 9 and Table 1; 0.01 and 0.001: Fig. 10).
+    fn reach(&self, level: f64) -> Option<(usize, f64)> {
+        self.points[1..].iter().find(|p| p.2 <= level && self.fully_elastic_at(p.0)).map(|p| (p.0, p.1))
+    }
+
     fn to_90(&self) -> Option<(usize, f64)> {
-        self.points[1..].iter().find(|p| p.2 <= 0.1 && self.fully_elastic_at(p.0)).map(|p| (p.0, p.1))
+        self.reach(0.1)
     }
 
     /// Whether the residual dips to 10 % in a layer with rigid groups.
@@ -152,9 +170,10 @@ impl Trace {
     }
 }
 
-/// Runs one substep of `model` from `start` (`reference`: the multi-layer run whose strain rates the
-/// multi-layer variants take over).
-fn run_substep(b: &Built, start: &State, reference: &xpbd_cpu::multilayer::Multilayer) -> Trace {
+/// Runs one substep of `model` from `start`; `previous` holds the positions one substep earlier, from
+/// which a multi-layer variant takes its ordering key, and `reference` (a multi-layer reference run)
+/// its substep counter (the random order's seed).
+fn run_substep(b: &Built, start: &State, previous: &[Vec3], reference: Option<&Multilayer>) -> Trace {
     let (model, config) = (&b.model, &b.config);
     if !matches!(config.method, Method::Multilayer(_)) {
         let curve = substep_history(model, config, start, config.iterations, "xpbd");
@@ -163,7 +182,10 @@ fn run_substep(b: &Built, start: &State, reference: &xpbd_cpu::multilayer::Multi
     }
     let mut backend = CpuBackend::new(model, config);
     let m = backend.multilayer().unwrap();
-    m.resume_from(reference);
+    if let Some(r) = reference {
+        m.resume_from(r);
+    }
+    m.prime_key(previous, &start.x, config.h());
     m.record_iterations = true;
     let mut s = start.clone();
     let t_end = s.time + config.h();
@@ -175,11 +197,11 @@ fn run_substep(b: &Built, start: &State, reference: &xpbd_cpu::multilayer::Multi
 
 /// Runs the substep `repeats` times: the work is the same each time (the residuals must agree), so
 /// the time of each iteration is its shortest, which filters out the preemptions of a loaded machine.
-fn run_repeated(model: &Built, start: &State, reference: &xpbd_cpu::multilayer::Multilayer, repeats: usize) -> Trace {
-    let mut best = run_substep(model, start, reference);
+fn run_repeated(model: &Built, start: &State, previous: &[Vec3], reference: Option<&Multilayer>, repeats: usize) -> Trace {
+    let mut best = run_substep(model, start, previous, reference);
     let mut step: Vec<f64> = best.points.windows(2).map(|w| w[1].1 - w[0].1).collect();
     for _ in 1..repeats {
-        let t = run_substep(model, start, reference);
+        let t = run_substep(model, start, previous, reference);
         assert!(t.points.iter().zip(&best.points).all(|(a, b)| a.2 == b.2), "repeated substeps differ");
         for (s, w) in step.iter_mut().zip(t.points.windows(2)) {
             *s = s.min(w[1].1 - w[0].1);
@@ -206,13 +228,15 @@ fn run_study(setup: &Setup, variants: &[Variant]) -> (usize, Vec<Vec<Trace>>) {
     let mut reference = CpuBackend::new(reference_model, &reference_built.config);
     let h = reference_built.config.h();
     let mut traces: Vec<Vec<Trace>> = variants.iter().map(|_| Vec::new()).collect();
+    let mut previous = state.x.clone();
     for k in 0..setup.warmup + setup.samples {
         if k >= setup.warmup {
-            let r = reference.multilayer().unwrap();
+            let r = reference.multilayer().map(|r| &*r);
             for (t, m) in traces.iter_mut().zip(&models) {
-                t.push(run_repeated(m, &state, r, setup.repeats));
+                t.push(run_repeated(m, &state, &previous, r, setup.repeats));
             }
         }
+        previous.clone_from(&state.x);
         let t_end = state.time + h;
         reference.substep(reference_model, &mut state, h, t_end, false);
     }
@@ -296,9 +320,17 @@ fn first_sample_series(variants: &[Variant], traces: &[Vec<Trace>], x: fn(&(usiz
 
 const CSV_HEADER: &str = "solver,tets,sample,iteration,layer,solver_ms,relative_residual\n";
 
+/// Where the figures go: docs/figures/multilayer.
+fn figures() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figures/multilayer")
+}
+
 fn write(study: &str, csv: &str, svg: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figures/multilayer");
-    std::fs::create_dir_all(&dir).unwrap();
+    write_to(&figures(), study, csv, svg)
+}
+
+fn write_to(dir: &Path, study: &str, csv: &str, svg: &str) {
+    std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join(format!("{study}.csv")), csv).unwrap();
     std::fs::write(dir.join(format!("{study}.svg")), svg).unwrap();
 }
@@ -462,6 +494,205 @@ fn spinning_study() {
     println!("## spinning\n\n{table}");
 }
 
+/// The scenes of the paper's Fig. 9 as scene files (paths from the repository root): a scene added
+/// later is one line here.
+const EXAMPLE_SCENES: &[&str] = &["scenes/spinning_box.toml", "scenes/multilayer_stretched_box.toml", "scenes/multilayer_octopus.toml"];
+
+/// The sampling of `--smoke`: 2 substeps in the first 2 frames, 40 iterations.
+const SMOKE: Sampling = Sampling { samples: 2, budget: 40, repeats: 1, frames: Some(2) };
+
+/// The octopus of Fig. 10.
+const PRECISION_SCENE: &str = "scenes/multilayer_octopus.toml";
+
+/// Residual levels of Fig. 10: 90, 99 and 99.9 % reduction.
+const PRECISION_LEVELS: [f64; 3] = [1e-1, 1e-2, 1e-3];
+
+/// The solvers compared on scene files: XPBD (serial Gauss-Seidel) and the default multi-layer solver
+/// (5 layers, linear, doubling, strain-rate order; its profile computed for 30 iterations).
+fn file_variants() -> [Variant; 2] {
+    [variant("xpbd", "kind = \"xpbd\"", 1), variant("multi-layer", "kind = \"multilayer\"", 30)]
+}
+
+/// How the substeps of a scene file are sampled: `samples` substeps spread evenly over the scene's
+/// run (its first `frames` frames when set), each solved by every variant `repeats` times with up to
+/// `budget` iterations.
+struct Sampling {
+    samples: usize,
+    budget: usize,
+    repeats: usize,
+    frames: Option<usize>,
+}
+
+/// The scene file at `path` (from the repository root) with its `[solver]` table replaced by `solver`
+/// and `iterations` iterations per substep (`None`: the scene's own solver and iterations); every
+/// other field (stepping, gravity, pins, colliders, contact) is the scene's. With its frame count.
+fn scene_file(path: &str, solver: Option<(&str, usize)>) -> (Built, usize) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path);
+    let mut scene = xpbd_core::scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    if let Some((solver, iterations)) = solver {
+        let table = format!("name = \"solver\"\n[solver]\n{solver}\n");
+        scene.solver = xpbd_core::scene::parse(&table, Path::new("solver.toml")).unwrap().solver;
+        scene.simulation.iterations = iterations;
+    }
+    let built = xpbd_core::scene::build(&scene, path.parent().unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (built, scene.simulation.frames)
+}
+
+/// Every variant's traces (outer: variant, inner: sample) on the scene file `path`, and its tet count:
+/// the scene's own solver advances the reference trajectory, and at each sampled substep every
+/// variant solves that substep from the reference's state with the sampling's budget.
+fn run_scene_file(path: &str, variants: &[Variant], sampling: &Sampling) -> (usize, Vec<Vec<Trace>>) {
+    let models: Vec<Built> = variants.iter().map(|v| with_budget(scene_file(path, Some((&v.solver, v.base))).0, sampling.budget)).collect();
+    let (reference_built, frames) = scene_file(path, None);
+    let (model, config) = (&reference_built.model, &reference_built.config);
+    let mut state = State::initial(model);
+    let mut reference = CpuBackend::new(model, config);
+    let h = config.h();
+    let total = sampling.frames.unwrap_or(frames).min(frames) * config.substeps;
+    let every = (total / sampling.samples).max(1);
+    let mut traces: Vec<Vec<Trace>> = variants.iter().map(|_| Vec::new()).collect();
+    let mut previous = state.x.clone();
+    for k in 0..every * sampling.samples {
+        if k % every == every / 2 {
+            let r = reference.multilayer().map(|r| &*r);
+            for (t, m) in traces.iter_mut().zip(&models) {
+                t.push(run_repeated(m, &state, &previous, r, sampling.repeats));
+            }
+        }
+        previous.clone_from(&state.x);
+        let t_end = config.substep_end(state.time, 1);
+        reference.substep(model, &mut state, h, t_end, false);
+    }
+    (model.element_count(), traces)
+}
+
+fn scene_name(path: &str) -> &str {
+    Path::new(path).file_stem().unwrap().to_str().unwrap()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => 0.5 * (v[n / 2 - 1] + v[n / 2]),
+    }
+}
+
+/// Milliseconds to `level` of the samples that reach it.
+fn ms_to(traces: &[Trace], level: f64) -> Vec<f64> {
+    traces.iter().filter_map(|t| t.reach(level)).map(|r| r.1 * 1e3).collect()
+}
+
+/// "median / mean" of `ms`, or "not reached" when empty.
+fn spread(ms: &[f64]) -> String {
+    if ms.is_empty() {
+        return "not reached".into();
+    }
+    format!("{:.2} / {:.2}", median(ms.to_vec()), mean(ms.iter().copied()))
+}
+
+/// XPBD's median over the multi-layer solver's (`ms[0]`, `ms[1]`), or "—" when one never reached the level.
+fn ratio(ms: &[Vec<f64>]) -> String {
+    if ms.iter().any(|m| m.is_empty()) {
+        return "—".into();
+    }
+    format!("{:.2}", median(ms[0].clone()) / median(ms[1].clone()))
+}
+
+/// Fig. 9: per scene file, the histograms of the solver time to a 90 % residual reduction of XPBD and
+/// the multi-layer solver over sampled substeps (`examples_NAME.svg`, `.csv`), and one Markdown table.
+fn examples_study(scenes: &[&str], sampling: &Sampling, out: &Path) {
+    let variants = file_variants();
+    let mut table = format!(
+        "| scene | tets | substep (dt / substeps) | ms to 90 %: XPBD median / mean | multi-layer median / mean | XPBD / multi-layer (medians) | samples reaching 90 % in {} iterations: XPBD / multi-layer |\n|---|---|---|---|---|---|---|\n",
+        sampling.budget
+    );
+    for &path in scenes {
+        let (tets, traces) = run_scene_file(path, &variants, sampling);
+        let name = scene_name(path);
+        let mut csv = "solver,sample,iterations_to_90,ms_to_90,relative_residual_after_budget\n".to_string();
+        for (v, ts) in variants.iter().zip(&traces) {
+            for (k, t) in ts.iter().enumerate() {
+                let (its, ms) = t.to_90().map_or((String::new(), String::new()), |r| (r.0.to_string(), format!("{:.4}", r.1 * 1e3)));
+                let _ = writeln!(csv, "{},{k},{its},{ms},{:.5e}", v.label, t.points.last().unwrap().2);
+            }
+        }
+        let ms: Vec<Vec<f64>> = traces.iter().map(|ts| ms_to(ts, 0.1)).collect();
+        let top = ms.iter().flatten().copied().fold(0.0, f64::max);
+        let edges: Vec<f64> = (0..=HISTOGRAM_BINS).map(|b| top * b as f64 / HISTOGRAM_BINS as f64).collect();
+        let series = variants.iter().zip(&ms).map(|(v, ms)| histogram(&v.label, ms, &edges)).collect();
+        let panels = [Panel { title: name.into(), x_label: "solver ms to 90 %".into(), y_label: "substeps".into(), log_y: false, series }];
+        let title = format!("{name}: solver time to a 90 % residual reduction ({} sampled substeps)", sampling.samples);
+        write_to(out, &format!("examples_{name}"), &csv, &panels_svg(&title, &panels).unwrap());
+        let b = &reference_stepping(path);
+        let _ = writeln!(
+            table,
+            "| {name} | {tets} | {b} | {} | {} | {} | {}/{} / {}/{} |",
+            spread(&ms[0]),
+            spread(&ms[1]),
+            ratio(&ms),
+            ms[0].len(),
+            traces[0].len(),
+            ms[1].len(),
+            traces[1].len()
+        );
+    }
+    println!("## examples\n\n{table}");
+}
+
+/// Bins of the Fig. 9 histograms.
+const HISTOGRAM_BINS: usize = 15;
+
+/// The scene's substep as `dt / substeps` for the tables.
+fn reference_stepping(path: &str) -> String {
+    let c = scene_file(path, None).0.config;
+    format!("{} s / {}", c.dt, c.substeps)
+}
+
+/// Fig. 10: on the octopus, the solver time of XPBD and the multi-layer solver to each residual level
+/// of `PRECISION_LEVELS` (`precision.svg`, `.csv`), and a Markdown table with the samples reaching each.
+fn precision_study(sampling: &Sampling, out: &Path) {
+    let variants = file_variants();
+    let (tets, traces) = run_scene_file(PRECISION_SCENE, &variants, sampling);
+    let mut csv = "solver,sample,level,iterations,solver_ms\n".to_string();
+    let mut table = format!(
+        "| reduction ({tets} tets, budget {} iterations) | XPBD ms: median / mean | multi-layer ms: median / mean | XPBD / multi-layer (medians) | samples reaching it: XPBD / multi-layer |\n|---|---|---|---|---|\n",
+        sampling.budget
+    );
+    let mut series: Vec<Series> = variants.iter().map(|v| Series { name: v.label.clone(), points: Vec::new() }).collect();
+    for level in PRECISION_LEVELS {
+        let ms: Vec<Vec<f64>> = traces.iter().map(|ts| ms_to(ts, level)).collect();
+        for ((v, ts), s) in variants.iter().zip(&traces).zip(&mut series) {
+            for (k, t) in ts.iter().enumerate() {
+                let (its, ms) = t.reach(level).map_or((String::new(), String::new()), |r| (r.0.to_string(), format!("{:.4}", r.1 * 1e3)));
+                let _ = writeln!(csv, "{},{k},{level:e},{its},{ms}", v.label);
+            }
+            s.points.push((100.0 * (1.0 - level), median(ms_to(ts, level))));
+        }
+        let (xpbd, multilayer) = (spread(&ms[0]), spread(&ms[1]));
+        let _ = writeln!(
+            table,
+            "| {} % | {xpbd} | {multilayer} | {} | {}/{} / {}/{} |",
+            100.0 * (1.0 - level),
+            ratio(&ms),
+            ms[0].len(),
+            traces[0].len(),
+            ms[1].len(),
+            traces[1].len()
+        );
+    }
+    let panels = [Panel {
+        title: format!("{} sampled substeps; median over the samples reaching each level", sampling.samples),
+        x_label: "residual reduction (%)".into(),
+        y_label: "solver ms".into(),
+        log_y: true,
+        series,
+    }];
+    write_to(out, "precision", &csv, &panels_svg("Octopus: solver time to a residual reduction", &panels).unwrap());
+    println!("## precision\n\n{table}");
+}
+
 /// The parameter studies (a)–(d): name, title, and per variant its label, its `[solver]` lines after
 /// `kind = "multilayer"`, and the iterations its layer profile is computed for.
 type Study = (&'static str, &'static str, &'static [(&'static str, &'static str, usize)]);
@@ -471,6 +702,7 @@ const PARAMETER_STUDIES: &[Study] = &[
         "Element order (5 layers, linear, doubling)",
         &[
             ("strain rate", "layer_order = \"strain_rate\"", 30),
+            ("stretch", "layer_order = \"stretch\"", 30),
             ("random", "layer_order = \"random\"", 30),
             ("stripes x", "layer_order = \"stripes\"\nstripe_axis = \"x\"", 30),
             ("stripes y", "layer_order = \"stripes\"\nstripe_axis = \"y\"", 30),
@@ -500,7 +732,8 @@ const PARAMETER_STUDIES: &[Study] = &[
 
 fn main() {
     let study = std::env::args().skip(1).find(|a| !a.starts_with('-')).unwrap_or_else(|| "all".into());
-    let names: Vec<&str> = PARAMETER_STUDIES.iter().map(|s| s.0).chain(["stretched", "spinning", "all"]).collect();
+    let smoke = std::env::args().any(|a| a == "--smoke");
+    let names: Vec<&str> = PARAMETER_STUDIES.iter().map(|s| s.0).chain(["stretched", "spinning", "examples", "precision", "all"]).collect();
     if !names.contains(&study.as_str()) {
         eprintln!("multilayer_studies: unknown study '{study}' (expected one of {})", names.join(", "));
         std::process::exit(2);
@@ -516,6 +749,16 @@ fn main() {
     }
     if run("spinning") {
         spinning_study();
+    }
+    // The scene-file studies: `--smoke` takes 2 samples and few iterations, and writes to a temporary folder.
+    let out = if smoke { std::env::temp_dir().join("multilayer_studies_smoke") } else { figures() };
+    if run("examples") {
+        let sampling = if smoke { SMOKE } else { Sampling { samples: 20, budget: 200, repeats: 2, frames: None } };
+        examples_study(EXAMPLE_SCENES, &sampling, &out);
+    }
+    if run("precision") {
+        let sampling = if smoke { SMOKE } else { Sampling { samples: 20, budget: 1000, repeats: 2, frames: None } };
+        precision_study(&sampling, &out);
     }
     eprintln!("{study}: {:.1} s", t.elapsed().as_secs_f64());
 }

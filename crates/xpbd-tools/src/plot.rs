@@ -29,6 +29,31 @@ pub struct Panel {
     pub series: Vec<Series>,
 }
 
+/// A histogram of `values` over the bins between consecutive `edges` (ascending; a value on an inner
+/// edge counts in the bin above it, one on the last edge in the last bin, values outside are left
+/// out), as the step outline of the bar heights for a linear-axis [`Panel`].
+pub fn histogram(name: &str, values: &[f64], edges: &[f64]) -> Series {
+    let bins = edges.len().saturating_sub(1);
+    let mut count = vec![0usize; bins];
+    for &v in values {
+        if bins > 0 && v >= edges[0] && v <= edges[bins] {
+            count[edges[1..bins].partition_point(|&e| e <= v)] += 1;
+        }
+    }
+    let mut points = Vec::with_capacity(2 * bins + 2);
+    for (b, &c) in count.iter().enumerate() {
+        if b == 0 {
+            points.push((edges[0], 0.0));
+        }
+        points.push((edges[b], c as f64));
+        points.push((edges[b + 1], c as f64));
+    }
+    if let Some(&last) = edges.last().filter(|_| bins > 0) {
+        points.push((last, 0.0));
+    }
+    Series { name: name.into(), points }
+}
+
 /// Line colors (Tableau 10), cycled.
 const COLORS: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
@@ -254,6 +279,14 @@ fn plot_error<E: std::error::Error>(e: E) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn histogram_counts_each_value_in_one_bin() {
+        let h = histogram("h", &[0.0, 0.5, 1.0, 1.5, 2.0, 2.5, -1.0], &[0.0, 1.0, 2.0]);
+        // Bins [0, 1) and [1, 2]: 0 and 0.5; 1, 1.5 and 2 (the last edge); 2.5 and −1 outside.
+        assert_eq!(h.points, vec![(0.0, 0.0), (0.0, 2.0), (1.0, 2.0), (1.0, 3.0), (2.0, 3.0), (2.0, 0.0)]);
+        assert!(histogram("empty", &[1.0], &[0.0]).points.is_empty());
+    }
 
     #[test]
     fn draws_log_and_linear_panels_with_one_legend() {

@@ -2,6 +2,8 @@
 //! incremental union-find merging and the layer schedules. The solver loop lives in the backends.
 
 pub mod hierarchy;
+pub mod modal_stretch;
+pub mod order_key;
 pub mod rigid_body;
 pub mod schedule;
 pub mod settings;

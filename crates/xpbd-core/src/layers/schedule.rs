@@ -28,6 +28,9 @@ pub enum IterationProfile {
 pub enum ElementOrder {
     /// Ascending Green strain rate of the previous step (Eq. 20).
     StrainRate,
+    /// Ascending stretch of the previous step in the modal basis of M⁻¹K (§4.1, the paper's costly
+    /// comparison order; [`crate::layers::modal_stretch`]).
+    Stretch,
     /// A shuffle seeded by `seed` (and the step, so each step has its own pattern).
     Random { seed: u64 },
     /// `count` stripes across the body along `axis` (0 = x): even stripes first, then odd ones, each
@@ -76,17 +79,17 @@ pub fn iterations_per_layer(profile: IterationProfile, layers: usize, total: usi
 }
 
 /// The elements in rigidification order, as far as the layers need it. `rate` is the per-element
-/// strain rate (its length is the element count), `centroid` the element centroids (read only by
+/// key of the ascending orders, the strain rate or the modal stretch (its length is the element count), `centroid` the element centroids (read only by
 /// `Stripes`), `step` the step counter (for the random order). `prefixes` are the rigid element counts
 /// of the layers ([`crate::layers::hierarchy::rigid_count`]): the layers depend only on the *set* of
-/// the first `c` elements for each such `c`, so the strain-rate order is only partly sorted (§5 of the
+/// the first `c` elements for each such `c`, so the ascending orders are only partly sorted (§5 of the
 /// paper: "we do not need a full sort"): the first `c` elements are the `c` smallest by rate (ties by
 /// index, as a stable sort gives them) for every `c` in `prefixes`, in no particular order between two
 /// consecutive prefixes.
 pub fn element_order(order: ElementOrder, rate: &[f64], centroid: &[Vec3], step: u64, prefixes: &[usize]) -> Vec<u32> {
     let mut e: Vec<u32> = (0..rate.len() as u32).collect();
     match order {
-        ElementOrder::StrainRate => return strain_rate_prefixes(rate, prefixes),
+        ElementOrder::StrainRate | ElementOrder::Stretch => return ascending_prefixes(rate, prefixes),
         ElementOrder::Random { seed } => fastrand::Rng::with_seed(seed ^ step.wrapping_mul(0x9E37_79B9_7F4A_7C15)).shuffle(&mut e),
         ElementOrder::Stripes { axis, count } => {
             let coord = |i: u32| centroid[i as usize][axis];
@@ -100,9 +103,9 @@ pub fn element_order(order: ElementOrder, rate: &[f64], centroid: &[Vec3], step:
     e
 }
 
-/// The strain-rate order up to `prefixes`: nested selections (largest prefix first, each within the
+/// The ascending order of `rate` up to `prefixes`: nested selections (largest prefix first, each within the
 /// previous one) on (rate key, index) pairs, O(n) per prefix instead of a sort.
-fn strain_rate_prefixes(rate: &[f64], prefixes: &[usize]) -> Vec<u32> {
+fn ascending_prefixes(rate: &[f64], prefixes: &[usize]) -> Vec<u32> {
     let mut keyed: Vec<(u64, u32)> = rate.iter().enumerate().map(|(e, &r)| (total_order_key(r), e as u32)).collect();
     let mut cuts: Vec<usize> = prefixes.iter().copied().filter(|&c| c > 0 && c < rate.len()).collect();
     cuts.sort_unstable_by(|a, b| b.cmp(a));

@@ -43,6 +43,7 @@ impl MultilayerSettings {
         };
         let order = match s.layer_order.as_deref().unwrap_or("strain_rate") {
             "strain_rate" => ElementOrder::StrainRate,
+            "stretch" => ElementOrder::Stretch,
             "random" => ElementOrder::Random { seed: s.layer_seed.unwrap_or(0) },
             "stripes" => {
                 let axis = match s.stripe_axis.as_deref().unwrap_or("x") {
@@ -57,7 +58,7 @@ impl MultilayerSettings {
                 }
                 ElementOrder::Stripes { axis, count }
             }
-            other => return Err(unknown("layer_order", other, "strain_rate, random, stripes")),
+            other => return Err(unknown("layer_order", other, "strain_rate, stretch, random, stripes")),
         };
         for (field, set, needs) in [
             ("layer_seed", s.layer_seed.is_some(), "random"),
@@ -114,6 +115,7 @@ impl ElementOrder {
     pub fn name(self) -> &'static str {
         match self {
             ElementOrder::StrainRate => "strain_rate",
+            ElementOrder::Stretch => "stretch",
             ElementOrder::Random { .. } => "random",
             ElementOrder::Stripes { .. } => "stripes",
         }
@@ -138,13 +140,13 @@ mod tests {
     /// `layer_order` serialises as the name that selects it; an unknown name is a one-line error.
     #[test]
     fn layer_order_names_round_trip() {
-        for name in ["strain_rate", "random", "stripes"] {
+        for name in ["strain_rate", "stretch", "random", "stripes"] {
             let s = schema::Solver { layer_order: Some(name.into()), ..Default::default() };
             let settings = MultilayerSettings::from_scene(&s, 10).unwrap();
             assert_eq!(toml::Value::try_from(settings.order).unwrap(), toml::Value::from(name));
         }
         let s = schema::Solver { layer_order: Some("zigzag".into()), ..Default::default() };
         let err = MultilayerSettings::from_scene(&s, 10).unwrap_err().to_string();
-        assert_eq!(err, "solver.layer_order: unknown 'zigzag' (expected strain_rate, random, stripes)");
+        assert_eq!(err, "solver.layer_order: unknown 'zigzag' (expected strain_rate, stretch, random, stripes)");
     }
 }

@@ -6,10 +6,10 @@ use nalgebra::Matrix3;
 use rayon::prelude::*;
 use xpbd_core::constraint::tet::deformation_gradient;
 use xpbd_core::constraint::tet::TetRest;
-use xpbd_core::constraint::tet_model::{gather, TetModel};
+use xpbd_core::constraint::tet_model::gather;
 use xpbd_core::fem::element::{element_forces, element_state, stiffness_product, ElementState};
 use xpbd_core::fem::energy::green_strain;
-use xpbd_core::fem::energy::Energy;
+use xpbd_core::fem::energy::{energy_of, Energy};
 use xpbd_core::material::Lame;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
@@ -30,16 +30,6 @@ pub struct Material {
     pub lame: Lame,
     /// α₁ (s).
     pub stiffness_damping: f64,
-}
-
-/// The energy an XPBD material model names: both stable neo-Hookean variants are one energy.
-pub fn energy_of(model: TetModel) -> Energy {
-    match model {
-        TetModel::NeoHookean | TetModel::NeoHookeanBlock => Energy::StableNeoHookean,
-        TetModel::StVK => Energy::StVK,
-        TetModel::Arap => Energy::Arap,
-        TetModel::Corotational => Energy::Corotational,
-    }
 }
 
 impl Elements {

@@ -17,7 +17,6 @@ mod shells;
 mod system;
 
 use contact::Contacts;
-pub use elements::energy_of;
 use elements::Elements;
 pub use linear_solve::PcgCounts;
 use nalgebra::Matrix3;
@@ -28,6 +27,7 @@ use std::time::Instant;
 use system::{Inputs, Spring, System};
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
 use xpbd_core::constraint::tet_model::gather;
+pub use xpbd_core::fem::energy::energy_of;
 use xpbd_core::fem::shell::membrane_strain;
 use xpbd_core::implicit::bodies::{FaceAdjacency, RigidPattern};
 use xpbd_core::implicit::dofs::{Dofs, VertexDof};

@@ -26,9 +26,9 @@ use xpbd_core::contact::rows::{Iterate, PairRow};
 use xpbd_core::contact::ContactForces;
 use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::layers::hierarchy::{build_layers, rigid_count, Layer};
+use xpbd_core::layers::order_key::OrderKey;
 use xpbd_core::layers::schedule::{element_order, ElementOrder};
 use xpbd_core::layers::settings::MultilayerSettings;
-use xpbd_core::layers::strain_rate::StrainRate;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics::residual_norm;
 use xpbd_core::model::Model;
@@ -44,7 +44,8 @@ pub struct Multilayer {
     sweep: ElasticSweep,
     /// Whether each element has a pinned vertex (pins are fixed for the run).
     pinned_element: Vec<bool>,
-    strain: StrainRate,
+    /// The ordering key of the previous substep (strain rate or modal stretch, §4.1).
+    key: OrderKey,
     x_start: Vec<Vec3>,
     v_start: Vec<Vec3>,
     v_res: Vec<Vec3>,
@@ -78,6 +79,7 @@ impl Multilayer {
     /// The solver of `settings` for `model`.
     pub fn new(model: &Model, settings: &MultilayerSettings) -> Self {
         let settings = settings.clone();
+        let order = settings.order;
         let (mut tets, mut rest) = (Vec::new(), Vec::new());
         for g in &model.tet_groups {
             tets.extend_from_slice(&g.tets);
@@ -92,7 +94,7 @@ impl Multilayer {
             rest,
             sweep,
             pinned_element,
-            strain: StrainRate::default(),
+            key: OrderKey::new(order, model),
             x_start: vec![Vec3::zeros(); n],
             v_start: vec![Vec3::zeros(); n],
             v_res: vec![Vec3::zeros(); n],
@@ -132,10 +134,11 @@ impl Multilayer {
         self.settings.rigid_fractions.len()
     }
 
-    /// The strain rates of the last substep, the one thing a substep takes from the one before
-    /// (empty before the first); saved in checkpoints.
+    /// The ordering key (strain rates, or the modal stretch of `layer_order = "stretch"`) of the last
+    /// substep, the one thing a substep takes from the one before (empty before the first); saved in
+    /// checkpoints.
     pub fn strain_rates(&self) -> &[f64] {
-        &self.strain.rate
+        self.key.rate()
     }
 
     /// Resumes after `state.frame` frames of `substeps` substeps with the saved strain `rates`: the strains
@@ -145,17 +148,27 @@ impl Multilayer {
             return Err(Error::invalid(format!("the checkpoint holds {} strain rates, the multi-layer solver needs {}", rates.len(), self.tets.len())));
         }
         if !rates.is_empty() {
-            self.strain.restore(&self.tets, &self.rest, &state.x, rates);
+            self.key.restore(&self.tets, &self.rest, &state.x, rates);
         }
         self.substeps = (state.frame * substeps) as u64;
         Ok(())
     }
 
-    /// Takes over `other`'s strain rates and substep count, so that this solver's settings run from
+    /// Takes over `other`'s ordering key (when both order by the same key) and substep count, so that this solver's settings run from
     /// the same point of a trajectory as `other` (the studies compare settings side by side).
     pub fn resume_from(&mut self, other: &Multilayer) {
-        self.strain = other.strain.clone();
+        if std::mem::discriminant(&self.key) == std::mem::discriminant(&other.key) {
+            self.key = other.key.clone();
+        }
         self.substeps = other.substeps;
+    }
+
+    /// Sets the ordering key from the positions at the start of the previous substep, `x_prev`, and of
+    /// this one, `x`, `h` apart, as the previous substep leaves it (the studies run orders whose key
+    /// the reference run does not keep).
+    pub fn prime_key(&mut self, x_prev: &[Vec3], x: &[Vec3], h: f64) {
+        self.key.update(&self.tets, &self.rest, x_prev, h);
+        self.key.update(&self.tets, &self.rest, x, h);
     }
 
     /// One substep of length `h` ending at time `t_end` (Algorithm 2; colliders are where they are at
@@ -185,15 +198,15 @@ impl Multilayer {
         });
         // Line 3: the layers from the previous substep's strain rates (all zero on the first substep).
         let t = Instant::now();
-        if self.strain.rate.len() != self.tets.len() {
-            self.strain.update(&self.tets, &self.rest, &s.x, h);
+        if self.key.rate().len() != self.tets.len() {
+            self.key.update(&self.tets, &self.rest, &s.x, h);
         }
         let centroid: Vec<Vec3> = match self.settings.order {
             ElementOrder::Stripes { .. } => self.tets.iter().map(|t| t.iter().map(|&v| s.x[v as usize]).sum::<Vec3>() / 4.0).collect(),
             _ => Vec::new(),
         };
         let counts: Vec<usize> = self.settings.rigid_fractions.iter().map(|&f| rigid_count(f, self.tets.len())).collect();
-        let order = element_order(self.settings.order, &self.strain.rate, &centroid, self.substeps, &counts);
+        let order = element_order(self.settings.order, self.key.rate(), &centroid, self.substeps, &counts);
         let mut layers = build_layers(&self.tets, s.x.len(), &order, &self.settings.rigid_fractions);
         if self.pinned_element.iter().any(|&p| p) {
             layers.iter_mut().for_each(|l| dissolve_pinned(l, &self.pinned_element));
@@ -263,7 +276,7 @@ impl Multilayer {
         // Lines 24–25.
         integrate::update_velocities(s, &self.x_start, h);
         restitute(self.contacts.contacts(&s.x), &mut s.v, &self.v_start, model.gravity.norm(), h);
-        self.strain.update(&self.tets, &self.rest, &s.x, h);
+        self.key.update(&self.tets, &self.rest, &s.x, h);
         self.substeps += 1;
         self.substep_seconds += start.elapsed().as_secs_f64() - excluded;
         r0.map(|r0| {
