@@ -20,14 +20,16 @@
 //! residual after the 100 % rigid first layer; `examples` (Fig. 9): on the scene files of
 //! `EXAMPLE_SCENES`, histograms of the solver time to a 90 % reduction of XPBD and the multi-layer
 //! solver over 20 substeps sampled along the scene's own run (the scene's solver advances it);
-//! `precision` (Fig. 10): on the octopus, the time to 90, 99 and 99.9 % reduction; `all`. `--smoke`
-//! runs the scene-file studies on 2 substeps of the first 2 frames with 40 iterations and writes to a
-//! temporary folder. Every parameter-study run includes XPBD and the multi-layer solver with one
-//! (elastic) layer as controls. Writes
-//! `docs/figures/multilayer/NAME.csv` and `NAME.svg` (the first sample's curves; the histograms and
-//! the time against the residual level for the scene-file studies) and prints the Markdown tables.
+//! `precision` (Fig. 10): on the octopus, the time to 90, 99 and 99.9 % reduction; `all`. The
+//! scene-file studies compare XPBD's serial and colored sweeps with the multi-layer solver; every
+//! parameter-study run includes XPBD and the multi-layer solver with one (elastic) layer as controls.
+//! `--smoke` runs every study at its smallest (one sample, one run; the scene-file studies on 2
+//! substeps of the first 2 frames with 40 iterations) to check the code path. Writes `NAME.csv` and
+//! `NAME.svg` (the first sample's curves; the histograms and the time against the residual level for
+//! the scene-file studies) to `--out DIR`, by default docs/figures/multilayer, and prints the Markdown
+//! tables. The reproduction script `benches/reproduce/multilayer.sh` runs them all.
 //!
-//! Run: `cargo bench -p xpbd-benches --bench multilayer_studies -- STUDY`
+//! Run: `cargo bench -p xpbd-benches --bench multilayer_studies -- STUDY [--smoke] [--out DIR]`
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -320,27 +322,45 @@ fn first_sample_series(variants: &[Variant], traces: &[Vec<Trace>], x: fn(&(usiz
 
 const CSV_HEADER: &str = "solver,tets,sample,iteration,layer,solver_ms,relative_residual\n";
 
-/// Where the figures go: docs/figures/multilayer.
-fn figures() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figures/multilayer")
+/// Where the studies write and how big they are.
+struct Options {
+    /// The CSV and SVG folder: `--out DIR`, else docs/figures/multilayer.
+    out: std::path::PathBuf,
+    /// `--smoke`: every study at its smallest (one sample, one run, a few frames), to check the code path.
+    smoke: bool,
 }
 
-fn write(study: &str, csv: &str, svg: &str) {
-    write_to(&figures(), study, csv, svg)
-}
+impl Options {
+    fn from_args() -> Options {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        let out = args.iter().position(|a| a == "--out").and_then(|k| args.get(k + 1)).map(std::path::PathBuf::from);
+        Options {
+            out: out.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figures/multilayer")),
+            smoke: args.iter().any(|a| a == "--smoke"),
+        }
+    }
 
-fn write_to(dir: &Path, study: &str, csv: &str, svg: &str) {
-    std::fs::create_dir_all(dir).unwrap();
-    std::fs::write(dir.join(format!("{study}.csv")), csv).unwrap();
-    std::fs::write(dir.join(format!("{study}.svg")), svg).unwrap();
+    /// `setup` as sampled: with `--smoke` one sample after at most two warm-up substeps, one run each.
+    fn sampled(&self, setup: Setup) -> Setup {
+        match self.smoke {
+            true => Setup { warmup: setup.warmup.min(2), samples: 1, repeats: 1, ..setup },
+            false => setup,
+        }
+    }
+
+    fn write(&self, study: &str, csv: &str, svg: &str) {
+        std::fs::create_dir_all(&self.out).unwrap();
+        std::fs::write(self.out.join(format!("{study}.csv")), csv).unwrap();
+        std::fs::write(self.out.join(format!("{study}.svg")), svg).unwrap();
+    }
 }
 
 /// A parameter study (a)–(d): on the pinned cantilever of the paper, and on the free stretched box
 /// (1500 tets, E = 1e9 Pa, 120 iterations), where no group is dissolved for holding a pin.
-fn parameter_study(study: &str, title: &str, variants: Vec<Variant>) {
+fn parameter_study(study: &str, title: &str, variants: Vec<Variant>, o: &Options) {
     let mut free_box = stretched_box([15, 5, 4], "1e9", 120);
     free_box.name = "box";
-    for setup in [cantilever(), free_box] {
+    for setup in [cantilever(), free_box].map(|s| o.sampled(s)) {
         let mut all = controls(setup.budget);
         all.extend(variants.iter().map(|v| variant(&v.label, &v.solver, v.base)));
         let (tets, traces) = run_study(&setup, &all);
@@ -351,7 +371,7 @@ fn parameter_study(study: &str, title: &str, variants: Vec<Variant>) {
             panel("against solver time", "solver time (ms)", first_sample_series(&all, &traces, |p| p.1 * 1e3)),
         ];
         let name = format!("{study}_{}", setup.name);
-        write(&name, &csv, &panels_svg(&format!("{title}, {}", setup.name), &panels).unwrap());
+        o.write(&name, &csv, &panels_svg(&format!("{title}, {}", setup.name), &panels).unwrap());
         println!("## {name}\n\n{}", parameter_table(tets, setup.budget, &all, &traces));
     }
 }
@@ -364,15 +384,15 @@ fn controls(budget: usize) -> Vec<Variant> {
 
 /// Table 1: time to 90 % reduction of XPBD, the one-layer control and the default multi-layer solver
 /// (5 layers, linear, doubling) at three sizes, for each (stiffness, iteration budget) in `youngs`.
-fn stretched_study(youngs: &[(&str, usize)]) {
+fn stretched_study(youngs: &[(&str, usize)], o: &Options) {
     let mut table = "| E (Pa), budget | tets | ms to 90 %: XPBD / 1 layer / 5 layers | improvement of 5 layers over XPBD | over 1 layer | iterations to 90 %: XPBD / 5 layers | relative residual after 15 iterations (end of the rigid layers): XPBD / 5 layers | samples reaching 90 % (5 layers dipping to 10 % in a layer with rigid groups) | sort + union-find / 5-layer time to 90 % |\n|---|---|---|---|---|---|---|---|---|\n".to_string();
     for &(e, budget) in youngs {
         let mut variants = controls(budget);
         variants.push(variant("5 layers", "kind = \"multilayer\"", 30));
         let mut csv = CSV_HEADER.to_string();
         let mut panels = Vec::new();
-        for cells in [[11, 4, 3], [15, 5, 4], [22, 6, 5]] {
-            let setup = stretched_box(cells, e, budget);
+        for cells in [[11, 4, 3], [15, 5, 4], [22, 6, 5]].into_iter().take(if o.smoke { 1 } else { 3 }) {
+            let setup = o.sampled(stretched_box(cells, e, budget));
             let (tets, traces) = run_study(&setup, &variants);
             csv_rows(&mut csv, tets, &variants, &traces);
             panels.push(panel(&format!("{tets} tets"), "solver time (ms)", first_sample_series(&variants, &traces, |p| p.1 * 1e3)));
@@ -403,7 +423,7 @@ fn stretched_study(youngs: &[(&str, usize)]) {
             );
         }
         let title = format!("Stretched box, E = {e} Pa: relative residual against solver time (first sample)");
-        write(&format!("stretched_e{e}"), &csv, &panels_svg(&title, &panels).unwrap());
+        o.write(&format!("stretched_e{e}"), &csv, &panels_svg(&title, &panels).unwrap());
     }
     println!("## stretched\n\n{table}");
 }
@@ -428,24 +448,24 @@ fn spinning_box(solver: &str, iterations: usize, youngs: &str, density: &str) ->
 /// time (the shortest of 3 runs), so that XPBD at the multi-layer solver's cost can be read off; and on
 /// the same box made of steel (E = 2e11 Pa, 7800 kg/m³), the relative residual after the first,
 /// 100 % rigid layer at frame 6 against XPBD's after all 10 iterations.
-fn spinning_study() {
+fn spinning_study(o: &Options) {
+    let (frames, runs_each) = if o.smoke { (6, 1) } else { (100, 3) };
     let runs = [("multi-layer", "kind = \"multilayer\"", 10), ("xpbd", "kind = \"xpbd\"", 5), ("xpbd", "kind = \"xpbd\"", 10), ("xpbd", "kind = \"xpbd\"", 20)];
     let mut table =
-        "| solver | iterations | solver ms for 100 frames | max \\|ΔV\\|/V | max \\|ΔL\\|/\\|L\\| | final relative residual |\n|---|---|---|---|---|---|\n"
-            .to_string();
+        format!("| solver | iterations | solver ms for {frames} frames | max \\|ΔV\\|/V | max \\|ΔL\\|/\\|L\\| | final relative residual |\n|---|---|---|---|---|---|\n");
     let mut csv = "solver,iterations,frame,volume_drift,angular_momentum_drift\n".to_string();
     let (mut volume, mut momentum) = (Vec::new(), Vec::new());
     for (label, solver, iterations) in runs {
         let mut best = f64::INFINITY;
         let mut drifts = Vec::new();
         let mut residual = 0.0;
-        for _ in 0..3 {
+        for _ in 0..runs_each {
             let (Built { model, config, .. }, mut s) = spinning_box(solver, iterations, "1e6", "1000.0");
             let mut backend = CpuBackend::new(&model, &config);
             let (v0, l0) = (metrics::body_volume(&model, 0, &s.x), metrics::angular_momentum(&model, &s.x, &s.v));
             let mut seconds = 0.0;
             drifts.clear();
-            for _ in 0..100 {
+            for _ in 0..frames {
                 let stats = backend.step_frame(&model, &mut s).unwrap();
                 seconds += stats.solve_seconds;
                 residual = stats.relative_residual;
@@ -466,7 +486,7 @@ fn spinning_study() {
     }
     let drift_panel = |title: &str, y: &str, series| Panel { title: title.into(), x_label: "frame".into(), y_label: y.into(), log_y: true, series };
     let panels = [drift_panel("volume", "|V/V₀ − 1|", volume), drift_panel("angular momentum", "|L − L₀| / |L₀|", momentum)];
-    write("spinning", &csv, &panels_svg("Spinning box (StVK, E = 1e6 Pa, 6 rad/s): drift against frame", &panels).unwrap());
+    o.write("spinning", &csv, &panels_svg("Spinning box (StVK, E = 1e6 Pa, 6 rad/s): drift against frame", &panels).unwrap());
 
     // The first layer on the steel box: residual after each layer at frame 6, and XPBD's after 10 iterations.
     let steel = |solver| {
@@ -507,10 +527,16 @@ const PRECISION_SCENE: &str = "scenes/multilayer_octopus.toml";
 /// Residual levels of Fig. 10: 90, 99 and 99.9 % reduction.
 const PRECISION_LEVELS: [f64; 3] = [1e-1, 1e-2, 1e-3];
 
-/// The solvers compared on scene files: XPBD (serial Gauss-Seidel) and the default multi-layer solver
-/// (5 layers, linear, doubling, strain-rate order; its profile computed for 30 iterations).
-fn file_variants() -> [Variant; 2] {
-    [variant("xpbd", "kind = \"xpbd\"", 1), variant("multi-layer", "kind = \"multilayer\"", 30)]
+/// The solvers compared on scene files: XPBD's serial Gauss-Seidel (the reference ordering), XPBD's
+/// colored Gauss-Seidel (the sweep the multi-layer solver's elastic layers run, so the two differ only
+/// by the layers) and the default multi-layer solver (5 layers, linear, doubling, strain-rate order; its
+/// profile computed for 30 iterations), last.
+fn file_variants() -> [Variant; 3] {
+    [
+        variant("xpbd", "kind = \"xpbd\"", 1),
+        variant("xpbd colored", "kind = \"xpbd\"\nordering = \"colored\"", 1),
+        variant("multi-layer", "kind = \"multilayer\"", 30),
+    ]
 }
 
 /// How the substeps of a scene file are sampled: `samples` substeps spread evenly over the scene's
@@ -592,22 +618,37 @@ fn spread(ms: &[f64]) -> String {
     format!("{:.2} / {:.2}", median(ms.to_vec()), mean(ms.iter().copied()))
 }
 
-/// XPBD's median over the multi-layer solver's (`ms[0]`, `ms[1]`), or "—" when one never reached the level.
-fn ratio(ms: &[Vec<f64>]) -> String {
-    if ms.iter().any(|m| m.is_empty()) {
-        return "—".into();
-    }
-    format!("{:.2}", median(ms[0].clone()) / median(ms[1].clone()))
+/// The scene-file tables' columns after the first ones: per variant its "median / mean" ms, each
+/// other variant's median over the multi-layer solver's (the last variant; "—" where one never
+/// reached the level), and the samples reaching the level, "a / b / c" of `n`.
+fn level_columns(ms: &[Vec<f64>], samples: usize) -> String {
+    let last = ms.last().unwrap();
+    let ratio = |m: &Vec<f64>| match m.is_empty() || last.is_empty() {
+        true => "—".to_string(),
+        false => format!("{:.2}", median(m.clone()) / median(last.clone())),
+    };
+    let spreads: Vec<String> = ms.iter().map(|m| spread(m)).collect();
+    let ratios: Vec<String> = ms[..ms.len() - 1].iter().map(ratio).collect();
+    let reached: Vec<String> = ms.iter().map(|m| m.len().to_string()).collect();
+    format!("{} | {} | {} of {samples}", spreads.join(" | "), ratios.join(" | "), reached.join(" / "))
 }
 
-/// Fig. 9: per scene file, the histograms of the solver time to a 90 % residual reduction of XPBD and
-/// the multi-layer solver over sampled substeps (`examples_NAME.svg`, `.csv`), and one Markdown table.
-fn examples_study(scenes: &[&str], sampling: &Sampling, out: &Path) {
+/// The header cells of [`level_columns`].
+fn level_header(variants: &[Variant]) -> (String, usize) {
+    let (last, others) = variants.split_last().unwrap();
+    let mut cells: Vec<String> = variants.iter().map(|v| format!("{} ms: median / mean", v.label)).collect();
+    cells.extend(others.iter().map(|v| format!("{} / {} (medians)", v.label, last.label)));
+    cells.push(format!("samples reaching it: {}", variants.iter().map(|v| v.label.as_str()).collect::<Vec<_>>().join(" / ")));
+    let n = cells.len();
+    (cells.join(" | "), n)
+}
+
+/// Fig. 9: per scene file, the histograms of the solver time to a 90 % residual reduction of every
+/// variant over sampled substeps (`examples_NAME.svg`, `.csv`), and one Markdown table.
+fn examples_study(scenes: &[&str], sampling: &Sampling, o: &Options) {
     let variants = file_variants();
-    let mut table = format!(
-        "| scene | tets | substep (dt / substeps) | ms to 90 %: XPBD median / mean | multi-layer median / mean | XPBD / multi-layer (medians) | samples reaching 90 % in {} iterations: XPBD / multi-layer |\n|---|---|---|---|---|---|---|\n",
-        sampling.budget
-    );
+    let (header, n) = level_header(&variants);
+    let mut table = format!("| scene | tets | substep (dt / substeps) | {header} |\n|{}\n", "---|".repeat(n + 3));
     for &path in scenes {
         let (tets, traces) = run_scene_file(path, &variants, sampling);
         let name = scene_name(path);
@@ -624,21 +665,10 @@ fn examples_study(scenes: &[&str], sampling: &Sampling, out: &Path) {
         let series = variants.iter().zip(&ms).map(|(v, ms)| histogram(&v.label, ms, &edges)).collect();
         let panels = [Panel { title: name.into(), x_label: "solver ms to 90 %".into(), y_label: "substeps".into(), log_y: false, series }];
         let title = format!("{name}: solver time to a 90 % residual reduction ({} sampled substeps)", sampling.samples);
-        write_to(out, &format!("examples_{name}"), &csv, &panels_svg(&title, &panels).unwrap());
-        let b = &reference_stepping(path);
-        let _ = writeln!(
-            table,
-            "| {name} | {tets} | {b} | {} | {} | {} | {}/{} / {}/{} |",
-            spread(&ms[0]),
-            spread(&ms[1]),
-            ratio(&ms),
-            ms[0].len(),
-            traces[0].len(),
-            ms[1].len(),
-            traces[1].len()
-        );
+        o.write(&format!("examples_{name}"), &csv, &panels_svg(&title, &panels).unwrap());
+        let _ = writeln!(table, "| {name} | {tets} | {} | {} |", reference_stepping(path), level_columns(&ms, traces[0].len()));
     }
-    println!("## examples\n\n{table}");
+    println!("## examples (budget {} iterations)\n\n{table}", sampling.budget);
 }
 
 /// Bins of the Fig. 9 histograms.
@@ -650,16 +680,14 @@ fn reference_stepping(path: &str) -> String {
     format!("{} s / {}", c.dt, c.substeps)
 }
 
-/// Fig. 10: on the octopus, the solver time of XPBD and the multi-layer solver to each residual level
-/// of `PRECISION_LEVELS` (`precision.svg`, `.csv`), and a Markdown table with the samples reaching each.
-fn precision_study(sampling: &Sampling, out: &Path) {
+/// Fig. 10: on the octopus, the solver time of every variant to each residual level of
+/// `PRECISION_LEVELS` (`precision.svg`, `.csv`), and a Markdown table with the samples reaching each.
+fn precision_study(sampling: &Sampling, o: &Options) {
     let variants = file_variants();
     let (tets, traces) = run_scene_file(PRECISION_SCENE, &variants, sampling);
     let mut csv = "solver,sample,level,iterations,solver_ms\n".to_string();
-    let mut table = format!(
-        "| reduction ({tets} tets, budget {} iterations) | XPBD ms: median / mean | multi-layer ms: median / mean | XPBD / multi-layer (medians) | samples reaching it: XPBD / multi-layer |\n|---|---|---|---|---|\n",
-        sampling.budget
-    );
+    let (header, n) = level_header(&variants);
+    let mut table = format!("| reduction ({tets} tets, budget {} iterations) | {header} |\n|{}\n", sampling.budget, "---|".repeat(n + 1));
     let mut series: Vec<Series> = variants.iter().map(|v| Series { name: v.label.clone(), points: Vec::new() }).collect();
     for level in PRECISION_LEVELS {
         let ms: Vec<Vec<f64>> = traces.iter().map(|ts| ms_to(ts, level)).collect();
@@ -670,17 +698,7 @@ fn precision_study(sampling: &Sampling, out: &Path) {
             }
             s.points.push((100.0 * (1.0 - level), median(ms_to(ts, level))));
         }
-        let (xpbd, multilayer) = (spread(&ms[0]), spread(&ms[1]));
-        let _ = writeln!(
-            table,
-            "| {} % | {xpbd} | {multilayer} | {} | {}/{} / {}/{} |",
-            100.0 * (1.0 - level),
-            ratio(&ms),
-            ms[0].len(),
-            traces[0].len(),
-            ms[1].len(),
-            traces[1].len()
-        );
+        let _ = writeln!(table, "| {} % | {} |", 100.0 * (1.0 - level), level_columns(&ms, traces[0].len()));
     }
     let panels = [Panel {
         title: format!("{} sampled substeps; median over the samples reaching each level", sampling.samples),
@@ -689,7 +707,7 @@ fn precision_study(sampling: &Sampling, out: &Path) {
         log_y: true,
         series,
     }];
-    write_to(out, "precision", &csv, &panels_svg("Octopus: solver time to a residual reduction", &panels).unwrap());
+    o.write("precision", &csv, &panels_svg("Octopus: solver time to a residual reduction", &panels).unwrap());
     println!("## precision\n\n{table}");
 }
 
@@ -731,8 +749,10 @@ const PARAMETER_STUDIES: &[Study] = &[
 ];
 
 fn main() {
-    let study = std::env::args().skip(1).find(|a| !a.starts_with('-')).unwrap_or_else(|| "all".into());
-    let smoke = std::env::args().any(|a| a == "--smoke");
+    let o = Options::from_args();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // The study is the first argument that is neither an option nor the folder after `--out`.
+    let study = (0..args.len()).find(|&k| !args[k].starts_with('-') && (k == 0 || args[k - 1] != "--out")).map_or("all".into(), |k| args[k].clone());
     let names: Vec<&str> = PARAMETER_STUDIES.iter().map(|s| s.0).chain(["stretched", "spinning", "examples", "precision", "all"]).collect();
     if !names.contains(&study.as_str()) {
         eprintln!("multilayer_studies: unknown study '{study}' (expected one of {})", names.join(", "));
@@ -742,23 +762,21 @@ fn main() {
     let run = |name: &str| study == name || study == "all";
     for &(name, title, variants) in PARAMETER_STUDIES.iter().filter(|s| run(s.0)) {
         let variants = variants.iter().map(|&(label, extra, base)| variant(label, &format!("kind = \"multilayer\"\n{extra}"), base)).collect();
-        parameter_study(name, title, variants);
+        parameter_study(name, title, variants, &o);
     }
     if run("stretched") {
-        stretched_study(&[("1e7", 100), ("1e8", 200), ("1e9", 400)]);
+        stretched_study(&[("1e7", 100), ("1e8", 200), ("1e9", 400)], &o);
     }
     if run("spinning") {
-        spinning_study();
+        spinning_study(&o);
     }
-    // The scene-file studies: `--smoke` takes 2 samples and few iterations, and writes to a temporary folder.
-    let out = if smoke { std::env::temp_dir().join("multilayer_studies_smoke") } else { figures() };
     if run("examples") {
-        let sampling = if smoke { SMOKE } else { Sampling { samples: 20, budget: 200, repeats: 2, frames: None } };
-        examples_study(EXAMPLE_SCENES, &sampling, &out);
+        let sampling = if o.smoke { SMOKE } else { Sampling { samples: 20, budget: 200, repeats: 2, frames: None } };
+        examples_study(EXAMPLE_SCENES, &sampling, &o);
     }
     if run("precision") {
-        let sampling = if smoke { SMOKE } else { Sampling { samples: 20, budget: 1000, repeats: 2, frames: None } };
-        precision_study(&sampling, &out);
+        let sampling = if o.smoke { SMOKE } else { Sampling { samples: 20, budget: 1000, repeats: 2, frames: None } };
+        precision_study(&sampling, &o);
     }
     eprintln!("{study}: {:.1} s", t.elapsed().as_secs_f64());
 }

@@ -27,6 +27,7 @@ step "reproduction scripts at smoke sizes: every step of each paper's script, a 
 bash benches/reproduce/block-neohookean.sh --smoke
 bash benches/reproduce/cloth-report.sh --smoke
 bash benches/reproduce/mgpbd.sh --smoke
+bash benches/reproduce/multilayer.sh --smoke
 
 step "AMG-PCG against SciPy and PyAMG on small dual systems (venv cached per user)"
 bash benches/mgpbd_vs_pyamg/check.sh

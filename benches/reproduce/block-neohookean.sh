@@ -156,9 +156,7 @@ echo "Fig. 8: done"
 keep=beam,box_51k,bunny_31k
 [ ! -f scenes/meshes/armadillo_4k.node ] || keep=$keep,armadillo
 [ "$mode" != smoke ] || keep=beam
-# The release build of the bench (what scripts/test.sh builds), not `cargo bench`'s own profile.
-table2=$(cargo build --release --locked -q -p xpbd-benches --bench table2 --message-format=json |
-  python3 -c 'import json, sys; print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable")][-1])')
+table2=$(bench_exe table2)
 TABLE2_MESHES=$keep "$table2" >> "$tables"
 echo "Table 2: done"
 

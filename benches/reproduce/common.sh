@@ -22,3 +22,10 @@ else
 fi
 mkdir -p "$out" "$work"
 out=$(cd "$out" && pwd)
+
+# bench_exe NAME: builds the bench NAME of xpbd-benches in the release profile (what scripts/test.sh builds, not
+# `cargo bench`'s own) and prints its executable.
+bench_exe() {
+  (cd "$root" && cargo build --release --locked -q -p xpbd-benches --bench "$1" --message-format=json) |
+    python3 -c 'import json, sys; print([j["executable"] for j in map(json.loads, sys.stdin) if j.get("executable")][-1])'
+}
