@@ -2,8 +2,8 @@
 //! block neo-Hookean paper's Fig. 4 does ("constraint partitions generated with and without clustering"):
 //! per tetrahedron its color in the element coloring (Algorithm 2), its cluster (Algorithm 4) and its
 //! cluster's color (Algorithm 3). They come from the cached [`partitions`] that the solvers schedule by, so
-//! they are the solvers' own. Colors are per body (each body's elements are scheduled on their own); cluster
-//! ids are unique in the file. Cells that are not tetrahedra (cloth and shell triangles) get −1.
+//! they are the solvers' own. Colors are per tet group (a body, or one material region
+//! of one: each group's elements are scheduled on their own); cluster ids are unique in the file. Cells that are not tetrahedra (cloth and shell triangles) get −1.
 
 use std::num::NonZeroUsize;
 use xpbd_core::graph::partition::partitions;
@@ -22,14 +22,14 @@ pub struct PartitionCells {
 }
 
 impl PartitionCells {
-    /// The partitions of `model`'s bodies with clusters of at most `cluster_size` elements (the scene's
+    /// The partitions of `model`'s tet groups (in body order: a body's groups hold its tetrahedra in order) with clusters of at most `cluster_size` elements (the scene's
     /// `solver.cluster_size`), followed by −1 for each of `triangles` triangle cells.
     pub fn of(model: &Model, cluster_size: NonZeroUsize, triangles: usize) -> Self {
         let tets = model.bodies.iter().map(|b| b.tets.len()).sum::<usize>();
         let mut cells = PartitionCells { color: Vec::with_capacity(tets), cluster: Vec::with_capacity(tets), cluster_color: Vec::with_capacity(tets) };
         let mut first_cluster = 0;
-        for body in model.bodies.iter().filter(|b| !b.tets.is_empty()) {
-            let p = partitions(&body.tets, model.vertex_count(), cluster_size.get());
+        for g in &model.tet_groups {
+            let p = partitions(&g.tets, model.vertex_count(), cluster_size.get());
             cells.color.extend(p.colored.color.iter().map(|&c| c as i32));
             for &r in &p.clustering.parent {
                 cells.cluster.push((first_cluster + r as usize) as i32);
