@@ -284,7 +284,8 @@ fn unit_scale() -> [f64; 3] {
     [1.0; 3]
 }
 
-/// Either `generator = "box" | "sphere" | "torus" | "grid2d"` with its parameters, or `file`.
+/// Either `generator = "box" | "sphere" | "torus" | "capsule" | "grid2d" | "sphere_shell" | "cylinder_shell"` with its
+/// parameters, or `file`.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeshSource {
