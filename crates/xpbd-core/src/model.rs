@@ -22,11 +22,13 @@ pub struct Body {
     pub vertices: Range<usize>,
     /// Boundary triangles (global vertex indices), outward; for cloth, its triangles.
     pub surface: Vec<[u32; 3]>,
-    /// Its tetrahedra (global indices); empty for cloth.
+    /// Its tetrahedra (global indices), its tet groups' tetrahedra one group after the other (the mesh's
+    /// order when it has one material); empty for cloth.
     pub tets: Vec<[u32; 4]>,
 }
 
-/// All tetrahedra of one body: one material model and one set of parameters.
+/// The tetrahedra of one body that share one material model and one set of parameters: the whole body, or
+/// one of its `[[body.region]]`s or the rest (a body's groups are consecutive in `Model::tet_groups`).
 #[derive(Clone, Debug)]
 pub struct TetGroup {
     pub body: usize,

@@ -29,25 +29,30 @@ pub fn substep_limit(model: &Model, g: &TetGroup) -> Option<f64> {
     (omega2 > 0.0).then(|| H_OMEGA_MAX / omega2.sqrt())
 }
 
-/// One warning per neo-Hookean body whose substep under `config` exceeds its limit. None for the implicit
-/// solvers, which have no constraint rows (docs/adaptive.md).
+/// One warning per neo-Hookean body whose substep under `config` exceeds its limit (the smallest of its tet
+/// groups'). None for the implicit solvers, which have no constraint rows (docs/adaptive.md).
 pub fn warnings(model: &Model, config: &SolverConfig) -> Vec<String> {
     if matches!(config.method, crate::solver_config::Method::Implicit(_)) {
         return Vec::new();
     }
     let h = config.h();
-    model
-        .tet_groups
-        .iter()
-        .filter_map(|g| {
-            let limit = substep_limit(model, g)?;
-            (h > limit).then(|| {
-                let needed = crate::human::count((config.dt / limit).ceil());
-                format!(
-                    "body '{}': substep h = {h:.2e} s exceeds the stability estimate {limit:.2e} s of the stable neo-Hookean constraints on its smallest elements; expect spurious deformation unless substeps ≥ {needed} (docs/solver-notes.md)",
-                    model.bodies[g.body].name
-                )
-            })
+    let mut limits: Vec<(usize, f64)> = Vec::new();
+    for g in &model.tet_groups {
+        match (substep_limit(model, g), limits.last_mut()) {
+            (Some(limit), Some(last)) if last.0 == g.body => last.1 = last.1.min(limit),
+            (Some(limit), _) => limits.push((g.body, limit)),
+            (None, _) => {}
+        }
+    }
+    limits
+        .into_iter()
+        .filter(|&(_, limit)| h > limit)
+        .map(|(body, limit)| {
+            let needed = crate::human::count((config.dt / limit).ceil());
+            format!(
+                "body '{}': substep h = {h:.2e} s exceeds the stability estimate {limit:.2e} s of the stable neo-Hookean constraints on its smallest elements; expect spurious deformation unless substeps ≥ {needed} (docs/solver-notes.md)",
+                model.bodies[body].name
+            )
         })
         .collect()
 }

@@ -332,4 +332,28 @@ mod tests {
         assert!(run(5, &[0.0; 7], &growing).iter().all(Option::is_none));
         assert!(run(0, &[1.0; 7], &growing).iter().all(Option::is_none));
     }
+
+    /// A body with a region holds its tetrahedra group by group (the region's first), and the health message
+    /// counts them in that order: the most inverted tetrahedron, in the body's second group, is named by its
+    /// place in `Body::tets` (the order of the VTU cells).
+    #[test]
+    fn the_most_inverted_tetrahedron_is_counted_in_body_order_across_regions() {
+        let stiff = xpbd_core::scene::schema::Region::in_box([1.0, -1.0, -1.0], [3.0, 2.0, 2.0], Material::tet("stvk", 1.0e7, 0.3, 1000.0));
+        let bar = BodyBuilder::new("bar").box_mesh([2.0, 1.0, 1.0], [2, 1, 1]).split(5).material(Material::tet("stvk", 1.0e5, 0.3, 1000.0)).region(stiff);
+        let model = SceneBuilder::new("h").body(bar).built(Path::new(".")).unwrap().model;
+        let mut state = State::initial(&model);
+        // The corner (0, 1, 1) of the soft cell pushed through it.
+        let corner = (0..model.vertex_count()).find(|&i| (model.rest[i] - xpbd_core::mesh::Vec3::new(0.0, 1.0, 1.0)).norm() < 1e-12).unwrap();
+        state.x[corner] = xpbd_core::mesh::Vec3::new(0.8, 0.2, 0.2);
+        let six_volume = |x: &[xpbd_core::mesh::Vec3], t: &[u32; 4]| {
+            let [a, b, c, d] = t.map(|i| x[i as usize]);
+            (b - a).cross(&(c - a)).dot(&(d - a))
+        };
+        let ratio = |t: &[u32; 4]| six_volume(&state.x, t) / six_volume(&model.rest, t);
+        let tets = &model.bodies[0].tets;
+        let k = (0..tets.len()).min_by(|&a, &b| ratio(&tets[a]).total_cmp(&ratio(&tets[b]))).unwrap();
+        let (j, name) = most_inverted(&model, &state);
+        assert!(j < 0.0 && k >= model.tet_groups[0].tets.len(), "det F {j} at body tetrahedron {k}");
+        assert_eq!(name, format!("tetrahedron {k} of body 'bar'"));
+    }
 }

@@ -5,14 +5,14 @@ use super::cloth_material::{pbd_stiffness, strain_limit, triangle_frames, Bendin
 use super::cloth_topology::edges_and_hinges;
 use super::finite::finite3;
 use super::schema::{self, Scene};
+use super::tet_material::TetMaterial;
 use crate::collider::{Collider, MeshSdf, Motion, PathKey, Shape};
 use crate::constraint::bending::dihedral_angle;
 use crate::constraint::tet::TetRest;
-use crate::constraint::tet_model::{gather, TetModel};
+use crate::constraint::tet_model::gather;
 use crate::contact::Friction;
 use crate::implicit::settings::ImplicitSettings;
 use crate::layers::settings::MultilayerSettings;
-use crate::material::Lame;
 use crate::mesh::{generators, io, numbering::Numbering, orientation, surface, Mesh, TriMesh, Vec3};
 use crate::mgpbd::settings::MgpbdSettings;
 use crate::model::{Attachment, Body, ClothGroup, Model, Probe, Rayleigh, TetGroup};
@@ -86,7 +86,12 @@ pub fn build(scene: &Scene, base_dir: &Path) -> Result<Built> {
     match &mut config.method {
         Method::Xpbd { .. } => {}
         Method::Mgpbd(settings) => settings.resolve(&m)?,
-        Method::Multilayer(_) => warnings.extend(MultilayerSettings::warnings(&m)),
+        Method::Multilayer(_) => {
+            // One line per tet group: a body's regions of one model would repeat it.
+            let mut notes = MultilayerSettings::warnings(&m);
+            notes.dedup();
+            warnings.extend(notes);
+        }
         Method::Implicit(_) => {
             let s = &scene.simulation;
             let kind = config.method.kind();
@@ -288,6 +293,19 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<(M
                     let (r0, r1) = (need(&src.major_radius, what, "major_radius", &kind)?, need(&src.minor_radius, what, "minor_radius", &kind)?);
                     Mesh::Tet(generators::torus_mesh(r0, r1, cells[0], split).map_err(in_field)?)
                 }
+                "capsule" => {
+                    only(src, &["radius", "size", "cells", "split"], what, &kind)?;
+                    let length: [f64; 1] = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
+                    let cells: [usize; 1] = fixed(need(&src.cells, what, "cells", &kind)?, &format!("{what}.cells"))?;
+                    let radius = need(&src.radius, what, "radius", &kind)?;
+                    // Voxels along the length: the diameter's `cells` times (length + diameter) / diameter (a bad
+                    // radius or length is left to the generator, which names it and caps the element count).
+                    let along = cells[0] as f64 * (1.0 + length[0] / (2.0 * radius));
+                    if along.is_finite() && along >= 0.0 {
+                        check_grid(what, &[along.ceil().min(u32::MAX as f64) as usize, cells[0], cells[0]], split as u64)?;
+                    }
+                    Mesh::Tet(generators::capsule_mesh(radius, length[0], cells[0], split).map_err(in_field)?)
+                }
                 "grid2d" => {
                     only(src, &["size", "cells", "pattern"], what, &kind)?;
                     let size = fixed(need(&src.size, what, "size", &kind)?, &format!("{what}.size"))?;
@@ -314,7 +332,7 @@ fn load_mesh(src: &schema::MeshSource, base_dir: &Path, what: &str) -> Result<(M
                 }
                 other => {
                     return Err(Error::invalid(format!(
-                        "{what}.generator: unknown generator '{other}' (expected box, sphere, torus, grid2d, sphere_shell, cylinder_shell)"
+                        "{what}.generator: unknown generator '{other}' (expected box, sphere, torus, capsule, grid2d, sphere_shell, cylinder_shell)"
                     )))
                 }
             };
@@ -376,6 +394,9 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
             return Err(Error::invalid(format!("{mwhat}.{f}: a field of model 'shell' only (got model '{}')", mat.model)));
         }
     }
+    if let (false, Mesh::Tri(_)) = (spec.regions.is_empty(), &mesh) {
+        return Err(Error::invalid(format!("body[{bi}].region[0]: regions are for tetrahedral bodies, {what} is a triangle mesh")));
+    }
     let base = m.rest.len();
     let mut mass;
     let body_surface: Vec<[u32; 3]>;
@@ -383,40 +404,7 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
     let offset = |t: &[u32]| t.iter().map(|&i| i + base as u32).collect::<Vec<_>>();
     match mesh {
         Mesh::Tet(mut tm) => {
-            let model = match TetModel::from_name(&mat.model) {
-                Some(m) => m,
-                None if mat.model == "cloth" || mat.model == "shell" => {
-                    return Err(Error::invalid(format!(
-                        "{mwhat}.model: '{}' needs a triangle mesh (grid2d, sphere_shell, cylinder_shell or .obj), {what} is tetrahedral",
-                        mat.model
-                    )))
-                }
-                None => {
-                    return Err(Error::invalid(format!(
-                        "{mwhat}.model: unknown model '{}' (expected neohookean, neohookean_block, stvk, arap, corotational, cloth, shell)",
-                        mat.model
-                    )))
-                }
-            };
-            for (f, v) in [
-                ("areal_density", mat.areal_density),
-                ("stretch_compliance", mat.stretch_compliance),
-                ("bending_compliance", mat.bending_compliance),
-                ("thickness", mat.thickness),
-                ("bending_stiffness", mat.bending_stiffness),
-                ("strain_min", mat.strain_min),
-                ("strain_max", mat.strain_max),
-                ("pbd_stretch", mat.pbd_stretch),
-                ("pbd_bending", mat.pbd_bending),
-            ] {
-                if v.is_some() {
-                    return Err(Error::invalid(format!("{mwhat}.{f}: not a field of model '{}'", mat.model)));
-                }
-            }
-            let density = positive(mat.density, &mwhat, "density", &mat.model)?;
-            let youngs = mat.youngs.ok_or_else(|| Error::invalid(format!("{mwhat}.youngs: required for model '{}'", mat.model)))?;
-            let poisson = mat.poisson.ok_or_else(|| Error::invalid(format!("{mwhat}.poisson: required for model '{}'", mat.model)))?;
-            let lame = model.constraint_lame(Lame::from_youngs_poisson(youngs, poisson, &mwhat)?);
+            let own = TetMaterial::parse(mat, &mwhat, what)?;
             let flips = orientation::orient_and_validate(&mut tm, what, numbers)?;
             if flips.flipped > 0 {
                 warnings.push(format!("{what}: reoriented {} of {} tetrahedra with negative rest volume", flips.flipped, tm.tets.len()));
@@ -427,20 +415,27 @@ fn add_body(m: &mut Model, bi: usize, spec: &schema::Body, mesh: Mesh, numbers: 
             }
             let surf = surface::boundary_faces(&tm.tets);
             transform(&mut tm.vertices, &rot, &shift);
-            mass = vec![0.0; tm.vertices.len()];
             let mut rest = Vec::with_capacity(tm.tets.len());
             for (e, t) in tm.tets.iter().enumerate() {
-                let r = TetRest::new(&gather(&tm.vertices, t)).ok_or_else(|| Error::invalid(format!("{what}: {} is degenerate", numbers.tet(e))))?;
-                for &i in t {
-                    mass[i as usize] += density * r.volume / 4.0;
-                }
-                rest.push(r);
+                rest.push(TetRest::new(&gather(&tm.vertices, t)).ok_or_else(|| Error::invalid(format!("{what}: {} is degenerate", numbers.tet(e))))?);
             }
-            body_tets = tm.tets.iter().map(|t| offset(t).try_into().unwrap()).collect();
+            // One group per material, each tet's mass from its own density; the body's tets group by group.
+            mass = vec![0.0; tm.vertices.len()];
+            for (material, members) in super::region::material_groups(&spec.regions, own, &tm.vertices, &tm.tets, bi, what)? {
+                let tets: Vec<[u32; 4]> = members.iter().map(|&e| offset(&tm.tets[e]).try_into().unwrap()).collect();
+                for &e in &members {
+                    for &i in &tm.tets[e] {
+                        mass[i as usize] += material.density * rest[e].volume / 4.0;
+                    }
+                }
+                let rest = members.iter().map(|&e| rest[e]).collect();
+                let group =
+                    TetGroup { body: bi, model: material.model, lame: material.lame, damping: spec.damping, rayleigh, tets, rest, lambda_offset: m.rows };
+                m.rows += group.rows();
+                body_tets.extend_from_slice(&group.tets);
+                m.tet_groups.push(group);
+            }
             body_surface = surf.iter().map(|t| offset(t).try_into().unwrap()).collect();
-            let group = TetGroup { body: bi, model, lame, damping: spec.damping, rayleigh, tets: body_tets.clone(), rest, lambda_offset: m.rows };
-            m.rows += group.rows();
-            m.tet_groups.push(group);
             m.rest.extend(tm.vertices);
         }
         Mesh::Tri(mut cm) if mat.model == "shell" => {

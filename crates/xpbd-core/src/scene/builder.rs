@@ -3,7 +3,7 @@
 //! .material(Material::neohookean_block(..)).pin_box(..)).build()`. Every field left alone keeps the
 //! default of docs/scene-format.md, so a builder scene equals the scene parsed from the same text.
 
-use super::schema::{Aabb, Body, Collider, Contact, InitialDeform, Material, MeshSource, PathKey, Pin, Probe, Scene, Solver};
+use super::schema::{Aabb, Body, Collider, Contact, CylinderSelection, InitialDeform, Material, MeshSource, PathKey, Pin, Probe, Region, Scene, Solver};
 use super::{build, Built};
 use crate::Result;
 use std::path::Path;
@@ -125,6 +125,7 @@ impl BodyBuilder {
             angular_velocity: [0.0; 3],
             initial_deform: None,
             material: Material::default(),
+            regions: Vec::new(),
             pin: Vec::new(),
             damping: 0.0,
             rayleigh: None,
@@ -189,6 +190,12 @@ impl BodyBuilder {
         self
     }
 
+    /// One `[[body.region]]`.
+    pub fn region(mut self, region: Region) -> Self {
+        self.body.regions.push(region);
+        self
+    }
+
     /// One entry of `pin`: `{ box = { min, max } }`, held fixed.
     pub fn pin_box(self, min: [f64; 3], max: [f64; 3]) -> Self {
         self.pin(Pin { region: Some(Aabb { min, max }), ..Default::default() })
@@ -243,6 +250,18 @@ impl Material {
             bending_stiffness: Some(bending_stiffness),
             ..Default::default()
         }
+    }
+}
+
+impl Region {
+    /// `{ box = { min, max }, material }`.
+    pub fn in_box(min: [f64; 3], max: [f64; 3], material: Material) -> Self {
+        Region { aabb: Some(Aabb { min, max }), cylinder: None, material }
+    }
+
+    /// `{ cylinder = { point, axis, radius }, material }`.
+    pub fn in_cylinder(point: [f64; 3], axis: [f64; 3], radius: f64, material: Material) -> Self {
+        Region { aabb: None, cylinder: Some(CylinderSelection { point, axis, radius }), material }
     }
 }
 

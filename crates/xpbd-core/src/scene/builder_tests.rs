@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::scene::parse;
-use crate::scene::schema::{InitialDeform, Pin};
+use crate::scene::schema::{InitialDeform, MeshSource, Pin, Region};
 
 fn parsed(text: &str) -> Scene {
     parse(text, Path::new("t.toml")).unwrap()
@@ -188,4 +188,30 @@ static_friction = 0.4
         )
         .build();
     assert_eq!(scene, parsed(text));
+}
+
+#[test]
+fn tet_body_with_regions_and_a_capsule() {
+    let text = r#"name = "r"
+[[body]]
+name = "wheel"
+mesh = { generator = "capsule", radius = 0.5, size = [1.0], cells = [4] }
+material = { model = "stvk", youngs = 1e6, poisson = 0.4, density = 1000.0 }
+[[body.region]]
+box = { min = [-1.0, -1.0, -1.0], max = [0.0, 1.0, 1.0] }
+material = { model = "stvk", youngs = 1e8, poisson = 0.3, density = 2000.0 }
+[[body.region]]
+cylinder = { point = [0.0, 0.0, 0.0], axis = [1.0, 0.0, 0.0], radius = 0.2 }
+material = { model = "arap", youngs = 1e7, poisson = 0.3, density = 1500.0 }
+"#;
+    let capsule = MeshSource { generator: Some("capsule".into()), radius: Some(0.5), size: Some(vec![1.0]), cells: Some(vec![4]), ..Default::default() };
+    let built = SceneBuilder::new("r").body(
+        BodyBuilder::new("wheel")
+            .mesh(capsule)
+            .material(Material::tet("stvk", 1e6, 0.4, 1000.0))
+            .region(Region::in_box([-1.0; 3], [0.0, 1.0, 1.0], Material::tet("stvk", 1e8, 0.3, 2000.0)))
+            .region(Region::in_cylinder([0.0; 3], [1.0, 0.0, 0.0], 0.2, Material::tet("arap", 1e7, 0.3, 1500.0))),
+    );
+    assert_eq!(built.clone().build(), parsed(text));
+    assert_eq!(built.built(Path::new(".")).unwrap().model.tet_groups.len(), 3);
 }

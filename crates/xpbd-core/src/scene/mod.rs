@@ -12,9 +12,11 @@ pub mod field_path;
 mod finite;
 pub mod initial_deform;
 pub mod pin;
+mod region;
 pub mod schema;
 mod shell_material;
 pub mod table2;
+mod tet_material;
 
 pub use build::{build, Built};
 pub use builder::{BodyBuilder, SceneBuilder};

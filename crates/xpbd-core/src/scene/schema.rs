@@ -223,6 +223,9 @@ pub struct Body {
     /// A deformed initial state (the rest shape stays as meshed), e.g. a squashed or twisted body.
     pub initial_deform: Option<InitialDeform>,
     pub material: Material,
+    /// Parts of a tetrahedral body with their own material; the rest keeps `material`.
+    #[serde(default, rename = "region", skip_serializing_if = "Vec::is_empty")]
+    pub regions: Vec<Region>,
     #[serde(default)]
     pub pin: Vec<Pin>,
     /// XPBD constraint damping β (s).
@@ -281,7 +284,8 @@ fn unit_scale() -> [f64; 3] {
     [1.0; 3]
 }
 
-/// Either `generator = "box" | "sphere" | "torus" | "grid2d"` with its parameters, or `file`.
+/// Either `generator = "box" | "sphere" | "torus" | "capsule" | "grid2d" | "sphere_shell" | "cylinder_shell"` with its
+/// parameters, or `file`.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeshSource {
@@ -343,6 +347,26 @@ pub struct Pin {
     pub velocity: [f64; 3],
     #[serde(default)]
     pub compliance: f64,
+}
+
+/// A `[[body.region]]`: the tetrahedra whose rest centroid lies in its selection (`box` or `cylinder`) take
+/// its `material`; the first region that selects a tetrahedron wins.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Region {
+    #[serde(rename = "box")]
+    pub aabb: Option<Aabb>,
+    pub cylinder: Option<CylinderSelection>,
+    pub material: Material,
+}
+
+/// The points within `radius` of the line through `point` along `axis` (world coordinates at rest).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CylinderSelection {
+    pub point: [f64; 3],
+    pub axis: [f64; 3],
+    pub radius: f64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize, Serialize)]

@@ -34,7 +34,7 @@ pub struct SystemInfo {
     pub free_vertices: usize,
     /// Rows per kind (arap, hydrostatic, deviatoric, edge, hinge).
     pub row_kinds: std::collections::BTreeMap<String, usize>,
-    /// Per body: its material model and stiffness.
+    /// Per tet group (a body, or each material region of one) and per cloth body: its material model and stiffness.
     pub bodies: Vec<BodyStiffness>,
     /// ‖b‖.
     pub rhs_norm: f64,

@@ -1,4 +1,4 @@
-//! Procedural meshes: `box`, `sphere`, `torus` (voxelized signed distance), `grid2d` (cloth and
+//! Procedural meshes: `box`, `sphere`, `torus`, `capsule` (voxelized signed distance), `grid2d` (cloth and
 //! flat shells), `sphere_shell` (closed icosphere) and `cylinder_shell` (open tube).
 //!
 //! Every generator validates its parameters and refuses requests above [`MAX_ELEMENTS`] before
@@ -14,7 +14,7 @@ pub use box_grid::box_mesh;
 pub use cylinder_shell::cylinder_shell_mesh;
 pub use grid2d::{grid2d_mesh, GridPattern};
 pub use sphere_shell::sphere_shell_mesh;
-pub use voxel::{sphere_mesh, torus_mesh};
+pub use voxel::{capsule_mesh, sphere_mesh, torus_mesh};
 
 use crate::{Error, Result};
 

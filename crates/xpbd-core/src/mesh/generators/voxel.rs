@@ -1,4 +1,4 @@
-//! `sphere` and `torus`: voxelized signed-distance shapes centred at the origin.
+//! `sphere`, `torus` and `capsule`: voxelized signed-distance shapes centred at the origin.
 //!
 //! A grid of cubic voxels covers the shape's bounding box; voxels whose centre has negative signed
 //! distance are kept and split like the `box` cells, then unused grid vertices are dropped.
@@ -11,7 +11,18 @@ use crate::{Error, Result};
 /// A ball of `radius` with `cells` voxels across its diameter, each split into `split` (5 or 6) tets.
 pub fn sphere_mesh(radius: f64, cells: usize, split: u8) -> Result<TetMesh> {
     check_length("sphere", "radius", radius)?;
-    voxelize("sphere", [radius; 3], cells, split, |p| p.norm() - radius)
+    voxelize("sphere", [radius; 3], voxel_size("sphere", 2.0 * radius, cells)?, split, |p| p.norm() - radius)
+}
+
+/// A capsule (a pill): the points within `radius` of the segment of `length` along the x axis centred at
+/// the origin, with `cells` voxels across its diameter, each split into `split` (5 or 6) tets.
+pub fn capsule_mesh(radius: f64, length: f64, cells: usize, split: u8) -> Result<TetMesh> {
+    check_length("capsule", "radius", radius)?;
+    check_length("capsule", "length", length)?;
+    let half = 0.5 * length;
+    voxelize("capsule", [half + radius, radius, radius], voxel_size("capsule", 2.0 * radius, cells)?, split, |p| {
+        Vec3::new(p.x - p.x.clamp(-half, half), p.y, p.z).norm() - radius
+    })
 }
 
 /// A torus around the y axis (its ring in the x–z plane) with `cells` voxels across its outer
@@ -26,22 +37,25 @@ pub fn torus_mesh(major_radius: f64, minor_radius: f64, cells: usize, split: u8)
         )));
     }
     let outer = major_radius + minor_radius;
-    voxelize("torus", [outer, minor_radius, outer], cells, split, |p| {
+    voxelize("torus", [outer, minor_radius, outer], voxel_size("torus", 2.0 * outer, cells)?, split, |p| {
         let ring = (p.x * p.x + p.z * p.z).sqrt() - major_radius;
         (ring * ring + p.y * p.y).sqrt() - minor_radius
     })
 }
 
-/// Voxelizes `sdf` over the box `[-half, half]` with `cells` cubic voxels along its longest axis.
-fn voxelize(shape: &str, half: [f64; 3], cells: usize, split: u8, sdf: impl Fn(&Vec3) -> f64) -> Result<TetMesh> {
+/// The edge of `cells` cubic voxels across `width`.
+fn voxel_size(shape: &str, width: f64, cells: usize) -> Result<f64> {
     if cells == 0 {
         return Err(Error::invalid(format!("{shape}: cells must be ≥ 1, got 0")));
     }
+    Ok(width / cells as f64)
+}
+
+/// Voxelizes `sdf` over the box `[-half, half]` with cubic voxels of edge `h`.
+fn voxelize(shape: &str, half: [f64; 3], h: f64, split: u8, sdf: impl Fn(&Vec3) -> f64) -> Result<TetMesh> {
     check_split(shape, split)?;
-    let longest = half.iter().fold(0.0f64, |m, &h| m.max(h));
-    let h = 2.0 * longest / cells as f64;
-    // Per-axis voxel counts: `cells` along the longest axis, enough to cover the others (ceil with
-    // a little slack so an exact multiple does not round up).
+    // Per-axis voxel counts: enough to cover each axis (ceil with a little slack so an exact multiple
+    // does not round up).
     let n: [usize; 3] = half.map(|e| {
         let span = (2.0 * e / h - 1e-9).ceil();
         if span.is_finite() && span >= 1.0 {
@@ -71,7 +85,7 @@ fn voxelize(shape: &str, half: [f64; 3], cells: usize, split: u8, sdf: impl Fn(&
         }
     }
     if kept.is_empty() {
-        return Err(Error::invalid(format!("{shape}: cells = {cells} is too coarse, no voxel centre lies inside the shape")));
+        return Err(Error::invalid(format!("{shape}: cells is too coarse, no voxel centre lies inside the shape")));
     }
 
     // Compact renumbering in grid order.
@@ -196,6 +210,26 @@ mod tests {
     }
 
     #[test]
+    fn capsule_volume_and_bounds() {
+        let (r, length) = (0.5, 2.0);
+        let exact = PI * r * r * length + 4.0 / 3.0 * PI * r * r * r;
+        for (cells, tolerance) in [(8, 0.08), (40, 0.015)] {
+            let m = capsule_mesh(r, length, cells, 5).unwrap();
+            let h = 2.0 * r / cells as f64;
+            // Every tet positive and at least a sixth of a voxel: none has zero volume.
+            let err = (volume(&m, h) - exact).abs() / exact;
+            assert!(err < tolerance, "cells {cells}: relative error {err}");
+            assert_closed(&boundary_faces(&m.tets), true);
+            let (lo, hi) = m.vertices.iter().fold((Vec3::repeat(f64::INFINITY), Vec3::repeat(f64::NEG_INFINITY)), |(lo, hi), v| (lo.inf(v), hi.sup(v)));
+            for k in 0..3 {
+                let extent = if k == 0 { 0.5 * length + r } else { r };
+                assert!((hi[k] - extent).abs() <= h && (lo[k] + extent).abs() <= h, "axis {k}: [{}, {}] for ±{extent}", lo[k], hi[k]);
+                assert!((hi[k] + lo[k]).abs() < 1e-12, "axis {k} not centred");
+            }
+        }
+    }
+
+    #[test]
     fn bad_parameters_name_the_field() {
         let err = |r: Result<TetMesh>| r.unwrap_err().to_string();
         assert!(err(sphere_mesh(-1.0, 10, 5)).starts_with("sphere: radius"));
@@ -208,5 +242,9 @@ mod tests {
         assert!(err(torus_mesh(1.0, 1.0, 10, 5)).contains("minor_radius must be < major_radius"));
         assert!(err(torus_mesh(1.0, 0.5, 1, 5)).contains("cells"));
         assert_eq!(err(torus_mesh(1.0, 0.5, 10, 0)), "torus: split must be 5 or 6, got 0");
+        assert!(err(capsule_mesh(0.0, 1.0, 4, 5)).starts_with("capsule: radius"));
+        assert!(err(capsule_mesh(0.5, -1.0, 4, 5)).starts_with("capsule: length"));
+        assert_eq!(err(capsule_mesh(0.5, 1.0, 0, 5)), "capsule: cells must be ≥ 1, got 0");
+        assert_eq!(err(capsule_mesh(0.5, 1.0, 4, 4)), "capsule: split must be 5 or 6, got 4");
     }
 }
