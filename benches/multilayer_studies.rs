@@ -514,9 +514,16 @@ fn spinning_study(o: &Options) {
     println!("## spinning\n\n{table}");
 }
 
-/// The scenes of the paper's Fig. 9 as scene files (paths from the repository root): a scene added
-/// later is one line here.
-const EXAMPLE_SCENES: &[&str] = &["scenes/spinning_box.toml", "scenes/multilayer_stretched_box.toml", "scenes/multilayer_octopus.toml"];
+/// The scenes of the paper's Fig. 9 as scene files (paths from the repository root), in its order:
+/// (a) spinning box, (b) wheel, (c) pills, (d) octopus, (e) stretched box, (f) I-shape.
+const EXAMPLE_SCENES: &[&str] = &[
+    "scenes/spinning_box.toml",
+    "scenes/multilayer_wheel.toml",
+    "scenes/multilayer_pills.toml",
+    "scenes/multilayer_octopus.toml",
+    "scenes/multilayer_stretched_box.toml",
+    "scenes/multilayer_ishape.toml",
+];
 
 /// The sampling of `--smoke`: 2 substeps in the first 2 frames, 40 iterations.
 const SMOKE: Sampling = Sampling { samples: 2, budget: 40, repeats: 1, frames: Some(2) };
