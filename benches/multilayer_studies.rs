@@ -320,6 +320,12 @@ fn first_sample_series(variants: &[Variant], traces: &[Vec<Trace>], x: fn(&(usiz
     variants.iter().zip(traces).map(|(v, ts)| Series { name: v.label.clone(), points: ts[0].points.iter().map(|p| (x(p), p.2)).collect() }).collect()
 }
 
+/// The multi-layer solver of the parameter, Table 1 and spinning studies: its elastic layers sweep in
+/// index order on one thread, as the XPBD they are compared with (`layer_sweep = "serial"`), so that
+/// the one-layer control is XPBD bit for bit and the studies measure the layers alone. The default
+/// colored sweep is compared on the scene files (`file_variants`).
+const MULTILAYER: &str = "kind = \"multilayer\"\nlayer_sweep = \"serial\"";
+
 const CSV_HEADER: &str = "solver,tets,sample,iteration,layer,solver_ms,relative_residual\n";
 
 /// Where the studies write and how big they are.
@@ -379,7 +385,7 @@ fn parameter_study(study: &str, title: &str, variants: Vec<Variant>, o: &Options
 /// XPBD, and the multi-layer solver with one (elastic) layer: the same projections as XPBD through the
 /// multi-layer code path, which separates the method's gain from the two loops' implementations.
 fn controls(budget: usize) -> Vec<Variant> {
-    vec![variant("xpbd", "kind = \"xpbd\"", budget), variant("1 layer", "kind = \"multilayer\"\nlayers = 1", budget)]
+    vec![variant("xpbd", "kind = \"xpbd\"", budget), variant("1 layer", &format!("{MULTILAYER}\nlayers = 1"), budget)]
 }
 
 /// Table 1: time to 90 % reduction of XPBD, the one-layer control and the default multi-layer solver
@@ -388,7 +394,7 @@ fn stretched_study(youngs: &[(&str, usize)], o: &Options) {
     let mut table = "| E (Pa), budget | tets | ms to 90 %: XPBD / 1 layer / 5 layers | improvement of 5 layers over XPBD | over 1 layer | iterations to 90 %: XPBD / 5 layers | relative residual after 15 iterations (end of the rigid layers): XPBD / 5 layers | samples reaching 90 % (5 layers dipping to 10 % in a layer with rigid groups) | sort + union-find / 5-layer time to 90 % |\n|---|---|---|---|---|---|---|---|---|\n".to_string();
     for &(e, budget) in youngs {
         let mut variants = controls(budget);
-        variants.push(variant("5 layers", "kind = \"multilayer\"", 30));
+        variants.push(variant("5 layers", MULTILAYER, 30));
         let mut csv = CSV_HEADER.to_string();
         let mut panels = Vec::new();
         for cells in [[11, 4, 3], [15, 5, 4], [22, 6, 5]].into_iter().take(if o.smoke { 1 } else { 3 }) {
@@ -450,7 +456,7 @@ fn spinning_box(solver: &str, iterations: usize, youngs: &str, density: &str) ->
 /// 100 % rigid layer at frame 6 against XPBD's after all 10 iterations.
 fn spinning_study(o: &Options) {
     let (frames, runs_each) = if o.smoke { (6, 1) } else { (100, 3) };
-    let runs = [("multi-layer", "kind = \"multilayer\"", 10), ("xpbd", "kind = \"xpbd\"", 5), ("xpbd", "kind = \"xpbd\"", 10), ("xpbd", "kind = \"xpbd\"", 20)];
+    let runs = [("multi-layer", MULTILAYER, 10), ("xpbd", "kind = \"xpbd\"", 5), ("xpbd", "kind = \"xpbd\"", 10), ("xpbd", "kind = \"xpbd\"", 20)];
     let mut table =
         format!("| solver | iterations | solver ms for {frames} frames | max \\|ΔV\\|/V | max \\|ΔL\\|/\\|L\\| | final relative residual |\n|---|---|---|---|---|---|\n");
     let mut csv = "solver,iterations,frame,volume_drift,angular_momentum_drift\n".to_string();
@@ -503,7 +509,7 @@ fn spinning_study(o: &Options) {
         let layers = backend.multilayer().map(|m| m.layer_residuals.iter().map(|r| r / r0).collect::<Vec<f64>>()).unwrap_or_default();
         (stats.relative_residual, layers)
     };
-    let ((_, layers), (xpbd, _)) = (steel("kind = \"multilayer\""), steel("kind = \"xpbd\""));
+    let ((_, layers), (xpbd, _)) = (steel(MULTILAYER), steel("kind = \"xpbd\""));
     let _ = writeln!(
         table,
         "\nSteel box, frame 6: relative residual after the first (100 % rigid) layer {:.2e} ({:.4} % reduction); after each layer {}; XPBD after 10 iterations {xpbd:.2e}",
@@ -534,13 +540,14 @@ const PRECISION_SCENE: &str = "scenes/multilayer_octopus.toml";
 /// Residual levels of Fig. 10: 90, 99 and 99.9 % reduction.
 const PRECISION_LEVELS: [f64; 3] = [1e-1, 1e-2, 1e-3];
 
-/// The solvers compared on scene files: XPBD's serial Gauss-Seidel (the reference ordering), XPBD's
-/// colored Gauss-Seidel (the sweep the multi-layer solver's elastic layers run, so the two differ only
-/// by the layers) and the default multi-layer solver (5 layers, linear, doubling, strain-rate order; its
-/// profile computed for 30 iterations), last.
-fn file_variants() -> [Variant; 3] {
+/// The solvers compared on scene files, in pairs of an XPBD sweep and the default multi-layer solver
+/// (5 layers, linear, doubling, strain-rate order; its profile computed for 30 iterations) whose
+/// elastic layers run that sweep: XPBD's serial Gauss-Seidel (the reference ordering, one thread) with
+/// `layer_sweep = "serial"`, and XPBD's colored Gauss-Seidel with the multi-layer default (colored).
+fn file_variants() -> [Variant; 4] {
     [
         variant("xpbd", "kind = \"xpbd\"", 1),
+        variant("multi-layer serial", MULTILAYER, 30),
         variant("xpbd colored", "kind = \"xpbd\"\nordering = \"colored\"", 1),
         variant("multi-layer", "kind = \"multilayer\"", 30),
     ]
@@ -612,39 +619,40 @@ fn median(mut v: Vec<f64>) -> f64 {
     }
 }
 
-/// Milliseconds to `level` of the samples that reach it.
-fn ms_to(traces: &[Trace], level: f64) -> Vec<f64> {
-    traces.iter().filter_map(|t| t.reach(level)).map(|r| r.1 * 1e3).collect()
+/// (iterations, milliseconds) to `level` of the samples that reach it.
+fn reached(traces: &[Trace], level: f64) -> Vec<(usize, f64)> {
+    traces.iter().filter_map(|t| t.reach(level)).map(|r| (r.0, r.1 * 1e3)).collect()
 }
 
-/// "median / mean" of `ms`, or "not reached" when empty.
-fn spread(ms: &[f64]) -> String {
-    if ms.is_empty() {
+/// "median / mean (mean iterations)" of `r`, or "not reached" when empty.
+fn spread(r: &[(usize, f64)]) -> String {
+    if r.is_empty() {
         return "not reached".into();
     }
-    format!("{:.2} / {:.2}", median(ms.to_vec()), mean(ms.iter().copied()))
+    let ms: Vec<f64> = r.iter().map(|r| r.1).collect();
+    format!("{:.2} / {:.2} ({:.1})", median(ms.clone()), mean(ms.into_iter()), mean(r.iter().map(|r| r.0 as f64)))
 }
 
-/// The scene-file tables' columns after the first ones: per variant its "median / mean" ms, each
-/// other variant's median over the multi-layer solver's (the last variant; "—" where one never
-/// reached the level), and the samples reaching the level, "a / b / c" of `n`.
-fn level_columns(ms: &[Vec<f64>], samples: usize) -> String {
-    let last = ms.last().unwrap();
-    let ratio = |m: &Vec<f64>| match m.is_empty() || last.is_empty() {
+/// The scene-file tables' columns after the first ones, for `file_variants`' pairs (an XPBD sweep, then
+/// the multi-layer solver on it): per variant its ms "median / mean (mean iterations)", per pair the
+/// XPBD median over the multi-layer median ("—" where one never reached the level), and the samples
+/// reaching the level, "a / b / c / d of n".
+fn level_columns(r: &[Vec<(usize, f64)>], samples: usize) -> String {
+    let median_ms = |r: &[(usize, f64)]| median(r.iter().map(|r| r.1).collect());
+    let ratio = |p: &[Vec<(usize, f64)>]| match p[0].is_empty() || p[1].is_empty() {
         true => "—".to_string(),
-        false => format!("{:.2}", median(m.clone()) / median(last.clone())),
+        false => format!("{:.2}", median_ms(&p[0]) / median_ms(&p[1])),
     };
-    let spreads: Vec<String> = ms.iter().map(|m| spread(m)).collect();
-    let ratios: Vec<String> = ms[..ms.len() - 1].iter().map(ratio).collect();
-    let reached: Vec<String> = ms.iter().map(|m| m.len().to_string()).collect();
-    format!("{} | {} | {} of {samples}", spreads.join(" | "), ratios.join(" | "), reached.join(" / "))
+    let spreads: Vec<String> = r.iter().map(|r| spread(r)).collect();
+    let ratios: Vec<String> = r.chunks(2).map(ratio).collect();
+    let counts: Vec<String> = r.iter().map(|r| r.len().to_string()).collect();
+    format!("{} | {} | {} of {samples}", spreads.join(" | "), ratios.join(" | "), counts.join(" / "))
 }
 
-/// The header cells of [`level_columns`].
+/// The header cells of [`level_columns`] and their number.
 fn level_header(variants: &[Variant]) -> (String, usize) {
-    let (last, others) = variants.split_last().unwrap();
-    let mut cells: Vec<String> = variants.iter().map(|v| format!("{} ms: median / mean", v.label)).collect();
-    cells.extend(others.iter().map(|v| format!("{} / {} (medians)", v.label, last.label)));
+    let mut cells: Vec<String> = variants.iter().map(|v| format!("{} ms: median / mean (iterations)", v.label)).collect();
+    cells.extend(variants.chunks(2).map(|p| format!("{} / {} (medians)", p[0].label, p[1].label)));
     cells.push(format!("samples reaching it: {}", variants.iter().map(|v| v.label.as_str()).collect::<Vec<_>>().join(" / ")));
     let n = cells.len();
     (cells.join(" | "), n)
@@ -655,7 +663,10 @@ fn level_header(variants: &[Variant]) -> (String, usize) {
 fn examples_study(scenes: &[&str], sampling: &Sampling, o: &Options) {
     let variants = file_variants();
     let (header, n) = level_header(&variants);
-    let mut table = format!("| scene | tets | substep (dt / substeps) | {header} |\n|{}\n", "---|".repeat(n + 3));
+    let mut table = format!(
+        "| scene | tets | substep (dt / substeps) | {header} | multi-layer samples already at 90 % inside a layer with rigid groups: serial / colored |\n|{}\n",
+        "---|".repeat(n + 4)
+    );
     for &path in scenes {
         let (tets, traces) = run_scene_file(path, &variants, sampling);
         let name = scene_name(path);
@@ -666,14 +677,16 @@ fn examples_study(scenes: &[&str], sampling: &Sampling, o: &Options) {
                 let _ = writeln!(csv, "{},{k},{its},{ms},{:.5e}", v.label, t.points.last().unwrap().2);
             }
         }
-        let ms: Vec<Vec<f64>> = traces.iter().map(|ts| ms_to(ts, 0.1)).collect();
+        let r: Vec<Vec<(usize, f64)>> = traces.iter().map(|ts| reached(ts, 0.1)).collect();
+        let ms: Vec<Vec<f64>> = r.iter().map(|r| r.iter().map(|p| p.1).collect()).collect();
         let top = ms.iter().flatten().copied().fold(0.0, f64::max);
         let edges: Vec<f64> = (0..=HISTOGRAM_BINS).map(|b| top * b as f64 / HISTOGRAM_BINS as f64).collect();
         let series = variants.iter().zip(&ms).map(|(v, ms)| histogram(&v.label, ms, &edges)).collect();
         let panels = [Panel { title: name.into(), x_label: "solver ms to 90 %".into(), y_label: "substeps".into(), log_y: false, series }];
         let title = format!("{name}: solver time to a 90 % residual reduction ({} sampled substeps)", sampling.samples);
         o.write(&format!("examples_{name}"), &csv, &panels_svg(&title, &panels).unwrap());
-        let _ = writeln!(table, "| {name} | {tets} | {} | {} |", reference_stepping(path), level_columns(&ms, traces[0].len()));
+        let early = |v: usize| traces[v].iter().filter(|t| t.dips_early()).count();
+        let _ = writeln!(table, "| {name} | {tets} | {} | {} | {} / {} |", reference_stepping(path), level_columns(&r, traces[0].len()), early(1), early(3));
     }
     println!("## examples (budget {} iterations)\n\n{table}", sampling.budget);
 }
@@ -697,15 +710,15 @@ fn precision_study(sampling: &Sampling, o: &Options) {
     let mut table = format!("| reduction ({tets} tets, budget {} iterations) | {header} |\n|{}\n", sampling.budget, "---|".repeat(n + 1));
     let mut series: Vec<Series> = variants.iter().map(|v| Series { name: v.label.clone(), points: Vec::new() }).collect();
     for level in PRECISION_LEVELS {
-        let ms: Vec<Vec<f64>> = traces.iter().map(|ts| ms_to(ts, level)).collect();
+        let r: Vec<Vec<(usize, f64)>> = traces.iter().map(|ts| reached(ts, level)).collect();
         for ((v, ts), s) in variants.iter().zip(&traces).zip(&mut series) {
             for (k, t) in ts.iter().enumerate() {
                 let (its, ms) = t.reach(level).map_or((String::new(), String::new()), |r| (r.0.to_string(), format!("{:.4}", r.1 * 1e3)));
                 let _ = writeln!(csv, "{},{k},{level:e},{its},{ms}", v.label);
             }
-            s.points.push((100.0 * (1.0 - level), median(ms_to(ts, level))));
+            s.points.push((100.0 * (1.0 - level), median(reached(ts, level).iter().map(|r| r.1).collect())));
         }
-        let _ = writeln!(table, "| {} % | {} |", 100.0 * (1.0 - level), level_columns(&ms, traces[0].len()));
+        let _ = writeln!(table, "| {} % | {} |", 100.0 * (1.0 - level), level_columns(&r, traces[0].len()));
     }
     let panels = [Panel {
         title: format!("{} sampled substeps; median over the samples reaching each level", sampling.samples),
@@ -768,7 +781,7 @@ fn main() {
     let t = Instant::now();
     let run = |name: &str| study == name || study == "all";
     for &(name, title, variants) in PARAMETER_STUDIES.iter().filter(|s| run(s.0)) {
-        let variants = variants.iter().map(|&(label, extra, base)| variant(label, &format!("kind = \"multilayer\"\n{extra}"), base)).collect();
+        let variants = variants.iter().map(|&(label, extra, base)| variant(label, &format!("{MULTILAYER}\n{extra}"), base)).collect();
         parameter_study(name, title, variants, &o);
     }
     if run("stretched") {

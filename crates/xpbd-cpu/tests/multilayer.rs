@@ -165,13 +165,17 @@ fn cantilever(solver: Solver, material: &str, iterations: usize, frames: usize) 
 #[test]
 fn one_layer_or_a_pinned_first_layer_is_xpbd() {
     // One layer is fully elastic: the residual step is XPBD's prediction and the sweep XPBD's colored
-    // one (the same cached coloring, each element projected as XPBD's StVK projects it; the serial order
-    // gives other bits since the multi-layer sweep runs by colors, docs/multilayer.md). With two layers
-    // the first is one body holding the pins, which is dissolved (pinned groups stay elastic), so its 3
-    // and the last layer's 7 iterations are XPBD's 10.
-    let xpbd = cantilever(Solver::xpbd("colored"), "stvk", 10, 20);
+    // one (the same cached coloring, each element projected as XPBD's StVK projects it), or with
+    // `layer_sweep = "serial"` XPBD's serial one. With two layers the first is one body holding the pins,
+    // which is dissolved (pinned groups stay elastic), so its 3 and the last layer's 7 iterations are
+    // XPBD's 10. The two orders differ from each other.
+    let colored = cantilever(Solver::xpbd("colored"), "stvk", 10, 20);
+    let serial = cantilever(Solver::xpbd("serial"), "stvk", 10, 20);
+    assert_ne!(colored.state.x, serial.state.x);
     for layers in [1, 2] {
-        assert_eq!(cantilever(Solver::multilayer().layers(layers), "stvk", 10, 20).state.x, xpbd.state.x, "{layers} layers");
+        assert_eq!(cantilever(Solver::multilayer().layers(layers), "stvk", 10, 20).state.x, colored.state.x, "{layers} layers");
+        let sweep = Solver::multilayer().layers(layers).layer_sweep("serial");
+        assert_eq!(cantilever(sweep, "stvk", 10, 20).state.x, serial.state.x, "{layers} layers, serial sweep");
     }
 }
 

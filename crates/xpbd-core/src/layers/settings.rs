@@ -21,6 +21,21 @@ pub struct MultilayerSettings {
     /// iterations (constant cost).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layer_stop: Option<f64>,
+    /// The order of a layer's elastic projections.
+    #[serde(rename = "layer_sweep")]
+    pub sweep: LayerSweep,
+}
+
+/// The order of a layer's elastic Gauss-Seidel sweep (`layer_sweep`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LayerSweep {
+    /// By colors of the element graph, each color's elements in parallel (§3.1): one layer is XPBD's
+    /// `ordering = "colored"`.
+    Colored,
+    /// Every element in index order on one thread: one layer is XPBD's `ordering = "serial"`, whose
+    /// sweep propagates along the element order within one pass.
+    Serial,
 }
 
 impl MultilayerSettings {
@@ -73,6 +88,11 @@ impl MultilayerSettings {
             rigid_fractions: rigid_fractions(spacing, layers),
             layer_iterations: iterations_per_layer(profile, layers, iterations)?,
             order,
+            sweep: match s.layer_sweep.as_deref().unwrap_or("colored") {
+                "colored" => LayerSweep::Colored,
+                "serial" => LayerSweep::Serial,
+                other => return Err(unknown("layer_sweep", other, "colored, serial")),
+            },
             layer_stop: match s.layer_stop {
                 Some(t) if !(t.is_finite() && t >= 0.0) => return Err(Error::invalid(format!("solver.layer_stop: must be ≥ 0, got {t}"))),
                 t => t,
@@ -91,6 +111,7 @@ impl MultilayerSettings {
             ("stripe_axis", s.stripe_axis.is_some()),
             ("stripe_count", s.stripe_count.is_some()),
             ("layer_stop", s.layer_stop.is_some()),
+            ("layer_sweep", s.layer_sweep.is_some()),
         ];
         present.iter().find(|p| p.1).map(|p| p.0)
     }
@@ -148,5 +169,14 @@ mod tests {
         let s = schema::Solver { layer_order: Some("zigzag".into()), ..Default::default() };
         let err = MultilayerSettings::from_scene(&s, 10).unwrap_err().to_string();
         assert_eq!(err, "solver.layer_order: unknown 'zigzag' (expected strain_rate, stretch, random, stripes)");
+    }
+
+    /// `layer_sweep` takes `colored` (the default) or `serial`; anything else is a one-line error.
+    #[test]
+    fn layer_sweep_names() {
+        let sweep = |name: Option<&str>| MultilayerSettings::from_scene(&schema::Solver { layer_sweep: name.map(Into::into), ..Default::default() }, 20);
+        assert_eq!(sweep(None).unwrap().sweep, LayerSweep::Colored);
+        assert_eq!(sweep(Some("serial")).unwrap().sweep, LayerSweep::Serial);
+        assert_eq!(sweep(Some("jacobi")).unwrap_err().to_string(), "solver.layer_sweep: unknown 'jacobi' (expected colored, serial)");
     }
 }

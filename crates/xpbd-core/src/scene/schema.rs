@@ -146,6 +146,7 @@ pub struct Solver {
     pub stripe_axis: Option<String>,
     pub stripe_count: Option<usize>,
     pub layer_stop: Option<f64>,
+    pub layer_sweep: Option<String>,
     /// Implicit and adaptive only (`implicit::settings`, defaults there and in docs/scene-format.md).
     pub pgs_iterations: Option<usize>,
     pub newton_iterations: Option<usize>,
@@ -190,6 +191,7 @@ impl Default for Solver {
             stripe_axis: None,
             stripe_count: None,
             layer_stop: None,
+            layer_sweep: None,
             pgs_iterations: None,
             newton_iterations: None,
             pcg_preconditioner: None,

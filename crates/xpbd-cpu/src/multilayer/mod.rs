@@ -86,7 +86,7 @@ impl Multilayer {
             rest.extend_from_slice(&g.rest);
         }
         let n = model.vertex_count();
-        let sweep = ElasticSweep::new(model, &tets, &rest);
+        let sweep = ElasticSweep::new(model, &tets, &rest, settings.sweep);
         let pinned_element = tets.iter().map(|t: &[u32; 4]| t.iter().any(|&v| model.inv_mass[v as usize] == 0.0)).collect();
         Multilayer {
             settings,
@@ -125,7 +125,7 @@ impl Multilayer {
         ContactForces::of(&self.pairs, &self.contacts.pushed(x), x.len(), h)
     }
 
-    /// The colored schedule of the elastic sweep (elements numbered over every tet group, in group order).
+    /// The schedule of the elastic sweep (elements numbered over every tet group, in group order).
     pub fn elastic_schedule(&self) -> &Schedule {
         self.sweep.schedule()
     }

@@ -1,9 +1,11 @@
-//! The elastic sweep of a layer (Algorithm 2 line 17) as a Gauss-Seidel by colors of the element graph,
-//! the parallel layers of the multi-layer paper §3.1: the colors run one after another, the elements of a
-//! color (which share no vertex) in parallel with rayon, skipping those rigid in the layer. The coloring
-//! is the colored XPBD sweep's (block paper, Algorithm 2), cached per topology by
+//! The elastic sweep of a layer (Algorithm 2 line 17), skipping the elements rigid in the layer. By default
+//! a Gauss-Seidel by colors of the element graph, the parallel layers of the multi-layer paper §3.1: the
+//! colors run one after another, the elements of a color (which share no vertex) in parallel with rayon.
+//! The coloring is the colored XPBD sweep's (block paper, Algorithm 2), cached per topology by
 //! `xpbd_core::graph::partition`, over every tet group's elements at once. An element's update touches only
-//! its own vertices and multipliers, so the result does not depend on the thread count.
+//! its own vertices and multipliers, so the result does not depend on the thread count. With
+//! `layer_sweep = "serial"` one batch holds every element in index order and runs on one thread (XPBD's
+//! serial order, which converges faster per iteration on our meshes).
 
 use crate::block_families::GRAIN;
 use crate::shared::SharedMut;
@@ -12,12 +14,16 @@ use xpbd_core::constraint::tet::TetRest;
 use xpbd_core::constraint::tet_model::{gather, project_tet, TetModel, TetParams};
 use xpbd_core::graph::partition::partitions;
 use xpbd_core::graph::schedule::Schedule;
+use xpbd_core::layers::settings::LayerSweep;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
 
 pub struct ElasticSweep {
-    /// A batch per color, an item per element (elements numbered over all groups, as `Multilayer::tets`).
+    /// A batch per color, an item per element (elements numbered over all groups, as `Multilayer::tets`);
+    /// one batch of every element for the serial sweep.
     schedule: Schedule,
+    /// Whether a batch's elements run in parallel (they share no vertex): not for the serial sweep.
+    parallel: bool,
     /// The elements in execution order, color after color, so that their data streams through the cache
     /// as in a serial sweep (as the colored XPBD sweep permutes its model).
     elements: Vec<Element>,
@@ -53,9 +59,13 @@ impl Element {
 }
 
 impl ElasticSweep {
-    /// The colored schedule of `tets` (with rest data `rest`), every tet group of `model` in group order.
-    pub fn new(model: &Model, tets: &[[u32; 4]], rest: &[TetRest]) -> Self {
-        let schedule = Schedule::colored(&partitions(tets, model.vertex_count(), 1).colored);
+    /// The `order` schedule of `tets` (with rest data `rest`), every tet group of `model` in group order.
+    pub fn new(model: &Model, tets: &[[u32; 4]], rest: &[TetRest], order: LayerSweep) -> Self {
+        let schedule = match order {
+            LayerSweep::Colored => Schedule::colored(&partitions(tets, model.vertex_count(), 1).colored),
+            // One batch of one-element items in index order, run on one thread (below).
+            LayerSweep::Serial => Schedule::independent(tets.len()),
+        };
         let mut of_group = Vec::with_capacity(tets.len());
         for (g, tg) in model.tet_groups.iter().enumerate() {
             of_group.extend((0..tg.tets.len()).map(|e| (g as u32, tg.lambda_offset + e * tg.model.rows())));
@@ -65,10 +75,10 @@ impl ElasticSweep {
             Element { tet: tets[e as usize], rest: rest[e as usize], index: e, group, lambda_at }
         };
         let elements = schedule.execution_order().into_iter().map(element).collect();
-        ElasticSweep { schedule, elements }
+        ElasticSweep { schedule, parallel: order == LayerSweep::Colored, elements }
     }
 
-    /// The colored schedule the sweep runs.
+    /// The schedule the sweep runs.
     pub fn schedule(&self) -> &Schedule {
         &self.schedule
     }
@@ -82,13 +92,18 @@ impl ElasticSweep {
         let project = |el: &Element| {
             if element_body[el.index as usize].is_none() {
                 let (p, rows) = &params[el.group as usize];
-                // SAFETY: the elements of a color share no vertex (and no multiplier), and each runs on one thread.
+                // SAFETY: the elements of a color share no vertex (and no multiplier), and each runs on one
+                // thread; the serial sweep's one batch runs on this thread alone.
                 unsafe { el.project(p, *rows, w, &x, &lambda) }
             }
         };
-        // With one item per element, a color's items are its elements' places in execution order.
+        // With one item per element, a batch's items are its elements' places in execution order.
         for b in 0..self.schedule.batches() {
-            self.elements[self.schedule.batch(b)].par_iter().with_min_len(GRAIN).for_each(project);
+            let batch = &self.elements[self.schedule.batch(b)];
+            match self.parallel {
+                true => batch.par_iter().with_min_len(GRAIN).for_each(project),
+                false => batch.iter().for_each(project),
+            }
         }
     }
 }
