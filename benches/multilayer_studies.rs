@@ -1,4 +1,4 @@
-//! The studies of the multi-layer solver (the multi-layer paper §4, issue 5; results in docs/multilayer.md).
+//! The studies of the multi-layer solver (the multi-layer paper §4; results in docs/reproductions/multilayer.md).
 //! Each study runs XPBD (serial Gauss-Seidel) and multi-layer variants side by side in one process: a
 //! reference run of the default multi-layer solver (5 layers, linear, doubling, strain-rate order, with
 //! the budget) advances the scene, and at every sampled substep each variant solves that
@@ -26,7 +26,7 @@
 //! `--smoke` runs every study at its smallest (one sample, one run; the scene-file studies on 2
 //! substeps of the first 2 frames with 40 iterations) to check the code path. Writes `NAME.csv` and
 //! `NAME.svg` (the first sample's curves; the histograms and the time against the residual level for
-//! the scene-file studies) to `--out DIR`, by default docs/figures/multilayer, and prints the Markdown
+//! the scene-file studies) to `--out DIR`, by default docs/reproductions/multilayer, and prints the Markdown
 //! tables. The reproduction script `benches/reproduce/multilayer.sh` runs them all.
 //!
 //! Run: `cargo bench -p xpbd-benches --bench multilayer_studies -- STUDY [--smoke] [--out DIR]`
@@ -330,7 +330,7 @@ const CSV_HEADER: &str = "solver,tets,sample,iteration,layer,solver_ms,relative_
 
 /// Where the studies write and how big they are.
 struct Options {
-    /// The CSV and SVG folder: `--out DIR`, else docs/figures/multilayer.
+    /// The CSV and SVG folder: `--out DIR`, else docs/reproductions/multilayer.
     out: std::path::PathBuf,
     /// `--smoke`: every study at its smallest (one sample, one run, a few frames), to check the code path.
     smoke: bool,
@@ -341,7 +341,7 @@ impl Options {
         let args: Vec<String> = std::env::args().skip(1).collect();
         let out = args.iter().position(|a| a == "--out").and_then(|k| args.get(k + 1)).map(std::path::PathBuf::from);
         Options {
-            out: out.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/figures/multilayer")),
+            out: out.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/reproductions/multilayer")),
             smoke: args.iter().any(|a| a == "--smoke"),
         }
     }
