@@ -476,3 +476,36 @@ fn a_block_on_a_moving_plane_is_carried_at_its_speed() {
         assert!((speed - 1.0).abs() < 0.01, "{label}: moving at {speed} m/s, the belt at 1 m/s");
     }
 }
+
+/// The mechanical energy (elastic + kinetic, J) after `frames` frames of the free 3 × 1 × 1 StVK block
+/// (6×2×2 cells, E = 1e6 Pa) stretched 30 % along x and released with no gravity, 10 substeps × 10
+/// iterations.
+fn released_block_energy(solver: Solver, frames: usize) -> f64 {
+    let body = BodyBuilder::new("b")
+        .box_mesh([3.0, 1.0, 1.0], [6, 2, 2])
+        .split(5)
+        .initial_deform(InitialDeform { scale: [1.3, 1.0, 1.0], twist_axis: None, twist_degrees: 0.0 })
+        .material(Material::tet("stvk", 1e6, 0.3, 1000.0));
+    let scene = SceneBuilder::new("t").dt(0.01).substeps(10).iterations(10).gravity([0.0; 3]).solver(solver).formats(&["none"]);
+    let mut sim = Sim::new(&scene.body(body).build());
+    sim.frames(frames);
+    xpbd_core::metrics::elastic_energy(&sim.model, &sim.state.x) + xpbd_core::metrics::kinetic_energy(&sim.model, &sim.state.v)
+}
+
+#[test]
+#[ignore = "known problem (docs/multilayer.md, \"A vibrating body loses its energy\"): the glue of partly rigid layers is inelastic"]
+fn a_released_block_keeps_the_energy_xpbd_keeps() {
+    // XPBD's own numerical damping leaves 1.2e5 J of the block's energy after 20 frames at these
+    // settings (colored; serial alike), one layer is XPBD bit for bit, and a fully rigid first layer
+    // followed by the elastic one keeps it too (no glue in a fully rigid layer). With partly rigid layers
+    // the glue pulls each boundary member back to the body after its deformation step, an inelastic
+    // collision per boundary vertex and layer: measured 670 J with 5 layers. The paper's solver converges
+    // to XPBD's solution, so its energy should be XPBD's; half of it is the bound asked here.
+    let xpbd = released_block_energy(Solver::xpbd("colored"), 20);
+    assert_eq!(released_block_energy(Solver::multilayer().layers(1), 20), xpbd);
+    let two = released_block_energy(Solver::multilayer().layers(2), 20);
+    assert!((two / xpbd - 1.0).abs() < 0.05, "2 layers: {two:.4e} J against XPBD's {xpbd:.4e} J");
+    let five = released_block_energy(Solver::multilayer(), 20);
+    println!("energy after 20 frames: xpbd {xpbd:.4e} J, 2 layers {two:.4e} J, 5 layers {five:.4e} J");
+    assert!(five > 0.5 * xpbd, "5 layers keep {five:.4e} J of XPBD's {xpbd:.4e} J");
+}
