@@ -5,6 +5,7 @@
 use super::projection::{project_block, BlockParams};
 use super::tet::{deformation_gradient, node_gradients, TetRest};
 use super::{arap, neohookean, stvk};
+use crate::fem::energy::Energy;
 use crate::material::Lame;
 use crate::mesh::Vec3;
 
@@ -191,6 +192,16 @@ pub fn tet_residual(p: &TetParams, rest: &TetRest, x: &[Vec3; 4], lambda: &[f64]
     }
 }
 
+/// The energy (of the implicit solvers' FEM) an XPBD material model names: both stable neo-Hookean variants are one energy.
+pub fn energy_of(model: TetModel) -> Energy {
+    match model {
+        TetModel::NeoHookean | TetModel::NeoHookeanBlock => Energy::StableNeoHookean,
+        TetModel::StVK => Energy::StVK,
+        TetModel::Arap => Energy::Arap,
+        TetModel::Corotational => Energy::Corotational,
+    }
+}
+
 /// Elastic energy V Ψ(F) of one element (zero at rest).
 pub fn tet_energy(p: &TetParams, rest: &TetRest, x: &[Vec3; 4]) -> f64 {
     let f = deformation_gradient(x, &rest.dm_inv);
@@ -199,7 +210,7 @@ pub fn tet_energy(p: &TetParams, rest: &TetRest, x: &[Vec3; 4]) -> f64 {
             TetModel::NeoHookean | TetModel::NeoHookeanBlock => neohookean::energy_density(&f, &p.lame),
             TetModel::StVK => stvk::energy_density(&f, &p.lame),
             TetModel::Arap => arap::energy_density(&f, p.lame.mu),
-            TetModel::Corotational => crate::fem::energy::Energy::Corotational.density(&f, p.lame),
+            TetModel::Corotational => Energy::Corotational.density(&f, p.lame),
         }
 }
 

@@ -3,7 +3,6 @@
 //! column-major vec(F): vec index 3·col + row, nalgebra's storage order.
 
 use crate::constraint::arap;
-use crate::constraint::tet_model::TetModel;
 use crate::material::Lame;
 use nalgebra::{Matrix3, SMatrix, SVector, SymmetricEigen, Vector3};
 
@@ -91,16 +90,6 @@ impl Polar {
             d.set_column(k, &vec9(&(self.r * w.cross_matrix())));
         }
         d
-    }
-}
-
-/// The energy an XPBD material model names: both stable neo-Hookean variants are one energy.
-pub fn energy_of(model: TetModel) -> Energy {
-    match model {
-        TetModel::NeoHookean | TetModel::NeoHookeanBlock => Energy::StableNeoHookean,
-        TetModel::StVK => Energy::StVK,
-        TetModel::Arap => Energy::Arap,
-        TetModel::Corotational => Energy::Corotational,
     }
 }
 

@@ -14,8 +14,8 @@
 
 use crate::constraint::arap;
 use crate::constraint::tet::{deformation_gradient, TetRest};
+use crate::constraint::tet_model::energy_of;
 use crate::fem::element::element_state_unprojected;
-use crate::fem::energy::energy_of;
 use crate::mesh::Vec3;
 use crate::model::Model;
 use nalgebra::{SMatrix, SVector, SymmetricEigen};
