@@ -11,10 +11,19 @@ use std::path::Path;
 const CHUNK_BYTES: usize = 1 << 20;
 
 /// A real coordinate-format matrix as CSR: symmetric files are expanded, duplicates summed in
-/// file order. The entry lines are parsed in parallel chunks; the result does not depend on the
-/// threads.
+/// file order. The file is memory-mapped and its entry lines parsed in parallel chunks, so the
+/// threads fault its pages in as they parse instead of one thread copying it first; the result does
+/// not depend on the threads.
 pub fn read_matrix(path: &Path) -> Result<Csr> {
-    let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    if file.metadata().map_err(|e| Error::io(path, e))?.len() == 0 {
+        return Err(Error::parse(path, None, "empty file"));
+    }
+    // SAFETY: the map is read-only and dropped before this function returns. Another process truncating
+    // or rewriting the file meanwhile would change the bytes under us (the caveat of every memory-mapped
+    // reader); exported systems are written once, before they are read.
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(path, e))?;
+    let text: &[u8] = &map;
     let bad = |line: usize, msg: String| Error::parse(path, Some(line), msg);
     let mut lines = text.split_inclusive(|&b| b == b'\n').enumerate().map(|(k, l)| (k + 1, l));
     let (hl, header) = lines.next().ok_or_else(|| Error::parse(path, None, "empty file"))?;
