@@ -1,12 +1,16 @@
-//! A shell pulled over a box collider's edge with friction under the implicit solver (thesis "Adaptive methods
-//! for elastic deformation", §3.3.3, Eq. 3.13–3.15): it slides over the edge and on the box's top with the
-//! tension Coulomb friction gives. See docs/shells-scenes.md, solver behaviour.
+//! Friction under the implicit solver (thesis "Adaptive methods for elastic deformation", §3.3.3, Eq.
+//! 3.13–3.15): a block on an incline against Coulomb's answer, elastic and rigidified; a shell pulled over a
+//! box collider's edge slides over the edge and on the box's top with the tension Coulomb friction gives. See
+//! docs/shells-scenes.md, solver behaviour.
 
 mod common;
 
 use common::implicit_run::ImplicitRun;
+use common::incline::{assert_coulomb, on_incline, slide_in, small_block};
+use common::Sim;
 use std::path::Path;
 use xpbd_core::model::Model;
+use xpbd_core::scene::schema::Solver;
 use xpbd_core::state::State;
 
 /// The box's edge under the sheet: top face z = 0, side face x = 0.1 (outward normal −x).
@@ -74,5 +78,17 @@ fn a_sheet_pulled_over_a_box_edge_slides_with_coulomb_friction() {
         let coulomb = mu * 9.81 * DENSITY * SIDE / (2.0 * YOUNGS);
         println!("μ = {mu}: friction's strain {friction:.3e} against μ ρ g L / (2E) = {coulomb:.3e}");
         assert!((friction - coulomb).abs() < 0.15 * coulomb, "μ = {mu}: {friction} against {coulomb}");
+    }
+}
+
+/// The block of the XPBD friction tests on a 20° incline, stepped by `implicit` (every element elastic) and by
+/// `adaptive` (the block becomes one rigid body within a few steps and slides as one): it sticks at μ = 0.5 >
+/// tan 20° (under 1 mm in 1 s) and slides ½ g (sin θ − μ cos θ) t² in 1 s at μ = 0.2 and 0 (within 5 %).
+#[test]
+fn a_block_on_an_incline_slides_as_coulomb_elastic_and_rigid() {
+    for (label, solver) in [("implicit", Solver::implicit()), ("adaptive", Solver::adaptive())] {
+        assert_coulomb(label, &[0.5, 0.2, 0.0], |mu| {
+            slide_in(Sim::implicit(&on_incline(small_block(), mu).solver(solver.clone()).build()), 1.0, |_| ()).centre
+        });
     }
 }

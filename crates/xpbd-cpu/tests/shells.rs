@@ -284,14 +284,16 @@ fn hat_elastic_at_first_contact(filter: bool) -> (usize, usize) {
 }
 
 /// The oracle's contact filter (thesis Eq. 4.16) on a rigid hat landing tilted on its brim (τ_R = 10⁻³,
-/// τ_E = 10⁻², τ_b = 10): the oracle elastifies part of the hat at its first contact, with the filter at least
-/// as much as without. The thesis's contrast (elastic with the filter, rigid without) does not reproduce: our
-/// oracle already puts the new contacts' bilateral impulses on the right-hand side, and the landing elastifies
-/// a region with or without the filter (docs/shells.md).
+/// τ_E = 10⁻², τ_b = 10): the oracle elastifies part of the hat at its first contact, with and without the
+/// filter. The thesis's contrast (elastic with the filter, rigid without) does not reproduce: our oracle already
+/// puts the new contacts' bilateral impulses on the right-hand side, and the landing elastifies about the same
+/// region either way (364 and 365 of 456 triangles; docs/shells.md).
 #[test]
 fn the_contact_filter_elastifies_a_landing_hat() {
     let (with, triangles) = hat_elastic_at_first_contact(true);
     let (without, _) = hat_elastic_at_first_contact(false);
     println!("elastic triangles of {triangles} at the hat's first contact: {with} with the contact filter, {without} without");
-    assert!(without > 0 && with >= without && with < triangles, "{with} with, {without} without, of {triangles}");
+    for elastic in [with, without] {
+        assert!(elastic > 0 && elastic < triangles, "{with} with, {without} without, of {triangles}");
+    }
 }

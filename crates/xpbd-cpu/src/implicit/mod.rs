@@ -75,6 +75,8 @@ struct Adaptive {
     flags: Vec<bool>,
     /// Elements with a pinned or attached vertex: never rigid.
     anchored: Vec<bool>,
+    /// Each vertex's velocity change over the last step, the oracle's start.
+    velocity_change: Vec<Vec3>,
     oracle: Option<Oracle>,
 }
 
@@ -136,6 +138,7 @@ impl ImplicitBackend {
                 calm: vec![0; count],
                 flags: vec![false; count],
                 anchored: nodes.iter().map(|t| t.iter().any(|&v| attached[v as usize])).collect(),
+                velocity_change: vec![Vec3::zeros(); model.vertex_count()],
                 oracle: None,
             }
         });
@@ -190,7 +193,19 @@ impl ImplicitBackend {
                 a.oracle = Some(Oracle::new(&self.elements, &self.shells, &model.mass, &self.pinned, h)?);
             }
             let oracle = a.oracle.as_ref().unwrap();
-            let rates = oracle.strain_rates(&self.elements, &self.shells, &s.x, &s.v, &model.mass, model.gravity, &self.contacts, &self.settings, h, &rigid);
+            let rates = oracle.strain_rates(
+                &self.elements,
+                &self.shells,
+                &s.x,
+                &s.v,
+                &model.mass,
+                model.gravity,
+                &self.contacts,
+                &self.settings,
+                h,
+                &a.velocity_change,
+                &rigid,
+            );
             for (&e, r) in rigid.iter().zip(rates) {
                 if r.strain > a.settings.elastify_threshold || r.bending > a.bending_threshold[e as usize].1 {
                     elastify[e as usize] = true;
@@ -211,9 +226,18 @@ impl ImplicitBackend {
     }
 
     /// The rigid bodies of the current flags (Algorithm 2) from the state, and the reduced system's pattern.
+    /// When the bodies hold the same vertices as before (only elements wholly inside a body changed their flag:
+    /// they move with it either way), the bodies, the DOFs and the factorisation's pattern stand, and only the list
+    /// of elements assembled changes.
     fn rebuild(&mut self, s: &mut State) {
         let Some(a) = &self.adaptive else { return };
-        self.pattern = RigidPattern::find(&element_nodes(&self.elements, &self.shells), &a.adjacency, &a.flags, s.x.len());
+        let pattern = RigidPattern::find(&element_nodes(&self.elements, &self.shells), &a.adjacency, &a.flags, s.x.len());
+        if pattern.bodies > 0 && pattern.vertex_body == self.pattern.vertex_body {
+            self.system.elastic = System::elastic_tets(&self.elements, &pattern);
+            self.pattern = pattern;
+            return;
+        }
+        self.pattern = pattern;
         self.bodies = Bodies::build(&self.pattern, &s.x, &s.v, &self.mass, &self.elements.mass_damping);
         self.bodies.place_members(&mut s.x, &mut s.v);
         let pinned = &self.pinned;
@@ -244,8 +268,12 @@ impl ImplicitBackend {
         self.contacts.solve(&self.system, &s.x, &self.bodies, &mut va, &self.settings, h);
         self.phases.contact += start.elapsed().as_secs_f64();
 
+        let before = self.adaptive.is_some().then(|| (s.v.clone(), self.bodies.motions()));
         self.update(s, &va, h, t_end);
         self.limit_strain(model, s, h);
+        if let (Some(a), Some((v, motions))) = (&mut self.adaptive, before) {
+            a.velocity_change = self.bodies.velocity_change(&motions, &v, &s.x, &s.v);
+        }
         self.record_strain(s, h);
         self.shells.record_angles(&s.x);
         Ok(())
@@ -332,7 +360,7 @@ impl ImplicitBackend {
         for e in (0..a.flags.len()).filter(|&e| self.pattern.element_body[e].is_none()) {
             let strain = element_strain(&self.elements, &self.shells, e, &s.x);
             let rate = ((strain - a.strain[e]) / h).norm_squared();
-            let bending = if e < tets { 0.0 } else { self.shells.curvature_rate(e - tets, &s.x, h) };
+            let bending = if e < tets { 0.0 } else { self.shells.curvature_rate(e - tets, None, &s.x, h) };
             a.calm[e] = if rate < tau && bending < a.bending_threshold[e].0 { a.calm[e] + 1 } else { 0 };
             a.strain[e] = strain;
         }
@@ -372,15 +400,17 @@ impl Backend for ImplicitBackend {
         config.requirements(model)
     }
 
-    /// Adaptive runs: each element's last Green strain (9 values), its calm-step count and its rigid flag; the
-    /// bodies are rebuilt from the flags and the checkpoint's state on restore. Then each shell hinge's unwrapped
-    /// angle (its branch beyond ±π is not in the positions). Contact warm starts are not kept.
+    /// Adaptive runs: each element's last Green strain (9 values), its calm-step count and its rigid flag, then
+    /// each vertex's last velocity change (3 values, the oracle's start); the bodies are rebuilt from the flags
+    /// and the checkpoint's state on restore. Then each shell hinge's unwrapped angle (its branch beyond ±π is
+    /// not in the positions). Contact warm starts are not kept.
     fn carried(&self) -> Vec<f64> {
         let mut out = Vec::new();
         if let Some(a) = &self.adaptive {
             out.extend(a.strain.iter().flat_map(|e| e.iter().copied()));
             out.extend(a.calm.iter().map(|&c| c as f64));
             out.extend(a.flags.iter().map(|&f| f as u8 as f64));
+            out.extend(a.velocity_change.iter().flat_map(|d| d.iter().copied()));
         }
         out.extend_from_slice(&self.shells.angle);
         out
@@ -394,15 +424,20 @@ impl Backend for ImplicitBackend {
         let (carried, angles) = carried.split_at(split);
         self.shells.angle.copy_from_slice(angles);
         let Some(a) = &mut self.adaptive else { return xpbd_core::backend::nothing_carried(carried) };
-        let n = a.strain.len();
-        if carried.len() != 11 * n {
-            return Err(Error::invalid(format!("the checkpoint carries {} solver values; an adaptive run of {n} elements needs {}", carried.len(), 11 * n)));
+        let (n, vertices) = (a.strain.len(), a.velocity_change.len());
+        if carried.len() != 11 * n + 3 * vertices {
+            return Err(Error::invalid(format!(
+                "the checkpoint carries {} solver values; an adaptive run of {n} elements and {vertices} vertices needs {}",
+                carried.len(),
+                11 * n + 3 * vertices
+            )));
         }
         for (e, chunk) in carried[..9 * n].chunks(9).enumerate() {
             a.strain[e] = Matrix3::from_column_slice(chunk);
         }
         a.calm = carried[9 * n..10 * n].iter().map(|&c| c as u32).collect();
-        a.flags = carried[10 * n..].iter().map(|&f| f != 0.0).collect();
+        a.flags = carried[10 * n..11 * n].iter().map(|&f| f != 0.0).collect();
+        a.velocity_change = carried[11 * n..].chunks(3).map(Vec3::from_column_slice).collect();
         // The members' velocities in the state are their bodies' rigid field, so rebuilding keeps them.
         self.rebuild(&mut state.clone());
         Ok(())

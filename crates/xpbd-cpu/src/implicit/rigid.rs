@@ -45,6 +45,26 @@ impl Bodies {
         }
     }
 
+    /// Each body's (v, ω).
+    pub fn motions(&self) -> Vec<(Vec3, Vec3)> {
+        self.bodies.iter().map(|b| (b.velocity, b.omega)).collect()
+    }
+
+    /// The velocity change of a step from the bodies' motions `before` and the velocities `v_before`: on each
+    /// member its body's Δv + Δω × (x − c), a rigid field; on every other vertex v − v_before. (A member's velocity
+    /// vector also turns with its body, by h ω × (ω × r) for a spin ω; that part is no deformation, and as a
+    /// velocity field it has the strain rate −hω² across the axis.)
+    pub fn velocity_change(&self, before: &[(Vec3, Vec3)], v_before: &[Vec3], x: &[Vec3], v: &[Vec3]) -> Vec<Vec3> {
+        let mut out: Vec<Vec3> = v.iter().zip(v_before).map(|(v, b)| v - b).collect();
+        for ((b, members), (v0, w0)) in self.bodies.iter().zip(&self.members).zip(before) {
+            let (dv, dw) = (b.velocity - v0, b.omega - w0);
+            for &i in members {
+                out[i as usize] = dv + dw.cross(&(x[i as usize] - b.com));
+            }
+        }
+        out
+    }
+
     /// Members' positions R rᵢ + p and velocities v + ω × R rᵢ.
     pub fn place_members(&self, x: &mut [Vec3], v: &mut [Vec3]) {
         for ((b, members), offsets) in self.bodies.iter().zip(&self.members).zip(&self.offsets) {

@@ -213,13 +213,17 @@ impl Shells {
         unwrap_angle(dihedral_angle(&gather(x, &self.hinges[e])), self.angle[e])
     }
 
-    /// The largest |κ̇| = |κ(x) − κ_last|/h over triangle `t`'s hinges (Eq. 4.10–4.11): the change from the
-    /// recorded angles to the positions `x`.
-    pub fn curvature_rate(&self, t: usize, x: &[Vec3], h: f64) -> f64 {
+    /// The largest |κ̇| = |κ(x) − κ_before|/h over triangle `t`'s hinges (Eq. 4.10–4.11): the change to the
+    /// positions `x` from the positions `before`, or from the recorded angles when `None`.
+    pub fn curvature_rate(&self, t: usize, before: Option<&[Vec3]>, x: &[Vec3], h: f64) -> f64 {
         self.triangle_hinges[t]
             .iter()
             .flatten()
-            .map(|&e| (self.curvature_scale[e as usize] * (self.angle_at(e as usize, x) - self.angle[e as usize]) / h).abs())
+            .map(|&e| {
+                let e = e as usize;
+                let from = before.map_or(self.angle[e], |b| self.angle_at(e, b));
+                (self.curvature_scale[e] * (self.angle_at(e, x) - from) / h).abs()
+            })
             .fold(0.0, f64::max)
     }
 

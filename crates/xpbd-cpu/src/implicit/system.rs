@@ -69,7 +69,7 @@ impl System {
     /// The system of the elastic tets (`pattern.element_body` `None`; the tets come first in it) and the shell
     /// stencils that are not inside one rigid body, solved as `settings` ask.
     pub fn new(elements: &Elements, shells: &Shells, dofs: Dofs, pattern: &RigidPattern, settings: &ImplicitSettings) -> Self {
-        let elastic: Vec<u32> = (0..elements.len() as u32).filter(|&e| pattern.element_body[e as usize].is_none()).collect();
+        let elastic = Self::elastic_tets(elements, pattern);
         let shell_active = shells.active(&pattern.vertex_body);
         let shell_stencils = shells.stencil_nodes(&shell_active);
         let stencils = elastic.iter().map(|&e| &elements.tets[e as usize][..]).chain(shell_stencils.iter().map(|n| &n[..]));
@@ -81,6 +81,11 @@ impl System {
         });
         let pattern = BlockPattern::new(&dofs, groups);
         System { dofs, pattern, elastic, shell_active, linear: LinearSolver::new(settings), energy: 0.0 }
+    }
+
+    /// The tets of `pattern` in no rigid body.
+    pub fn elastic_tets(elements: &Elements, pattern: &RigidPattern) -> Vec<u32> {
+        (0..elements.len() as u32).filter(|&e| pattern.element_body[e as usize].is_none()).collect()
     }
 
     /// The reduced velocities ẋ_A of `v` and the bodies.

@@ -3,6 +3,7 @@
 //! slides, and Coulomb's answer.
 
 use super::{sim_header, Sim};
+use xpbd_core::backend::Backend;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::scene::schema::{Collider, Material};
 use xpbd_core::scene::{BodyBuilder, Scene, SceneBuilder};
@@ -30,12 +31,16 @@ pub fn on_incline(block: BodyBuilder, mu: f64) -> SceneBuilder {
     sim_header(1.0 / 60.0, 10, 4, [0.0, -G, 0.0], 0.0, "serial").body(block).collider(Collider::plane([0.0; 3], [-s, c, 0.0]).friction(mu))
 }
 
-/// How far `scene`'s first body moved down the slope in `seconds`: its centre, and the mean of its bottom
+/// How far `scene`'s first body moved down the slope in `seconds` under the constraint solvers ([`slide_in`]).
+pub fn slide(scene: &Scene, seconds: f64, each_frame: impl FnMut(&mut Sim)) -> Slid {
+    slide_in(Sim::new(scene), seconds, each_frame)
+}
+
+/// How far `sim`'s first body moved down the slope in `seconds`: its centre, and the mean of its bottom
 /// face (the vertices that start within 1 cm of the plane: where it slides on the plane, without the
 /// tipping of a block on compliant contacts). `each_frame` sees the simulation after every frame.
-pub fn slide(scene: &Scene, seconds: f64, mut each_frame: impl FnMut(&mut Sim)) -> Slid {
+pub fn slide_in<B: Backend>(mut sim: Sim<B>, seconds: f64, mut each_frame: impl FnMut(&mut Sim<B>)) -> Slid {
     let (s, c) = SLOPE_DEGREES.to_radians().sin_cos();
-    let mut sim = Sim::new(scene);
     let x0: Vec<Vec3> = sim.state.x[sim.model.bodies[0].vertices.clone()].to_vec();
     let bottom: Vec<usize> = (0..x0.len()).filter(|&k| x0[k].dot(&Vec3::new(-s, c, 0.0)) < 0.01).collect();
     for _ in 0..(seconds * 60.0).round() as usize {

@@ -13,6 +13,7 @@ use xpbd_core::scene::schema::Solver;
 use xpbd_core::scene::{Built, Scene, SceneBuilder};
 use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
+use xpbd_cpu::implicit::ImplicitBackend;
 use xpbd_cpu::CpuBackend;
 
 /// Builds a scene; panics with the error message on failure.
@@ -20,19 +21,32 @@ pub fn built(scene: &Scene) -> Built {
     xpbd_core::scene::build(scene, Path::new(".")).unwrap_or_else(|e| panic!("scene '{}' does not build: {e}", scene.name))
 }
 
-/// A model, its solver configuration, its state and a CPU backend.
-pub struct Sim {
+/// A model, its solver configuration, its state and a CPU backend (the constraint solvers', or the implicit one).
+pub struct Sim<B: Backend = CpuBackend> {
     pub model: Model,
     pub config: SolverConfig,
     pub state: State,
-    pub backend: CpuBackend,
+    pub backend: B,
 }
 
 impl Sim {
     pub fn new(scene: &Scene) -> Self {
+        Sim::with(scene, CpuBackend::new)
+    }
+}
+
+impl Sim<ImplicitBackend> {
+    /// A scene of `solver.kind = "implicit"` or `"adaptive"`.
+    pub fn implicit(scene: &Scene) -> Self {
+        Sim::with(scene, ImplicitBackend::new)
+    }
+}
+
+impl<B: Backend> Sim<B> {
+    fn with(scene: &Scene, backend: impl FnOnce(&Model, &SolverConfig) -> B) -> Self {
         let Built { model, config, .. } = built(scene);
         let state = State::initial(&model);
-        let backend = CpuBackend::new(&model, &config);
+        let backend = backend(&model, &config);
         Sim { model, config, state, backend }
     }
 
