@@ -31,7 +31,7 @@ named_enum! {
 /// compliant frictional contact (§3.3.3), and the rigidification of `kind = "adaptive"` (§3.3.4–3.3.5).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ImplicitSettings {
-    /// Contact compliance γ of the PGS rows (1/kg): a resting contact carries λ_n = (k_b/γ)·depth.
+    /// Contact compliance γ of the PGS normal rows (1/kg): a resting contact carries λ_n = (k_b/γ)·depth.
     pub contact_compliance: f64,
     /// Baumgarte feedback k_b·h (dimensionless; the thesis's k_b = 0.2/h).
     pub baumgarte: f64,
