@@ -233,8 +233,9 @@ impl Oracle {
     }
 
     /// The normal impulse that stops a new contact's vertices alone (diagonal A_p, Eq. 3.18–3.19), given their
-    /// velocities from the start, ẋ + Δẋ₀, and the residual `z` so far; `None` when it has no free vertex.
-    fn new_contact_impulse(&self, c: &Contact, vg: &[Vec3], z: &[Vec3], settings: &ImplicitSettings, h: f64) -> Option<f64> {
+    /// velocities from the start (`moving`, ẋ + Δẋ₀) and the residual z − AΔẋ₀ so far; `None` when it has no free
+    /// vertex.
+    fn new_contact_impulse(&self, c: &Contact, moving: &[Vec3], residual: &[Vec3], settings: &ImplicitSettings, h: f64) -> Option<f64> {
         let (mut jv, mut jdz, mut jdj) = (Contacts::normal_bias(c, h, settings), 0.0, 0.0);
         for (&v, &w) in c.vertices.iter().zip(&c.weights) {
             let Some(r) = self.row[v as usize] else { continue };
@@ -242,8 +243,8 @@ impl Oracle {
                 continue;
             }
             let d = self.diagonal[r as usize];
-            jv += w * c.normal.dot(&vg[v as usize]);
-            jdz += w * c.normal.dot(&z[v as usize]) / d;
+            jv += w * c.normal.dot(&moving[v as usize]);
+            jdz += w * c.normal.dot(&residual[v as usize]) / d;
             jdj += w * w / d;
         }
         (jdj > 0.0).then(|| (-(jv + jdz) / jdj).max(0.0))
