@@ -7,7 +7,6 @@ mod common;
 
 use common::implicit_run::ImplicitRun;
 use common::incline::{assert_coulomb, on_incline, slide_in, small_block};
-use common::Sim;
 use std::path::Path;
 use xpbd_core::model::Model;
 use xpbd_core::scene::schema::Solver;
@@ -88,7 +87,7 @@ fn a_sheet_pulled_over_a_box_edge_slides_with_coulomb_friction() {
 fn a_block_on_an_incline_slides_as_coulomb_elastic_and_rigid() {
     for (label, solver) in [("implicit", Solver::implicit()), ("adaptive", Solver::adaptive())] {
         assert_coulomb(label, &[0.5, 0.2, 0.0], |mu| {
-            slide_in(Sim::implicit(&on_incline(small_block(), mu).solver(solver.clone()).build()), 1.0, |_| ()).centre
+            slide_in(ImplicitRun::of(&on_incline(small_block(), mu).solver(solver.clone()).build()), 1.0, |_| ()).centre
         });
     }
 }

@@ -54,7 +54,7 @@ fn tip(run: &Run, axis: usize) -> f64 {
 /// Runs `scene` (of `substeps` steps a frame) under `ldlt` and `pcg` with `preconditioner` for `frames` frames and
 /// returns their tips along `axis` at frame `early` and at the end; every PCG solve met the tolerance.
 fn both(scene: impl Fn(Solver) -> SceneBuilder, preconditioner: &str, substeps: usize, frames: usize, early: usize, axis: usize) -> ([f64; 2], [f64; 2]) {
-    let (mut ldlt, mut pcg) = (Run::new(scene(Solver::implicit())), Run::new(scene(pcg(preconditioner))));
+    let (mut ldlt, mut pcg) = (Run::build(scene(Solver::implicit())), Run::build(scene(pcg(preconditioner))));
     ldlt.frames(early);
     pcg.frames(early);
     let early = [tip(&ldlt, axis), tip(&pcg, axis)];
@@ -104,7 +104,7 @@ fn pcg_shell_strip_sags_like_ldlt() {
 #[test]
 fn pcg_adaptive_strip_settles_like_ldlt() {
     let adaptive = || Solver::adaptive().rigidify_threshold(1e-6);
-    let (mut ldlt, mut pcg) = (Run::new(strip(adaptive())), Run::new(strip(adaptive().linear_solver("pcg"))));
+    let (mut ldlt, mut pcg) = (Run::build(strip(adaptive())), Run::build(strip(adaptive().linear_solver("pcg"))));
     ldlt.frames(60);
     pcg.frames(60);
     let (a, b) = (tip(&ldlt, 2), tip(&pcg, 2));
@@ -129,7 +129,7 @@ fn pcg_block_rests_on_the_ground_like_ldlt() {
             BodyBuilder::new("block").box_mesh([0.2, 0.2, 0.2], [2, 2, 2]).material(Material::tet("neohookean_block", 1e7, 0.3, 1000.0)).rayleigh(20.0, 0.0);
         header(solver, 1, [0.0, -9.81, 0.0]).body(b).collider(Collider::plane([0.0, 0.0, 0.0], [0.0, 1.0, 0.0]))
     };
-    let (mut ldlt, mut pcg) = (Run::new(block(Solver::implicit())), Run::new(block(Solver::implicit().linear_solver("pcg"))));
+    let (mut ldlt, mut pcg) = (Run::build(block(Solver::implicit())), Run::build(block(Solver::implicit().linear_solver("pcg"))));
     ldlt.frames(100);
     pcg.frames(100);
     let low = |run: &Run| run.state.x.iter().map(|x| x.y).fold(f64::MAX, f64::min);
@@ -142,7 +142,7 @@ fn pcg_block_rests_on_the_ground_like_ldlt() {
 /// the Cholesky solve, counted, and the run is the `ldlt` run.
 #[test]
 fn pcg_that_misses_its_tolerance_falls_back_to_the_factor() {
-    let (mut ldlt, mut capped) = (Run::new(cantilever(Solver::implicit())), Run::new(cantilever(pcg("ict").pcg_tol(1e-10).pcg_max_iter(1))));
+    let (mut ldlt, mut capped) = (Run::build(cantilever(Solver::implicit())), Run::build(cantilever(pcg("ict").pcg_tol(1e-10).pcg_max_iter(1))));
     ldlt.frames(10);
     capped.frames(10);
     let counts = capped.backend.pcg;

@@ -46,7 +46,7 @@ fn beam_sag(length: f64) -> f64 {
 /// (ℓ = L + a/2: the first free hinge stands for the half cell on either side of it, so the discrete clamp is
 /// half a cell behind the last pinned column) and, printed, with the clamp at the last pinned column (ℓ = L).
 fn sag_ratio(cells: usize, bending: &str) -> f64 {
-    let mut run = Run::new(clamped_strip(cells, bending));
+    let mut run = Run::build(clamped_strip(cells, bending));
     run.frames(60);
     let sag = tip_sag(&run);
     let a = LENGTH / cells as f64;
@@ -85,7 +85,7 @@ fn hinge_bending_is_softer_than_beam_theory_on_a_strip() {
 /// energy the metrics report is half the work gravity did (a linear static equilibrium).
 #[test]
 fn clamped_strip_comes_to_rest() {
-    let mut run = Run::new(clamped_strip(20, "shape_operator"));
+    let mut run = Run::build(clamped_strip(20, "shape_operator"));
     run.frames(60);
     let before = tip_sag(&run);
     run.frames(10);
@@ -109,7 +109,7 @@ fn free_shell_at_rest_stays_at_rest() {
             .material(Material { bending: Some(bending.into()), ..Material::shell(1e8, 0.3, 1000.0, 1e-3) })
             .rotate(rotate)
             .translate([0.1, -0.2, 0.3]);
-        let mut run = Run::new(SceneBuilder::new("sheet").dt(0.01).substeps(2).gravity([0.0; 3]).solver(Solver::implicit()).formats(&["none"]).body(sheet));
+        let mut run = Run::build(SceneBuilder::new("sheet").dt(0.01).substeps(2).gravity([0.0; 3]).solver(Solver::implicit()).formats(&["none"]).body(sheet));
         let start = run.state.x.clone();
         run.frames(20);
         let moved = run.state.x.iter().zip(&start).map(|(x, x0)| (x - x0).norm()).fold(0.0, f64::max);
@@ -123,9 +123,9 @@ fn free_shell_at_rest_stays_at_rest() {
 /// at the sag of the linearised 1 ms steps, to 0.1 %; the equilibrium is the energy's, whatever the stepping.
 #[test]
 fn newton_iterations_settle_the_strip_at_the_same_sag() {
-    let mut linearised = Run::new(clamped_strip(20, "shape_operator"));
+    let mut linearised = Run::build(clamped_strip(20, "shape_operator"));
     linearised.frames(60);
-    let mut newton = Run::new(clamped_strip(20, "shape_operator").substeps(2).solver(Solver::implicit().newton_iterations(5)));
+    let mut newton = Run::build(clamped_strip(20, "shape_operator").substeps(2).solver(Solver::implicit().newton_iterations(5)));
     newton.frames(60);
     let (a, b) = (tip_sag(&linearised), tip_sag(&newton));
     println!("tip sag: linearised steps {a:.6e} m, Newton steps {b:.6e} m");
@@ -141,7 +141,7 @@ fn a_spinning_free_sheet_becomes_one_rigid_body() {
         .material(Material::shell(1e8, 0.3, 1000.0, 1e-3))
         .velocity([0.1, -0.2, 0.05])
         .angular_velocity([0.0, 0.0, 2.0]);
-    let mut run = Run::new(SceneBuilder::new("sheet").dt(0.01).substeps(2).gravity([0.0; 3]).solver(Solver::adaptive()).formats(&["none"]).body(sheet));
+    let mut run = Run::build(SceneBuilder::new("sheet").dt(0.01).substeps(2).gravity([0.0; 3]).solver(Solver::adaptive()).formats(&["none"]).body(sheet));
     let p0 = run.momentum();
     for frame in 1..=20 {
         run.frames(1);
@@ -157,9 +157,9 @@ fn a_spinning_free_sheet_becomes_one_rigid_body() {
 /// one rigid body; the triangles touching the clamp stay elastic.
 #[test]
 fn adaptive_strip_settles_at_the_implicit_sag() {
-    let mut implicit = Run::new(clamped_strip(20, "shape_operator"));
+    let mut implicit = Run::build(clamped_strip(20, "shape_operator"));
     implicit.frames(60);
-    let mut adaptive = Run::new(clamped_strip(20, "shape_operator").solver(Solver::adaptive().rigidify_threshold(1e-6)));
+    let mut adaptive = Run::build(clamped_strip(20, "shape_operator").solver(Solver::adaptive().rigidify_threshold(1e-6)));
     adaptive.frames(60);
     let (a, b) = (tip_sag(&implicit), tip_sag(&adaptive));
     let (bodies, rigid) = adaptive.backend.rigid_counts();
@@ -192,7 +192,7 @@ fn sheet_elastified_by_drop(height: f64, bending: f64) -> (usize, usize) {
         .body(sheet)
         .body(ball)
         .collider(xpbd_core::scene::schema::Collider::plane([0.0, 0.0, 0.0], [0.0, 1.0, 0.0]));
-    let mut run = Run::new(scene);
+    let mut run = Run::build(scene);
     let tets = run.model.tet_groups[0].tets.len();
     let triangles = run.model.shell_groups[0].triangles.len();
     let (mut rigid_before_impact, mut most) = (false, 0);
@@ -242,7 +242,7 @@ fn strain_limiting_keeps_a_hanging_shell_within_its_bounds() {
         let material = Material { strain_min: limit.map(|l| l.0), strain_max: limit.map(|l| l.1), ..Material::shell(1e4, 0.3, 500.0, 1e-3) };
         let sheet = BodyBuilder::new("sheet").grid2d([0.5, 0.5], [10, 10]).material(material).rayleigh(5.0, 0.0).pin_box([-1.0, 0.499, -1.0], [1.0, 1.0, 1.0]);
         let mut run =
-            Run::new(SceneBuilder::new("hang").dt(0.01).substeps(4).gravity([0.0, -9.81, 0.0]).solver(Solver::implicit()).formats(&["none"]).body(sheet));
+            Run::build(SceneBuilder::new("hang").dt(0.01).substeps(4).gravity([0.0, -9.81, 0.0]).solver(Solver::implicit()).formats(&["none"]).body(sheet));
         run.frames(40);
         stretch_range(&run)
     };
@@ -269,7 +269,7 @@ fn hat_elastic_at_first_contact(filter: bool) -> (usize, usize) {
         .formats(&["none"])
         .body(hat)
         .collider(xpbd_core::scene::schema::Collider::plane([0.0, 0.0, 0.0], [0.0, 0.0, 1.0]));
-    let mut run = Run::new(scene);
+    let mut run = Run::build(scene);
     let triangles = run.model.shell_groups[0].triangles.len();
     for _ in 0..30 {
         let rigid_before = run.backend.rigid_counts();

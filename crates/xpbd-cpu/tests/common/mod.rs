@@ -13,7 +13,6 @@ use xpbd_core::scene::schema::Solver;
 use xpbd_core::scene::{Built, Scene, SceneBuilder};
 use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
-use xpbd_cpu::implicit::ImplicitBackend;
 use xpbd_cpu::CpuBackend;
 
 /// Builds a scene; panics with the error message on failure.
@@ -32,13 +31,6 @@ pub struct Sim<B: Backend = CpuBackend> {
 impl Sim {
     pub fn new(scene: &Scene) -> Self {
         Sim::with(scene, CpuBackend::new)
-    }
-}
-
-impl Sim<ImplicitBackend> {
-    /// A scene of `solver.kind = "implicit"` or `"adaptive"`.
-    pub fn implicit(scene: &Scene) -> Self {
-        Sim::with(scene, ImplicitBackend::new)
     }
 }
 
