@@ -16,14 +16,11 @@ use crate::constraint::arap;
 use crate::constraint::tet::{deformation_gradient, TetRest};
 use crate::constraint::tet_model::energy_of;
 use crate::fem::element::element_state_unprojected;
+use crate::layers::element_history::ElementHistory;
 use crate::mesh::Vec3;
 use crate::model::Model;
 use nalgebra::{SMatrix, SVector, SymmetricEigen};
 use rayon::prelude::*;
-
-/// Elements per rayon task of [`ModalStretch::update`] (each element on its own: the keys do not depend
-/// on the thread count).
-const ELEMENT_GRAIN: usize = 512;
 
 /// The deformation modes of one element: eigenvalues λ_i of `M^{-1/2} K M^{-1/2}` and the rows
 /// `q_iᵀ M^{1/2}` that give the modal coordinates of a nodal motion.
@@ -69,9 +66,8 @@ pub fn unrotated_shape(x: &[Vec3; 4], rest: &TetRest) -> SVector<f64, 12> {
 #[derive(Clone, Debug, Default)]
 pub struct ModalStretch {
     modes: Vec<ElementModes>,
-    shape: Vec<SVector<f64, 12>>,
-    /// `s_e` per element after the last [`ModalStretch::update`]; zero before the second call.
-    pub rate: Vec<f64>,
+    /// The unrotated shapes; its `rate` is `s_e` per element after the last [`ModalStretch::update`].
+    pub shapes: ElementHistory<SVector<f64, 12>>,
 }
 
 impl ModalStretch {
@@ -86,27 +82,19 @@ impl ModalStretch {
                 ElementModes::new(&k, t.map(|i| model.mass[i as usize]))
             })
             .collect();
-        ModalStretch { modes, shape: Vec::new(), rate: Vec::new() }
+        ModalStretch { modes, shapes: ElementHistory::default() }
     }
 
-    /// Records the unrotated shapes of the tets at positions `x` and sets `rate` from their motion since
+    /// Records the unrotated shapes of the tets at positions `x` and sets the keys from their motion since
     /// the previous call, `h` seconds earlier, the elements in parallel.
     pub fn update(&mut self, tets: &[[u32; 4]], rest: &[TetRest], x: &[Vec3], h: f64) {
-        let first = self.shape.len() != tets.len();
-        self.rate.resize(tets.len(), 0.0);
-        self.shape.resize(tets.len(), SVector::zeros());
-        let elements = self.rate.par_iter_mut().zip(&mut self.shape).zip(&self.modes).zip(tets).zip(rest).with_min_len(ELEMENT_GRAIN);
-        elements.for_each(|((((rate, last), modes), t), rest)| {
-            let y = unrotated_shape(&t.map(|i| x[i as usize]), rest);
-            *rate = if first { 0.0 } else { modes.stretch(&((y - *last) / h)) };
-            *last = y;
-        });
+        let modes = &self.modes;
+        self.shapes.record(tets, rest, x, unrotated_shape, |e, now, last| modes[e].stretch(&((now - last) / h)));
     }
 
-    /// Resumes from a checkpoint: the shapes of the tets at `x` and the saved `rate`.
+    /// Resumes from a checkpoint: the shapes of the tets at `x` and the saved keys `rate`.
     pub fn restore(&mut self, tets: &[[u32; 4]], rest: &[TetRest], x: &[Vec3], rate: &[f64]) {
-        self.shape = tets.iter().zip(rest).map(|(t, r)| unrotated_shape(&t.map(|i| x[i as usize]), r)).collect();
-        self.rate = rate.to_vec();
+        self.shapes.resume(tets, rest, x, rate, unrotated_shape);
     }
 }
 

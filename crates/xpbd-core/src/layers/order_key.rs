@@ -29,7 +29,7 @@ impl OrderKey {
     pub fn rate(&self) -> &[f64] {
         match self {
             OrderKey::StrainRate(k) => &k.rate,
-            OrderKey::Stretch(k) => &k.rate,
+            OrderKey::Stretch(k) => &k.shapes.rate,
         }
     }
 

@@ -1,14 +1,10 @@
 //! Per-element Green strain rate by finite differences, Ė = (Eᵗ − Eᵗ⁻¹)/h (the multi-layer paper
 //! Eq. 20), the ordering key of the strain-rate layers.
 
+use super::element_history::ElementHistory;
 use crate::constraint::tet::{deformation_gradient, TetRest};
 use crate::mesh::Vec3;
 use nalgebra::Matrix3;
-use rayon::prelude::*;
-
-/// Elements per rayon task of [`StrainRate::update`] (each element on its own: the rates do not depend on
-/// the thread count).
-const ELEMENT_GRAIN: usize = 1024;
 
 /// Green strain `E = ½(FᵀF − I)` of one tetrahedron.
 pub fn green_strain(x: &[Vec3; 4], rest: &TetRest) -> Matrix3<f64> {
@@ -17,33 +13,18 @@ pub fn green_strain(x: &[Vec3; 4], rest: &TetRest) -> Matrix3<f64> {
 }
 
 /// The strains of the previous step, and the rates `‖Ė‖_F` they give.
-#[derive(Clone, Debug, Default)]
-pub struct StrainRate {
-    strain: Vec<Matrix3<f64>>,
-    /// `‖Ė_e‖_F` per element after the last [`StrainRate::update`]; zero before the second call.
-    pub rate: Vec<f64>,
-}
+pub type StrainRate = ElementHistory<Matrix3<f64>>;
 
 impl StrainRate {
     /// Records the strains of the tets at positions `x` and sets `rate` from the change since the
     /// previous call, `h` seconds earlier (Eq. 20), the elements in parallel.
     pub fn update(&mut self, tets: &[[u32; 4]], rest: &[TetRest], x: &[Vec3], h: f64) {
-        let first = self.strain.len() != tets.len();
-        self.rate.resize(tets.len(), 0.0);
-        self.strain.resize(tets.len(), Matrix3::zeros());
-        let elements = self.rate.par_iter_mut().zip(&mut self.strain).zip(tets).zip(rest).with_min_len(ELEMENT_GRAIN);
-        elements.for_each(|(((rate, last), t), rest)| {
-            let strain = green_strain(&t.map(|i| x[i as usize]), rest);
-            *rate = if first { 0.0 } else { ((strain - *last) / h).norm() };
-            *last = strain;
-        });
+        self.record(tets, rest, x, green_strain, |_, now, last| ((now - last) / h).norm());
     }
 
-    /// Resumes from a checkpoint: the strains of the tets at `x` (what the last [`StrainRate::update`]
-    /// recorded, recomputed bit for bit) and the saved `rate`.
+    /// Resumes from a checkpoint: the strains of the tets at `x` and the saved `rate`.
     pub fn restore(&mut self, tets: &[[u32; 4]], rest: &[TetRest], x: &[Vec3], rate: &[f64]) {
-        self.strain = tets.iter().zip(rest).map(|(t, r)| green_strain(&t.map(|i| x[i as usize]), r)).collect();
-        self.rate = rate.to_vec();
+        self.resume(tets, rest, x, rate, green_strain);
     }
 }
 
