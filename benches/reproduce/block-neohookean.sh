@@ -34,8 +34,7 @@ case $mode in
 esac
 
 cd "$root"
-cargo build --release --locked -q -p xpbd-cli
-x=${CARGO_TARGET_DIR:-$root/target}/release/xpbd
+x=$(xpbd_exe)
 armadillo=$meshes/armadillo_4k.node
 have_armadillo=1
 [ -f "$armadillo" ] || { have_armadillo=0; echo "skipped: the armadillo mesh ($armadillo) is not there: Fig. 7 and the armadillo rows of Fig. 4 and Table 3 are left out (set XPBD_MESH_DIR)"; }

@@ -31,8 +31,7 @@ case $mode in
 esac
 
 cd "$root"
-cargo build --release --locked -q -p xpbd-cli
-x=${CARGO_TARGET_DIR:-$root/target}/release/xpbd
+x=$(xpbd_exe)
 tables=$out/tables.md
 echo "# XPBD cloth report: results of benches/reproduce/cloth-report.sh ($mode, $(date -u +%Y-%m-%d), $(nproc) cores)" > "$tables"
 

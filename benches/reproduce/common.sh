@@ -23,6 +23,11 @@ fi
 mkdir -p "$out" "$work"
 out=$(cd "$out" && pwd)
 
+# xpbd_exe: builds the command-line tool in the release profile and prints its executable.
+xpbd_exe() {
+  (cd "$root" && cargo build --release --locked -q -p xpbd-cli) && echo "${CARGO_TARGET_DIR:-$root/target}/release/xpbd"
+}
+
 # bench_exe NAME: builds the bench NAME of xpbd-benches in the release profile (what scripts/test.sh builds, not
 # `cargo bench`'s own) and prints its executable.
 bench_exe() {

@@ -74,8 +74,7 @@ case $mode in
 esac
 
 cd "$root"
-cargo build --release --locked -q -p xpbd-cli
-x=${CARGO_TARGET_DIR:-$root/target}/release/xpbd
+x=$(xpbd_exe)
 measure="python3 $root/benches/reproduce/mgpbd_measure.py"
 tables=$out/tables.md
 echo "# MGPBD paper: results of benches/reproduce/mgpbd.sh ($mode, $(date -u +%Y-%m-%d), $(nproc) cores)" > "$tables"
