@@ -62,7 +62,7 @@ fn state(energy: Energy, lame: Lame, rest: &TetRest, x: &[Vec3; 4], project: boo
     let (psi, p, mut h, psd) = energy.evaluate(&f, lame);
     if project && !psd {
         h = match energy {
-            Energy::StableNeoHookean => super::neohookean_projection::projected_hessian(&f, lame),
+            Energy::StableNeoHookean => super::neohookean_projection::projected_hessian(&f, lame, &h),
             _ => project_psd(&h),
         };
     }

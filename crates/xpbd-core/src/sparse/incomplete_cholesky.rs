@@ -21,11 +21,9 @@
 //! rule compares l_ij (units √A) with ‖B[j.., j]‖₁ (units A), so it depends on the scale of A: at τ = 1e-2
 //! this matrix keeps little more than the diagonal.
 
+use super::fill_order;
 use super::Csr;
 use crate::{Error, Result};
-use faer::dyn_stack::{MemBuffer, MemStack};
-use faer::sparse::linalg::amd;
-use faer::sparse::SymbolicSparseColMatRef;
 
 /// First diagonal shift α after a non-positive pivot, its growth per retry and the number of retries.
 const FIRST_SHIFT: f64 = 1e-3;
@@ -65,7 +63,7 @@ impl IncompleteCholesky {
         if !(drop_tolerance >= 0.0 && drop_tolerance.is_finite()) {
             return Err(Error::invalid(format!("incomplete Cholesky: drop tolerance {drop_tolerance} is not a finite non-negative number")));
         }
-        let perm = amd_order(a)?;
+        let perm = fill_order::scalar_amd(a).map_err(|e| Error::invalid(format!("incomplete Cholesky: {e}")))?;
         let b = permuted_lower(a, &perm);
         let mut alpha = 0.0;
         for retry in 0..=SHIFT_RETRIES {
@@ -149,27 +147,11 @@ fn check(a: &Csr) -> Result<()> {
     Ok(())
 }
 
-/// AMD ordering of the pattern of symmetric `a` (its CSR arrays read as CSC): `perm[k]` is the k-th pivot.
-fn amd_order(a: &Csr) -> Result<Vec<usize>> {
-    let n = a.rows();
-    let fail = |e: &dyn std::fmt::Debug| Error::invalid(format!("incomplete Cholesky: AMD ordering failed: {e:?}"));
-    let indptr = a.proper_indptr();
-    let pattern = SymbolicSparseColMatRef::new_unsorted_checked(n, n, &indptr, None, a.indices());
-    let mut perm = vec![0usize; n];
-    let mut perm_inv = vec![0usize; n];
-    let mut mem = MemBuffer::try_new(amd::order_maybe_unsorted_scratch::<usize>(n, a.nnz())).map_err(|e| fail(&e))?;
-    amd::order_maybe_unsorted(&mut perm, &mut perm_inv, pattern, amd::Control::default(), MemStack::new(&mut mem)).map_err(|e| fail(&e))?;
-    Ok(perm)
-}
-
 /// The lower triangle of P A Pᵀ in compressed-column form (entry (k, l) is a(perm[k], perm[l])), rows
 /// sorted; of each symmetric pair the entry that lands in the lower triangle is kept.
 fn permuted_lower(a: &Csr, perm: &[usize]) -> Lower {
     let n = perm.len();
-    let mut inv = vec![0; n];
-    for (k, &i) in perm.iter().enumerate() {
-        inv[i] = k;
-    }
+    let inv = fill_order::inverse(perm);
     let lower = |i: usize, j: usize| (inv[i] >= inv[j]).then(|| (inv[i], inv[j]));
     let mut col_ptr = vec![0; n + 1];
     for (_, (i, j)) in a.iter() {

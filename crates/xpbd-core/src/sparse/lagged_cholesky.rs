@@ -9,7 +9,6 @@ use crate::linear::pcg::{Pcg, Preconditioner};
 use crate::linear::{LinearSolver, Setup, SetupInfo, SolveStats};
 
 /// z = A₀⁻¹ r by the factor of the matrix A₀ of the last setup (z = r when it could not be factorised).
-#[derive(Default)]
 pub struct CholeskyPreconditioner {
     factor: Cholesky,
 }
@@ -38,8 +37,9 @@ pub struct LaggedCholeskyPcg {
 }
 
 impl LaggedCholeskyPcg {
-    pub fn new(tolerance: f64) -> Self {
-        LaggedCholeskyPcg { tolerance, a: Csr::zero((0, 0)), pcg: Pcg::new("cholesky-pcg", CholeskyPreconditioner::default()) }
+    /// PCG to relative residual `tolerance`, preconditioned by `factor` (scalar or [`Cholesky::blocked`]).
+    pub fn new(tolerance: f64, factor: Cholesky) -> Self {
+        LaggedCholeskyPcg { tolerance, a: Csr::zero((0, 0)), pcg: Pcg::new("cholesky-pcg", CholeskyPreconditioner { factor }) }
     }
 
     /// Factorises `a` as the preconditioner (the symbolic factor of the first setup kept: one pattern).
@@ -96,7 +96,7 @@ mod tests {
         let (a0, a1) = (laplacian(20, 0.5), laplacian(20, 0.6));
         let n = a0.rows();
         let b: Vec<f64> = (0..n).map(|i| ((i * 37) % 11) as f64 - 5.0).collect();
-        let mut pcg = LaggedCholeskyPcg::new(1e-10);
+        let mut pcg = LaggedCholeskyPcg::new(1e-10, Cholesky::default());
         pcg.setup(&a0);
         let (_, fresh) = pcg.solve(&b, None, n);
         pcg.update(&a1);

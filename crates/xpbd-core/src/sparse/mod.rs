@@ -4,6 +4,7 @@
 
 pub mod cholesky;
 pub mod curtis_reid;
+pub mod fill_order;
 pub mod incomplete_cholesky;
 pub mod lagged_cholesky;
 pub mod matrix_market;

@@ -48,13 +48,15 @@ pub struct LinearSolver {
 }
 
 impl LinearSolver {
-    pub fn new(settings: &ImplicitSettings) -> Self {
+    /// The solver `settings` ask for, of a system whose node k holds rows `node_start[k]..node_start[k + 1]`
+    /// (its Cholesky factors are ordered by node, [`Cholesky::blocked`]).
+    pub fn new(settings: &ImplicitSettings, node_start: &[usize]) -> Self {
         LinearSolver {
             kind: settings.linear_solver,
             max_iterations: settings.pcg_max_iter,
-            cholesky: Cholesky::default(),
+            cholesky: Cholesky::blocked(node_start.to_vec()),
             pcg: match settings.pcg_preconditioner {
-                PcgPreconditioner::Cholesky => Iterative::Cholesky(LaggedCholeskyPcg::new(settings.pcg_tol)),
+                PcgPreconditioner::Cholesky => Iterative::Cholesky(LaggedCholeskyPcg::new(settings.pcg_tol, Cholesky::blocked(node_start.to_vec()))),
                 PcgPreconditioner::Ict => Iterative::Ict(ScaledPcg::new(settings.pcg_tol, ScaledPcg::DROP_TOLERANCE)),
             },
             factored: false,

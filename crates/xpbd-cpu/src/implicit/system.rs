@@ -80,7 +80,8 @@ impl System {
             n
         });
         let pattern = BlockPattern::new(&dofs, groups);
-        System { dofs, pattern, elastic, shell_active, linear: LinearSolver::new(settings), energy: 0.0 }
+        let linear = LinearSolver::new(settings, &dofs.node_start);
+        System { dofs, pattern, elastic, shell_active, linear, energy: 0.0 }
     }
 
     /// The tets of `pattern` in no rigid body.
