@@ -17,31 +17,61 @@ pub struct BlockPattern {
 }
 
 impl BlockPattern {
-    /// The pattern of `dofs` where the nodes of each of `groups` (an elastic element's nodes) are coupled;
-    /// every node couples with itself.
-    pub fn new(dofs: &Dofs, groups: impl Iterator<Item = Vec<u32>>) -> Self {
+    /// The pattern of `dofs` where the nodes of each of `groups` (an elastic element's nodes; a node may repeat,
+    /// as the vertices of one rigid body do) are coupled; every node couples with itself. Each node's
+    /// neighbours come from the groups it is in (an incidence list by counting sort) with a stamp per node for
+    /// uniqueness, so the cost is linear in the groups' sizes plus a sort of each node's short list: a rigid
+    /// pattern change rebuilds this.
+    pub fn new<G: IntoIterator<Item = u32>>(dofs: &Dofs, groups: impl Iterator<Item = G>) -> Self {
         let nodes = dofs.nodes();
-        let mut neighbours: Vec<Vec<u32>> = (0..nodes as u32).map(|k| vec![k]).collect();
+        let (mut group_start, mut members) = (vec![0usize], Vec::new());
         for g in groups {
-            for &a in &g {
-                neighbours[a as usize].extend(g.iter().copied());
+            members.extend(g);
+            group_start.push(members.len());
+        }
+        let mut incidence_start = vec![0usize; nodes + 1];
+        for &a in &members {
+            incidence_start[a as usize + 1] += 1;
+        }
+        for k in 0..nodes {
+            incidence_start[k + 1] += incidence_start[k];
+        }
+        let mut incidence = vec![0u32; members.len()];
+        let mut next = incidence_start.clone();
+        for (g, range) in group_start.windows(2).enumerate() {
+            for &a in &members[range[0]..range[1]] {
+                incidence[next[a as usize]] = g as u32;
+                next[a as usize] += 1;
             }
         }
+        let mut stamp = vec![u32::MAX; nodes];
         let (mut adjacency_start, mut adjacency) = (vec![0], Vec::new());
-        for n in &mut neighbours {
-            n.sort_unstable();
-            n.dedup();
+        let mut neighbours = Vec::new();
+        for k in 0..nodes as u32 {
+            neighbours.clear();
+            neighbours.push(k);
+            stamp[k as usize] = k;
+            for &g in &incidence[incidence_start[k as usize]..incidence_start[k as usize + 1]] {
+                for &b in &members[group_start[g as usize]..group_start[g as usize + 1]] {
+                    if stamp[b as usize] != k {
+                        stamp[b as usize] = k;
+                        neighbours.push(b);
+                    }
+                }
+            }
+            neighbours.sort_unstable();
             let mut col = 0u32;
-            for &j in n.iter() {
+            for &j in &neighbours {
                 adjacency.push((j, col));
                 col += dofs.node_size(j) as u32;
             }
             adjacency_start.push(adjacency.len());
         }
         let (mut indptr, mut indices) = (vec![0usize], Vec::new());
-        for (i, n) in neighbours.iter().enumerate() {
+        for i in 0..nodes {
+            let row = &adjacency[adjacency_start[i]..adjacency_start[i + 1]];
             for _ in 0..dofs.node_size(i as u32) {
-                for &j in n {
+                for &(j, _) in row {
                     let s = dofs.node_start[j as usize];
                     indices.extend(s..s + dofs.node_size(j));
                 }
@@ -84,11 +114,11 @@ impl BlockPattern {
 mod tests {
     use super::*;
 
-    /// Blocks land where a dense assembly puts them.
+    /// Blocks land where a dense assembly puts them (a node repeated in a group counts once).
     #[test]
     fn blocks_match_a_dense_assembly() {
         let dofs = Dofs::new(&[None, Some(0), None, Some(0)], |_| false, 1);
-        let mut p = BlockPattern::new(&dofs, [vec![0, 2], vec![1, 2]].into_iter());
+        let mut p = BlockPattern::new(&dofs, [vec![0, 2], vec![1, 2, 1]].into_iter());
         let n = dofs.len();
         let mut dense = vec![vec![0.0; n]; n];
         let mut add = |p: &mut BlockPattern, i: u32, j: u32, seed: f64| {

@@ -73,12 +73,7 @@ impl System {
         let shell_active = shells.active(&pattern.vertex_body);
         let shell_stencils = shells.stencil_nodes(&shell_active);
         let stencils = elastic.iter().map(|&e| &elements.tets[e as usize][..]).chain(shell_stencils.iter().map(|n| &n[..]));
-        let groups = stencils.map(|nodes| {
-            let mut n: Vec<u32> = nodes.iter().filter_map(|&v| dofs.node(v as usize)).collect();
-            n.sort_unstable();
-            n.dedup();
-            n
-        });
+        let groups = stencils.map(|nodes| nodes.iter().filter_map(|&v| dofs.node(v as usize)));
         let pattern = BlockPattern::new(&dofs, groups);
         let linear = LinearSolver::new(settings, &dofs.node_start);
         System { dofs, pattern, elastic, shell_active, linear, energy: 0.0 }
