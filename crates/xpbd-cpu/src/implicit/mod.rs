@@ -283,7 +283,7 @@ impl ImplicitBackend {
     fn linearised(&mut self, model: &Model, s: &State, h: f64, t_end: f64) -> Result<Vec<f64>> {
         let start = Instant::now();
         let states = self.elements.states(&self.system.elastic, &s.x);
-        let shell_states = self.shells.states(&self.system.shell_active, &s.x);
+        let shell_states = self.shells.states(&self.system.shell_active, &s.x, true);
         let inputs = Inputs { x: &s.x, v: &s.v, mass: &model.mass, gravity: model.gravity, springs: &self.springs, t_end, h, start_velocity: None };
         let rhs = self.system.assemble(&self.elements, &states, &self.shells, &shell_states, &self.bodies, &inputs);
         self.phases.assembly += start.elapsed().as_secs_f64();

@@ -58,7 +58,7 @@ impl ImplicitBackend {
             .collect();
         let y: Vec<Vec3> = s.x.iter().zip(&v).map(|(x, v)| x + v * h).collect();
         let states = self.elements.states(&self.system.elastic, &y);
-        let shells = self.shells.states(&self.system.shell_active, &y);
+        let shells = self.shells.states(&self.system.shell_active, &y, true);
         let merit = self.merit(model, s, &v, &y, stored_energy(&states, &shells), h, t_end);
         Iterate { v, y, states, shells, merit }
     }

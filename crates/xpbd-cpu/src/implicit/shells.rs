@@ -179,14 +179,17 @@ impl Shells {
         triangles.chain(hinges).chain(plates).collect()
     }
 
-    /// Energies, forces and PSD-projected stiffnesses of the `active` stencils at `x`, in parallel.
-    pub fn states(&self, active: &ActiveStencils, x: &[Vec3]) -> ShellStates {
+    /// Energies, forces and stiffnesses of the `active` stencils at `x`, in parallel: PSD-projected when
+    /// `project` (the system's, which must be positive definite), exact otherwise (the oracle's, which like its
+    /// tets' matrix-free product needs no projection and is spared the stencils' eigendecompositions, most of a
+    /// shell assembly's cost).
+    pub fn states(&self, active: &ActiveStencils, x: &[Vec3], project: bool) -> ShellStates {
         let membranes = active
             .membranes
             .par_iter()
             .map(|&t| {
                 let t = t as usize;
-                membrane_state(&self.triangle_material(t).material, &self.triangle_rest[t], &gather(x, &self.triangles[t]), true)
+                membrane_state(&self.triangle_material(t).material, &self.triangle_rest[t], &gather(x, &self.triangles[t]), project)
             })
             .collect();
         let hinges = active
@@ -194,7 +197,7 @@ impl Shells {
             .par_iter()
             .map(|&h| {
                 let e = self.bent_hinges[h as usize] as usize;
-                hinge_state(self.hinge_material(e).hinge_stiffness, &self.hinge_rest[e], &gather(x, &self.hinges[e]), self.angle[e], true)
+                hinge_state(self.hinge_material(e).hinge_stiffness, &self.hinge_rest[e], &gather(x, &self.hinges[e]), self.angle[e], project)
             })
             .collect();
         let plates = active
@@ -202,7 +205,7 @@ impl Shells {
             .par_iter()
             .map(|&p| {
                 let p = &self.plates[p as usize];
-                shape_operator_state(&p.rest, &self.triangles[p.triangle as usize], &self.plate_hinges(p), x, true)
+                shape_operator_state(&p.rest, &self.triangles[p.triangle as usize], &self.plate_hinges(p), x, project)
             })
             .collect();
         ShellStates { membranes, hinges, plates }
