@@ -234,32 +234,32 @@ fn snh_derivative(f: &Matrix3<f64>, lame: Lame) -> Mat9 {
 }
 
 /// Strict positive definiteness of a symmetric 3×3 by its leading principal minors (Sylvester).
-fn positive_definite(a: &Matrix3<f64>) -> bool {
+pub(crate) fn positive_definite(a: &Matrix3<f64>) -> bool {
     a[(0, 0)] > 0.0 && a[(0, 0)] * a[(1, 1)] - a[(0, 1)] * a[(1, 0)] > 0.0 && a.determinant() > 0.0
 }
 
-/// The nearest positive semi-definite matrix in the Frobenius norm (Higham 1988): the symmetric part
-/// ½(H + Hᵀ) with its negative eigenvalues clamped to 0, from nalgebra's symmetric eigendecomposition
-/// (Householder tridiagonalisation + implicit QR). A symmetric PSD input comes back unchanged: a Cholesky
-/// factorisation of ½(H + Hᵀ) + δI, δ = 1e-12·max|Hᵢᵢ|, tells it cheaply (eigenvalues above −δ count as
-/// non-negative, so the exactly zero rotation modes at rest cost no eigendecomposition).
-pub fn project_psd(h: &SMatrix<f64, 9, 9>) -> SMatrix<f64, 9, 9> {
+/// The nearest positive semi-definite matrix in the Frobenius norm (Higham 1988) of a D × D matrix (an
+/// element's 9 × 9 ∂P/∂F, a shell hinge's 12 × 12 or shape-operator stencil's 18 × 18 Hessian): the symmetric
+/// part ½(H + Hᵀ) with its negative eigenvalues clamped to 0. A symmetric PSD input comes back unchanged: a
+/// Cholesky factorisation of ½(H + Hᵀ) + δI, δ = 1e-12·max|Hᵢᵢ|, tells it cheaply (eigenvalues above −δ count as
+/// non-negative, so the exactly zero rotation modes at rest cost no eigendecomposition). The eigensolver is
+/// faer's: nalgebra's 9×9 SymmetricEigen returned eigenvectors of the small eigenvalues with residuals of 1e4
+/// on nearly rotated stable neo-Hookean elements (see `neohookean_projection`'s test).
+pub fn project_psd<const D: usize>(h: &SMatrix<f64, D, D>) -> SMatrix<f64, D, D> {
     let sym = (h + h.transpose()) * 0.5;
     let shift = 1e-12 * sym.diagonal().amax();
-    if (sym + Mat9::identity() * shift).cholesky().is_some() {
+    if (sym + SMatrix::<f64, D, D>::identity() * shift).cholesky().is_some() {
         return sym;
     }
-    // faer's eigensolver: nalgebra's 9×9 SymmetricEigen returned eigenvectors of the small eigenvalues with
-    // residuals of 1e4 on nearly rotated stable neo-Hookean elements (see `neohookean_projection`'s test).
-    let m = faer::Mat::<f64>::from_fn(9, 9, |i, j| sym[(i, j)]);
+    let m = faer::Mat::<f64>::from_fn(D, D, |i, j| sym[(i, j)]);
     let Ok(eig) = m.self_adjoint_eigen(faer::Side::Lower) else { return sym };
     let (values, vectors) = (eig.S().column_vector(), eig.U());
-    if (0..9).all(|i| values[i] >= 0.0) {
+    if (0..D).all(|i| values[i] >= 0.0) {
         return sym;
     }
-    let mut out = Mat9::zeros();
-    for i in (0..9).filter(|&i| values[i] > 0.0) {
-        let v = SVector::<f64, 9>::from_fn(|r, _| vectors[(r, i)]);
+    let mut out = SMatrix::<f64, D, D>::zeros();
+    for i in (0..D).filter(|&i| values[i] > 0.0) {
+        let v = SVector::<f64, D>::from_fn(|r, _| vectors[(r, i)]);
         out += v * v.transpose() * values[i];
     }
     (out + out.transpose()) * 0.5

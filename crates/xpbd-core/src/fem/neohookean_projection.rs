@@ -9,7 +9,7 @@
 //! So the six twist and flip eigenpairs are μ ± λ(J − γ)sσ_c on (E_ab ∓ E_ba)/√2, the other three come from a
 //! 3×3 symmetric eigenproblem, and the projection clamps each eigenvalue at zero.
 
-use super::energy::Mat9;
+use super::energy::{positive_definite, Mat9};
 use crate::material::Lame;
 use nalgebra::{Matrix3, SVector, SymmetricEigen, Vector3};
 
@@ -90,8 +90,7 @@ pub fn projected_hessian(f: &Matrix3<f64>, lame: Lame, exact: &Mat9) -> Mat9 {
         take_off(*value, x);
     }
     let a = frame.scaling_block(lame);
-    let minors = [a[(0, 0)], a[(0, 0)] * a[(1, 1)] - a[(0, 1)] * a[(1, 0)], a.determinant()];
-    if minors.iter().any(|&m| m <= 0.0) {
+    if !positive_definite(&a) {
         let eig = SymmetricEigen::new(a);
         for k in (0..3).filter(|&k| eig.eigenvalues[k] < 0.0) {
             take_off(eig.eigenvalues[k], &Matrix3::from_diagonal(&eig.eigenvectors.column(k).into_owned()));

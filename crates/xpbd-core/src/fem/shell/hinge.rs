@@ -43,8 +43,9 @@
 //! cross-product matrices of the edge vectors, ∂‖e‖ = ±ê, ∂ê = (I − êêᵀ)/‖e‖ ∂e. Then
 //! ∂²E/∂x² = 2kw(∇θ∇θᵀ + (θ − θ̄)∇²θ).
 
-use super::{project_psd_n, Stencil};
+use super::Stencil;
 use crate::constraint::bending::{bending, dihedral_angle};
+use crate::fem::energy::project_psd;
 use crate::mesh::Vec3;
 use nalgebra::{Matrix3, SMatrix, SVector};
 use std::f64::consts::TAU;
@@ -148,6 +149,6 @@ pub fn hinge_state(k: f64, rest: &HingeRest, x: &[Vec3; 4], previous: f64, proje
     let c = k * rest.weight;
     let grad = SVector::<f64, 12>::from_fn(|i, _| g[i / 3][i % 3]);
     let hess = (grad * grad.transpose() + angle_hessian(x) * d) * (2.0 * c);
-    let stiffness = if project { project_psd_n(&hess) } else { hess };
+    let stiffness = if project { project_psd(&hess) } else { hess };
     Stencil { energy: c * d * d, force: grad * (-2.0 * c * d), stiffness }
 }

@@ -115,29 +115,5 @@ impl Bending {
     }
 }
 
-/// The nearest positive semi-definite matrix (Frobenius norm) of a D×D matrix: ½(H + Hᵀ) with its negative
-/// eigenvalues clamped to zero — [`super::energy::project_psd`] for any size (the hinge's 12×12). An input
-/// that a Cholesky factorisation of ½(H + Hᵀ) + δI (δ = 10⁻¹² max|Hᵢᵢ|) accepts comes back symmetrised and
-/// otherwise unchanged.
-pub(crate) fn project_psd_n<const D: usize>(h: &SMatrix<f64, D, D>) -> SMatrix<f64, D, D> {
-    let sym = (h + h.transpose()) * 0.5;
-    let shift = 1e-12 * sym.diagonal().amax();
-    if (sym + SMatrix::<f64, D, D>::identity() * shift).cholesky().is_some() {
-        return sym;
-    }
-    let m = faer::Mat::<f64>::from_fn(D, D, |i, j| sym[(i, j)]);
-    let Ok(eig) = m.self_adjoint_eigen(faer::Side::Lower) else { return sym };
-    let (values, vectors) = (eig.S().column_vector(), eig.U());
-    if (0..D).all(|i| values[i] >= 0.0) {
-        return sym;
-    }
-    let mut out = SMatrix::<f64, D, D>::zeros();
-    for i in (0..D).filter(|&i| values[i] > 0.0) {
-        let v = SVector::<f64, D>::from_fn(|r, _| vectors[(r, i)]);
-        out += v * v.transpose() * values[i];
-    }
-    (out + out.transpose()) * 0.5
-}
-
 #[cfg(test)]
 mod tests;

@@ -20,8 +20,9 @@
 //! length a, one per triangle of area a²/2: E = t³/12 · μ κ² a²/2 = D/2·κ²·A for ν = 0.
 
 use super::hinge::angle_hessian;
-use super::{project_psd_n, ShellMaterial, Stencil};
+use super::{ShellMaterial, Stencil};
 use crate::constraint::bending::bending;
+use crate::fem::energy::project_psd;
 use crate::mesh::Vec3;
 use nalgebra::{Matrix3, SMatrix, SVector, Vector3};
 
@@ -108,6 +109,6 @@ pub fn shape_operator_state(rest: &ShapeOperatorRest, triangle: &[u32; 3], hinge
             }
         }
     }
-    let stiffness = if project { project_psd_n(&stiffness) } else { stiffness };
+    let stiffness = if project { project_psd(&stiffness) } else { stiffness };
     Stencil { energy: delta.dot(&q_delta), force, stiffness }
 }
