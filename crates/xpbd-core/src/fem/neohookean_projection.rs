@@ -77,8 +77,8 @@ pub fn eigensystem(f: &Matrix3<f64>, lame: Lame) -> [(f64, SVector<f64, 9>); 9] 
 
 /// (∂P/∂F)₊ of stable neo-Hookean at `f` from the exact derivative `exact`: its negative eigenpairs taken off.
 /// The flip and twist eigenvalues are closed-form; the scaling block's 3×3 eigenproblem is solved only when
-/// the block is not positive definite (its leading minors), which in our scenes is rare, so most elements pay
-/// an SVD and no eigensolver.
+/// the block is not positive definite (its leading minors): near rest it is (eigenvalues 2μ, 2μ and 3λ − μ at
+/// F = I), so there an element pays an SVD and no eigensolver.
 pub fn projected_hessian(f: &Matrix3<f64>, lame: Lame, exact: &Mat9) -> Mat9 {
     let frame = Frame::new(f, lame);
     let mut out = *exact;
