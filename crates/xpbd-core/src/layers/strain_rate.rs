@@ -8,8 +8,7 @@ use nalgebra::Matrix3;
 
 /// Green strain `E = ½(FᵀF − I)` of one tetrahedron.
 pub fn green_strain(x: &[Vec3; 4], rest: &TetRest) -> Matrix3<f64> {
-    let f = deformation_gradient(x, &rest.dm_inv);
-    0.5 * (f.transpose() * f - Matrix3::identity())
+    crate::fem::energy::green_strain(&deformation_gradient(x, &rest.dm_inv))
 }
 
 /// The strains of the previous step, and the rates `‖Ė‖_F` they give.

@@ -162,7 +162,8 @@ impl Oracle {
                 r[t[a] as usize] += f[a];
             }
         }
-        let (all, stencils) = (shells.all(), shells.states(&shells.all(), x, false));
+        let all = shells.all();
+        let stencils = shells.states(&all, x, false);
         shells.for_each_stencil(&all, &stencils, |s| {
             for (a, &v) in s.nodes.iter().enumerate() {
                 r[v as usize] += Vec3::new(s.force[3 * a], s.force[3 * a + 1], s.force[3 * a + 2]) * h;
