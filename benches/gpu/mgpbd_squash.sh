@@ -4,8 +4,8 @@
 # like scenes/mgpbd_bunny_squash.toml; one 10 ms substep per frame, outer iterations to 1e-3 relative dual
 # residual, at most 30). Each frame is one MGPBD solve from the same kind of state, so its wall time is the
 # time to 1e-3. Per size and device: ms per frame (to 1e-3), outer and PCG iterations per frame, ms per PCG
-# iteration and per outer iteration, setup ms (a frame with the full setup, and per outer iteration of the
-# other frames: the refresh), and the
+# iteration and per outer iteration, setup ms (a frame with the full setup, and per refresh in the other
+# frames: `refresh = "adaptive"` refreshes only when the iterations grow), and the
 # breakdown of metrics.csv (assembly, setup, linear solve, line search) like the MGPBD paper's Fig. 10.
 #
 # Usage: bash benches/gpu/mgpbd_squash.sh [OUT]
@@ -93,12 +93,13 @@ EOF
             continue
         fi
         # metrics.csv's columns by name (docs/output-format.md): ms, relative_residual, outer_iterations,
-        # linear_iterations, full_setups, and the phases' assembly_ms, setup_ms, linear_solve_ms, line_search_ms.
+        # linear_iterations, full_setups, refreshes, and the phases' assembly_ms, setup_ms, linear_solve_ms,
+        # line_search_ms. The refresh column is ms per refresh (frames without a full setup).
         awk -F, -v tets=$((5 * n * n * n)) -v dev="$device" '
             NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             { f++; ms += $c["ms"]; o += $c["outer_iterations"]; it += $c["linear_iterations"]; a += $c["assembly_ms"]
               s += $c["setup_ms"]; l += $c["linear_solve_ms"]; ls += $c["line_search_ms"]; r = $c["relative_residual"]
-              if ($c["full_setups"] > 0) { full += $c["setup_ms"]; nf++ } else { refresh += $c["setup_ms"]; nr += $c["outer_iterations"] } }
+              if ($c["full_setups"] > 0) { full += $c["setup_ms"]; nf++ } else { refresh += $c["setup_ms"]; nr += $c["refreshes"] } }
             END {
                 t = a + s + l + ls
                 printf "| %d | %s | %.0f | %.1f | %.1f | %.2f | %.0f | %.0f, %s | %.0f / %.0f / %.0f / %.0f | %.1e |\n",

@@ -78,17 +78,20 @@ fn primal_solve_f64_matches_cpu() {
             ops.write(&s.b, &mut d.b).unwrap();
             compare(&format!("{smoother:?} full setup, tol {tol:e}"), cpu, d.solve(&mut ops, tol, 200).unwrap());
         }
-        // A refill at other positions: the CPU refreshes its hierarchy, the device its own from its own K.
-        let moved = beam_system(smoother, 100, 0.05);
-        s.grads = moved.grads;
-        s.b = moved.b;
-        s.solver.fill(&s.grads, &s.model.inv_mass);
-        s.solver.setup(&s.x, Setup::Refresh);
-        d.fill(&ops, &s.grads).unwrap();
-        d.refresh(&mut ops).unwrap();
-        let (cpu, _) = cpu_solve(&mut s, 1e-6);
-        ops.write(&s.b, &mut d.b).unwrap();
-        compare(&format!("{smoother:?} refreshed"), cpu, d.solve(&mut ops, 1e-6, 200).unwrap());
+        // Refills at other positions: the CPU refreshes its hierarchy (then only its finest smoother), the
+        // device its own from its own K.
+        for (setup, scale) in [(Setup::Refresh, 0.05), (Setup::Smoother, 0.08)] {
+            let moved = beam_system(smoother, 100, scale);
+            s.grads = moved.grads;
+            s.b = moved.b;
+            s.solver.fill(&s.grads, &s.model.inv_mass);
+            s.solver.setup(&s.x, setup);
+            d.fill(&ops, &s.grads).unwrap();
+            d.refresh(&mut ops, setup).unwrap();
+            let (cpu, _) = cpu_solve(&mut s, 1e-6);
+            ops.write(&s.b, &mut d.b).unwrap();
+            compare(&format!("{smoother:?} after {setup:?}"), cpu, d.solve(&mut ops, 1e-6, 200).unwrap());
+        }
     }
 }
 

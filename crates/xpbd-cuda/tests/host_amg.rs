@@ -195,6 +195,6 @@ fn sparse_coarsest_level_is_solved_on_the_host_like_the_cpu() {
         s.solver.fill(&s.grads, &s.model.inv_mass);
         s.solver.setup(&s.x, xpbd_core::linear::Setup::Refresh);
         d.fill(&ops, &s.grads).unwrap();
-        d.refresh(&mut ops).unwrap();
+        d.refresh(&mut ops, xpbd_core::linear::Setup::Refresh).unwrap();
     }
 }

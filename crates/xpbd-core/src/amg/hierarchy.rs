@@ -156,6 +156,15 @@ impl Hierarchy {
         self.coarsest = CoarseSolve::new(last);
     }
 
+    /// New values of `a` on the same pattern for the finest smoother only (its diagonal); the coarse levels
+    /// are those of the last setup. A hierarchy of one level (the coarsest is `a`) refreshes.
+    pub fn refresh_smoother(&mut self, a: &Csr) {
+        match self.levels.first_mut() {
+            Some(finest) => finest.relax.refresh(a),
+            None => self.refresh(a),
+        }
+    }
+
     /// Number of levels including the coarsest.
     pub fn level_count(&self) -> usize {
         self.levels.len() + 1

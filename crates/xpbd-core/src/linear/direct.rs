@@ -17,7 +17,7 @@ impl LinearSolver for Direct {
     /// Factorises `a`; a matrix that is not numerically positive definite leaves no factor, and
     /// `solve` then reports `converged: false` with x unchanged.
     fn setup(&mut self, a: &Csr, setup: Setup) {
-        self.0.factor(a, setup == Setup::Refresh);
+        self.0.factor(a, setup != Setup::Full);
     }
 
     fn solve(&mut self, a: &Csr, b: &[f64], x: &mut [f64], _tol: f64, _max_iter: usize) -> SolveStats {

@@ -47,6 +47,11 @@ pub enum Setup {
     Full,
     /// Only what depends on the values with the structure kept (Galerkin products, diagonals).
     Refresh,
+    /// Only the finest level's smoother (its diagonal) for the new values, the rest of the last setup kept:
+    /// the V-cycle stays a symmetric positive definite preconditioner of the new matrix, where a smoother
+    /// left with the old diagonal can diverge on it (`mgpbd::setup_schedule`). A solver with nothing cheaper
+    /// refreshes.
+    Smoother,
 }
 
 /// A solver of `A x = b` for symmetric positive definite `A`.

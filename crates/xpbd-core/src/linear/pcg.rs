@@ -57,6 +57,7 @@ impl Preconditioner for AmgPreconditioner {
     fn setup(&mut self, a: &Csr, setup: Setup) {
         match (&mut self.hierarchy, setup) {
             (Some(h), Setup::Refresh) => h.refresh(a),
+            (Some(h), Setup::Smoother) => h.refresh_smoother(a),
             _ => {
                 self.hierarchy = Some(match &self.blocks {
                     None => Hierarchy::new(a, &self.options),

@@ -7,6 +7,7 @@ pub mod primal;
 pub mod primal_solve;
 pub mod rows;
 pub mod settings;
+pub mod setup_schedule;
 
 #[cfg(test)]
 mod primal_tests;
@@ -25,8 +26,9 @@ pub struct OuterStats {
     pub outer_iterations: usize,
     /// Iterations of the linear solver, summed over the outer iterations.
     pub linear_iterations: usize,
-    /// Full linear-solver setups (the others were refreshes).
+    /// Full linear-solver setups and refreshes (the other outer iterations kept the last setup).
     pub full_setups: usize,
+    pub refreshes: usize,
     /// Seconds in: row evaluation and matrix refill; solver setup; linear solve; Δx and line search.
     pub assembly_s: f64,
     pub setup_s: f64,
@@ -36,14 +38,15 @@ pub struct OuterStats {
 
 impl OuterStats {
     /// The extra `metrics.csv` columns, in the order of [`OuterStats::csv`].
-    pub const CSV_HEADER: &'static str = "outer_iterations,linear_iterations,full_setups,assembly_ms,setup_ms,linear_solve_ms,line_search_ms";
+    pub const CSV_HEADER: &'static str = "outer_iterations,linear_iterations,full_setups,refreshes,assembly_ms,setup_ms,linear_solve_ms,line_search_ms";
 
     pub fn csv(&self) -> String {
         format!(
-            "{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{}",
             self.outer_iterations,
             self.linear_iterations,
             self.full_setups,
+            self.refreshes,
             self.assembly_s * 1e3,
             self.setup_s * 1e3,
             self.solve_s * 1e3,

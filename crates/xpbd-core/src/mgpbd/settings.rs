@@ -3,6 +3,7 @@
 //! `simulation.iterations`.
 
 use super::rows::{ArapShape, RowKind, Rows};
+use super::setup_schedule::{Refresh, SetupSchedule};
 use crate::amg::{AmgOptions, NearKernel, Smoother};
 use crate::linear::{Method, DEFAULT_SOLVER};
 use crate::model::Model;
@@ -17,8 +18,9 @@ pub struct MgpbdSettings {
     /// Per outer iteration: solve to `‖b − A Δλ‖ ≤ pcg_tol ‖b‖` or `pcg_max_iter` iterations.
     pub pcg_tol: f64,
     pub pcg_max_iter: usize,
-    /// Full solver setup every this many frames; a refresh every outer iteration in between.
+    /// Full solver setup every this many frames; refreshes in between as `refresh` says.
     pub setup_interval: usize,
+    pub refresh: Refresh,
     /// Backtracking on ‖C + α̃λ‖ (halving the step while it does not decrease), else a fixed step.
     pub line_search: bool,
     /// The fixed step length when `line_search` is off.
@@ -148,11 +150,13 @@ impl MgpbdSettings {
         let smoother = named("smoother", &s.smoother, false)?;
         let arap_rows = named("arap_rows", &s.arap_rows, true)?;
         let arap_rotation = named("arap_rotation", &s.arap_rotation, false)?;
+        let refresh = named("refresh", &s.refresh, false)?;
         let m = MgpbdSettings {
             linear_solver: linear_solver.unwrap_or(GlobalSolve::Dual(DEFAULT_SOLVER)),
             pcg_tol: s.pcg_tol.unwrap_or(1e-5),
             pcg_max_iter: s.pcg_max_iter.unwrap_or(100),
             setup_interval: s.setup_interval.unwrap_or(20),
+            refresh: refresh.unwrap_or(Refresh::Adaptive),
             line_search: s.line_search.unwrap_or(true),
             relaxation: s.relaxation,
             tolerance: s.tolerance.unwrap_or(1e-6),
@@ -208,6 +212,11 @@ impl MgpbdSettings {
         }
         self.theta = Some(self.amg_options().theta);
         Ok(())
+    }
+
+    /// When the outer loop sets its linear solver up (`setup_interval`, `refresh`).
+    pub fn setup_schedule(&self) -> SetupSchedule {
+        SetupSchedule::new(self.setup_interval, self.refresh, self.linear_solver != GlobalSolve::Dual(Method::Direct))
     }
 
     /// The shape of ARAP bodies' rows these settings ask for.

@@ -365,7 +365,7 @@ impl Solver {
     }
 
     solver_options!(
-        text: linear_solver, arap_rows, arap_rotation, layer_order, layer_sweep, pcg_preconditioner;
+        text: linear_solver, refresh, arap_rows, arap_rotation, layer_order, layer_sweep, pcg_preconditioner;
         numbers: pcg_tol: f64, pcg_max_iter: usize, setup_interval: usize, tolerance: f64, theta: f64, max_coarse: usize,
         smoothed_levels: usize, layers: usize, layer_stop: f64, rigidify_threshold: f64, elastify_threshold: f64,
         rigidify_steps: usize, bending_threshold: f64, contact_filter: bool, pgs_iterations: usize, newton_iterations: usize,

@@ -126,6 +126,8 @@ pub struct Solver {
     pub pcg_tol: Option<f64>,
     pub pcg_max_iter: Option<usize>,
     pub setup_interval: Option<usize>,
+    /// adaptive | always
+    pub refresh: Option<String>,
     pub line_search: Option<bool>,
     pub tolerance: Option<f64>,
     pub abs_tolerance: Option<f64>,
@@ -172,6 +174,7 @@ impl Default for Solver {
             pcg_tol: None,
             pcg_max_iter: None,
             setup_interval: None,
+            refresh: None,
             line_search: None,
             tolerance: None,
             abs_tolerance: None,

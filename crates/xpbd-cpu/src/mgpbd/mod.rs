@@ -1,7 +1,7 @@
 //! MGPBD's outer loop on the CPU (MGPBD paper Algorithm 1; docs/equations.md). One outer iteration:
 //! evaluate every row's C and gradients, `b = −(C + α̃λ)`, refill `A = J M⁻¹ Jᵀ + α̃` in place, solve
-//! `A Δλ = b` with the linear solver (set up fully every `setup_interval` frames, refreshed every
-//! iteration in between), `Δx = M⁻¹ Jᵀ Δλ`, then step both by t: `λ += tΔλ`, `x += tΔx`, with t
+//! `A Δλ = b` with the linear solver (set up fully every `setup_interval` frames, refreshed in between as
+//! `xpbd_core::mgpbd::setup_schedule` decides), `Δx = M⁻¹ Jᵀ Δλ`, then step both by t: `λ += tΔλ`, `x += tΔx`, with t
 //! from backtracking on ‖C + α̃λ‖ (halved while the residual does not decrease, at most
 //! [`MAX_HALVINGS`] times) or the fixed `relaxation`. Rows, values and corrections are computed in
 //! parallel with rayon, one row, nonzero or vertex per task. With ARAP component rows the loop keeps
@@ -18,6 +18,7 @@ use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
 use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
 use xpbd_core::mgpbd::settings::{GlobalSolve, MgpbdSettings};
+use xpbd_core::mgpbd::setup_schedule::SetupSchedule;
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats, MAX_HALVINGS};
 use xpbd_core::model::Model;
 use xpbd_core::named::Named;
@@ -69,9 +70,8 @@ pub struct Mgpbd {
     r0: Option<f64>,
     /// The residual ‖C + α̃λ‖ after the last outer iteration.
     pub residual: f64,
-    /// Whether the solver has been set up on this pattern; a full setup is due at the next iteration.
-    set_up: bool,
-    full_setup_due: bool,
+    /// When the linear solver is set up.
+    schedule: SetupSchedule,
     /// Counters since the last `take_stats`.
     stats: OuterStats,
 }
@@ -85,7 +85,7 @@ impl Mgpbd {
         // The primal solve never forms A: only the rows at each vertex are needed.
         let pattern =
             if settings.linear_solver == GlobalSolve::Primal { Pattern::incidence_only(&rows, &model.inv_mass) } else { Pattern::new(&rows, &model.inv_mass) };
-        let n = rows.len();
+        let (n, schedule) = (rows.len(), settings.setup_schedule());
         Mgpbd {
             solver: linear_solver(&settings, &rows, &model.inv_mass),
             settings,
@@ -107,8 +107,7 @@ impl Mgpbd {
             r0: None,
             residual: 0.0,
             rows,
-            set_up: false,
-            full_setup_due: true,
+            schedule,
             stats: OuterStats::default(),
         }
     }
@@ -119,9 +118,7 @@ impl Mgpbd {
 
     /// Start of a frame: a full setup is due every `setup_interval` frames.
     pub fn begin_frame(&mut self, frame: usize) {
-        if frame % self.settings.setup_interval == 0 {
-            self.full_setup_due = true;
-        }
+        self.schedule.begin_frame(frame);
     }
 
     /// Start of a substep: multipliers to zero, tolerance reference forgotten.
@@ -190,14 +187,14 @@ impl Mgpbd {
         self.stats.assembly_s += t.elapsed().as_secs_f64();
 
         let t = Instant::now();
-        let setup = if self.full_setup_due || !self.set_up { Setup::Full } else { Setup::Refresh };
+        let setup = self.schedule.before_solve();
         match &mut self.solver {
             DualSolver::Matrix(s) => s.setup(&self.a, setup),
             DualSolver::Primal(p) => p.setup(x, setup),
         }
-        (self.set_up, self.full_setup_due) = (true, false);
-        self.stats.setup_s += t.elapsed().as_secs_f64();
         self.stats.full_setups += (setup == Setup::Full) as usize;
+        self.stats.refreshes += (setup == Setup::Refresh) as usize;
+        self.stats.setup_s += t.elapsed().as_secs_f64();
 
         let t = Instant::now();
         self.dlambda.fill(0.0);
@@ -206,6 +203,7 @@ impl Mgpbd {
             DualSolver::Matrix(s) => s.solve(&self.a, &self.b, &mut self.dlambda, tol, max_iter),
             DualSolver::Primal(p) => p.solve(Jacobian { vertices: &rows.vertices, grads }, &model.inv_mass, &self.b, &mut self.dlambda, tol, max_iter),
         };
+        self.schedule.solved(&solve);
         self.stats.linear_iterations += solve.iterations;
         self.stats.solve_s += t.elapsed().as_secs_f64();
 

@@ -179,6 +179,15 @@ impl<O: LinearOps> DeviceHierarchy<O> {
         Ok(())
     }
 
+    /// New values of `fine` for the finest smoother only, its inverse diagonal (Hierarchy::refresh_smoother); a
+    /// hierarchy of one level refreshes.
+    pub fn refresh_smoother(&mut self, ops: &mut O, fine: &DeviceCsr<O>) -> Result<()> {
+        match self.levels.first_mut() {
+            Some(finest) => ops.inverse_diagonal(fine, &mut finest.inv_diag),
+            None => self.refresh(ops, fine),
+        }
+    }
+
     /// One V-cycle on `fine x = b`, improving `x` in place (Hierarchy::vcycle).
     pub fn vcycle(&mut self, ops: &mut O, fine: &DeviceCsr<O>, b: &O::Vector, x: &mut O::Vector) -> Result<()> {
         let depth = self.levels.len();

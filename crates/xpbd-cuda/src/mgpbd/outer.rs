@@ -13,11 +13,12 @@ use std::time::Instant;
 
 use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
-use xpbd_core::linear::{Method, SolveStats};
+use xpbd_core::linear::{Method, Setup, SolveStats};
 use xpbd_core::mgpbd::assembly::Pattern;
 use xpbd_core::mgpbd::primal::{inverse_alpha, PrimalPattern};
 use xpbd_core::mgpbd::rows::Rows;
 use xpbd_core::mgpbd::settings::{GlobalSolve, MgpbdSettings};
+use xpbd_core::mgpbd::setup_schedule::SetupSchedule;
 use xpbd_core::mgpbd::{alpha_tilde, OuterStats, MAX_HALVINGS};
 use xpbd_core::model::Model;
 use xpbd_core::named::Named;
@@ -70,13 +71,14 @@ impl<O: MgpbdOps> DeviceSolver<O> {
         }
     }
 
-    /// The AMG setup of the primal solve after a refill: `full` by the CPU for K as it is on the device, with
-    /// the rigid-body modes at `x` (PrimalSolver::setup), else the refresh on the device. Plain CG has none.
-    fn setup(&mut self, ops: &mut O, x: &O::Vector, full: bool) -> Result<()> {
+    /// The AMG setup of the primal solve after a refill: the full one by the CPU for K as it is on the device,
+    /// with the rigid-body modes at `x` (PrimalSolver::setup), else the refresh or the finest smoother's on the
+    /// device. Plain CG has none.
+    fn setup(&mut self, ops: &mut O, x: &O::Vector, setup: Setup) -> Result<()> {
         let DeviceSolver::Primal(p) = self else { return Ok(()) };
         let PrimalSolve { device, pattern, k_host, options } = &mut **p;
-        if !full {
-            return device.refresh(ops);
+        if setup != Setup::Full {
+            return device.refresh(ops, setup);
         }
         let k = to_f64(&ops.download(&device.k.val)?);
         let n = k_host.nnz();
@@ -119,8 +121,8 @@ pub struct DeviceOuter<O: MgpbdOps> {
     r0: Option<f64>,
     /// ‖C + α̃λ‖ after the last outer iteration.
     pub residual: f64,
-    set_up: bool,
-    full_setup_due: bool,
+    /// When the linear solver is set up (the CPU's schedule, `Mgpbd`).
+    schedule: SetupSchedule,
     pub stats: OuterStats,
 }
 
@@ -178,11 +180,10 @@ impl<O: MgpbdOps> DeviceOuter<O> {
             trial_grads: ops.zeros(12 * n)?,
             trial_b: ops.zeros(n)?,
             rows_host: rows,
+            schedule: settings.setup_schedule(),
             settings,
             r0: None,
             residual: 0.0,
-            set_up: false,
-            full_setup_due: true,
             stats: OuterStats::default(),
         })
     }
@@ -207,9 +208,7 @@ impl<O: MgpbdOps> DeviceOuter<O> {
 
     /// Start of a frame: a full setup is due every `setup_interval` frames (Mgpbd::begin_frame).
     pub fn begin_frame(&mut self, frame: usize) {
-        if frame % self.settings.setup_interval == 0 {
-            self.full_setup_due = true;
-        }
+        self.schedule.begin_frame(frame);
     }
 
     /// Start of a substep: multipliers to zero, tolerance reference forgotten (Mgpbd::reset).
@@ -246,14 +245,15 @@ impl<O: MgpbdOps> DeviceOuter<O> {
         self.stats.assembly_s += seconds_since(ops, t)?;
 
         let t = Instant::now();
-        let full = self.full_setup_due || !self.set_up;
-        self.solver.setup(ops, x, full)?;
-        self.stats.full_setups += full as usize;
-        (self.set_up, self.full_setup_due) = (true, false);
+        let setup = self.schedule.before_solve();
+        self.solver.setup(ops, x, setup)?;
+        self.stats.full_setups += (setup == Setup::Full) as usize;
+        self.stats.refreshes += (setup == Setup::Refresh) as usize;
         self.stats.setup_s += seconds_since(ops, t)?;
 
         let t = Instant::now();
         let solve = self.solver.solve(ops, self.settings.pcg_tol, self.settings.pcg_max_iter)?;
+        self.schedule.solved(&solve);
         self.stats.linear_iterations += solve.iterations;
         self.stats.solve_s += seconds_since(ops, t)?;
 

@@ -6,7 +6,7 @@
 //! per PCG iteration the host reads back scalars for control only.
 
 use xpbd_core::amg::Hierarchy;
-use xpbd_core::linear::SolveStats;
+use xpbd_core::linear::{Setup, SolveStats};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::primal::PrimalPattern;
 use xpbd_core::sparse::Csr;
@@ -83,9 +83,11 @@ impl<O: MgpbdOps> DevicePrimal<O> {
         Ok(())
     }
 
-    /// The lazy setup after [`Self::fill`]: Galerkin products, diagonals and the coarsest factor on the device.
-    pub fn refresh(&mut self, ops: &mut O) -> Result<()> {
+    /// The lazy setup after [`Self::fill`] on the device: `Setup::Refresh`: Galerkin products, diagonals and the
+    /// coarsest factor; `Setup::Smoother`: the finest diagonal.
+    pub fn refresh(&mut self, ops: &mut O, setup: Setup) -> Result<()> {
         match &mut self.hierarchy {
+            Some(h) if setup == Setup::Smoother => h.refresh_smoother(ops, &self.k),
             Some(h) => h.refresh(ops, &self.k),
             None if self.k.rows == 0 => Ok(()),
             None => Err(CudaError::Check("the primal solve was refreshed before its first full setup".into())),
