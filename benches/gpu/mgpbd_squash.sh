@@ -17,6 +17,7 @@
 #           the same exported system (`xpbd export-system --no-matrix`; the venv of
 #           benches/mgpbd_vs_pyamg/setup.sh), to 1e-3 relative dual residual, e.g. DEVICES="cpu pyamg"
 #   FRAMES  default 3
+#   SOLVER  extra lines for the scene's [solver] table, e.g. SOLVER='refresh = "always"' (default none)
 #   REPEAT  "pyamg" stage: each setup and solve timed this many times, the fastest kept (default 3)
 # Results: OUT/table.md (default out/mgpbd_squash) and each run's folder; with "pyamg", OUT/pyamg.md (the
 # exported system, OUT/squash_N_system, is removed after its row: 0.2 GB of text at 98k tets, 0.7 GB at 297k).
@@ -34,7 +35,7 @@ table="$out/table.md"
 {
     echo "# MGPBD squash benchmark ($(date -u +%Y-%m-%dT%H:%MZ), $(git rev-parse --short HEAD))"
     echo
-    echo "Command: SIZES=\"$sizes\" DEVICES=\"$devices\" FRAMES=$frames bash benches/gpu/mgpbd_squash.sh $out"
+    echo "Command: SIZES=\"$sizes\" DEVICES=\"$devices\" FRAMES=$frames${SOLVER:+ SOLVER='$SOLVER'} bash benches/gpu/mgpbd_squash.sh $out"
     echo
     echo "| tets | device | ms/frame (to 1e-3) | outer/frame | PCG/frame | ms/PCG it. | ms/outer it. | setup ms: full frame, refresh | assembly / setup / solve / line search % | final relative residual |"
     echo "|---|---|---|---|---|---|---|---|---|---|"
@@ -67,6 +68,7 @@ gravity = [0.0, 0.0, 0.0]
 kind = "mgpbd"
 tolerance = 1e-3
 arap_rotation = "fixed"
+${SOLVER:-}
 # No contact: the MGPBD paper's squash is one body in free space, and the scenes' default self contact would
 # add a host BVH detection and pair rows to every timed substep.
 [contact]
