@@ -12,12 +12,9 @@
 #            only its own behaviour: give it REFRESH=default)
 #   FRAMES (default 3), REPEAT (default 3), THREADS (default 1)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: iteration_cost.sh OUT [XPBD...]}
 shift
-bins=()
-for x in "$@"; do bins+=("$(realpath "$x")"); done
-[ ${#bins[@]} -gt 0 ] || bins=("${CARGO_TARGET_DIR:-$root/target}/release/xpbd")
+source "$(dirname "$0")/binaries.sh"
 refresh=${REFRESH:-always adaptive}
 frames=${FRAMES:-3}
 repeat=${REPEAT:-3}

@@ -13,12 +13,9 @@
 # Usage: benches/mgpbd_outer/slope.sh OUT [XPBD...]   (default: target/release/xpbd after
 #        cargo build --release -p xpbd-cli); KS="2 3 4 6 8 11" ITERATIONS=8 to change the sweep.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: slope.sh OUT [XPBD...]}
 shift
-bins=()
-for x in "$@"; do bins+=("$(realpath "$x")"); done
-[ ${#bins[@]} -gt 0 ] || bins=("${CARGO_TARGET_DIR:-$root/target}/release/xpbd")
+source "$(dirname "$0")/binaries.sh"
 ks=${KS:-2 3 4 6 8 11}
 slope_ks=${SLOPE_KS:-4 6 8 11}
 iterations=${ITERATIONS:-8}
