@@ -10,6 +10,7 @@
 # Usage: benches/mgpbd_outer/iteration_cost.sh OUT [XPBD...]   (default target/release/xpbd)
 #   REFRESH  settings to run (default "always adaptive"; a binary from before the setting exists takes
 #            only its own behaviour: give it REFRESH=default)
+#   SOLVER   extra lines for the scene's [solver] table, e.g. SOLVER='smoother = "chebyshev"' (default none)
 #   FRAMES (default 3), REPEAT (default 3), THREADS (default 1)
 set -euo pipefail
 out=${1:?usage: iteration_cost.sh OUT [XPBD...]}
@@ -37,6 +38,7 @@ kind = "mgpbd"
 linear_solver = "primal-amg"
 tolerance = 1e-6
 $line
+${SOLVER:-}
 [[body]]
 name = "beam"
 mesh = { generator = "box", size = [4.0, 1.0, 1.0], cells = [24, 7, 7], split = 5 }
@@ -70,5 +72,5 @@ done
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     sort -k1,1n -k2,2 -k3,3g rows.txt | awk '!seen[$1 " " $2]++ { printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 }'
     echo
-    echo "Fastest of $repeat repeats, $frames frames, $threads thread(s); binaries: ${bins[*]}"
+    echo "Fastest of $repeat repeats, $frames frames, $threads thread(s)${SOLVER:+, SOLVER: $SOLVER}; binaries: ${bins[*]}"
 } | tee table.md
