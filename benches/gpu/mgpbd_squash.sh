@@ -96,12 +96,13 @@ EOF
         fi
         # metrics.csv's columns by name (docs/output-format.md): ms, relative_residual, outer_iterations,
         # linear_iterations, full_setups, refreshes, and the phases' assembly_ms, setup_ms, linear_solve_ms,
-        # line_search_ms. The refresh column is ms per refresh (frames without a full setup).
+        # line_search_ms. The refresh column is ms per refresh (frames without a full setup); a binary from
+        # before the `refreshes` column refreshed at every outer iteration.
         awk -F, -v tets=$((5 * n * n * n)) -v dev="$device" '
             NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
             { f++; ms += $c["ms"]; o += $c["outer_iterations"]; it += $c["linear_iterations"]; a += $c["assembly_ms"]
               s += $c["setup_ms"]; l += $c["linear_solve_ms"]; ls += $c["line_search_ms"]; r = $c["relative_residual"]
-              if ($c["full_setups"] > 0) { full += $c["setup_ms"]; nf++ } else { refresh += $c["setup_ms"]; nr += $c["refreshes"] } }
+              if ($c["full_setups"] > 0) { full += $c["setup_ms"]; nf++ } else { refresh += $c["setup_ms"]; nr += ("refreshes" in c) ? $c["refreshes"] : $c["outer_iterations"] } }
             END {
                 t = a + s + l + ls
                 printf "| %d | %s | %.0f | %.1f | %.1f | %.2f | %.0f | %.0f, %s | %.0f / %.0f / %.0f / %.0f | %.1e |\n",

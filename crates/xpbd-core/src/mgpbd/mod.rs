@@ -26,7 +26,8 @@ pub struct OuterStats {
     pub outer_iterations: usize,
     /// Iterations of the linear solver, summed over the outer iterations.
     pub linear_iterations: usize,
-    /// Full linear-solver setups and refreshes (the other outer iterations kept the last setup).
+    /// Full linear-solver setups and refreshes (the other outer iterations kept the coarse levels of the last
+    /// setup and renewed only the finest smoother, `Setup::Smoother`).
     pub full_setups: usize,
     pub refreshes: usize,
     /// Seconds in: row evaluation and matrix refill; solver setup; linear solve; Δx and line search.

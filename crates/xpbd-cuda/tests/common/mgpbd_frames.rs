@@ -55,10 +55,11 @@ pub const FRAME_RUNS: [FrameRun; 8] = [
     run("mgpbd_beam_nh.toml", 1, "primal-amg", false),
     FrameRun { edit: Some(("[solver]", "[solver]\ntheta = 0.1")), ..run("mgpbd_ball_drop.toml", 12, "primal-amg", false) },
     // `refresh = "always"`: with the coarse levels of the frame's full setup kept (the adaptive default) this
-    // ill-conditioned system (the primal solve is not the cloth's default) moves by 6e-11 to 7e-10 in positions and 3e-3
-    // in the final residual for a change of summation order alone (the CPU's spmv in row order against two
-    // partial sums, measured), so it would compare round-off amplification, not the device's arithmetic; the
-    // other primal runs keep the default and compare the adaptive schedule's decisions.
+    // ill-conditioned system (the primal solve is not the cloth's default) moves by 6e-11 to 7e-10 in
+    // positions and 3e-3 in the final residual for a change of summation order alone (the CPU's spmv in row
+    // order against two partial sums, measured), so it would compare round-off amplification, not the
+    // device's arithmetic; the other primal runs keep the default and compare the adaptive schedule's
+    // decisions.
     FrameRun { edit: Some(("[solver]", "[solver]\nrefresh = \"always\"")), ..run("mgpbd_cloth_16.toml", 1, "primal-amg", false) },
     run("mgpbd_bunny_squash.toml", 1, "primal-amg", true),
     run("mgpbd_beam_nh.toml", 1, "cg", true),
