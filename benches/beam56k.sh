@@ -1,7 +1,8 @@
 # The 56k-tet beam of the CPU benchmarks (docs/benchmarks.md: 5 × 1.5 × 1.5 m, 50 × 15 × 15 cells split into
 # 5 tets, neohookean_block, clamped at x = 0), shared by benches/peers/run.sh and benches/pair_builds.sh.
 # Sourced; defines
-#   beam56k_scene NAME ORDERING SUBSTEPS FRAMES ITERATIONS > FILE: the scene, the probe on the tip vertex (50, 7, 7).
+#   beam56k_scene NAME ORDERING SUBSTEPS FRAMES ITERATIONS [PRECISION] > FILE: the scene (PRECISION f64 or f32,
+#   default f64), the probe on the tip vertex (50, 7, 7).
 beam56k_scene() {
     cat <<EOF
 name = "$1"
@@ -15,6 +16,7 @@ on_failure = "continue"
 [solver]
 kind = "xpbd"
 ordering = "$2"
+precision = "${6:-f64}"
 [contact]
 self = false
 bodies = false

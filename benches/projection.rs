@@ -38,7 +38,7 @@ fn projection(c: &mut Criterion) {
             // A sagged, non-rest state so every projection does real work.
             let x_prev: Vec<Vec3> = m.rest.clone();
             let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
-            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(&m, h, 1, xpbd_cpu::gauss_seidel::ScheduleKind::Serial);
+            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(&m, h, 1, xpbd_cpu::gauss_seidel::ScheduleKind::Serial, Default::default());
             group.bench_function(format!("{model}/{order}"), |b| {
                 let mut x = x0.clone();
                 let mut lambda = vec![0.0; m.rows];
@@ -53,7 +53,7 @@ fn projection(c: &mut Criterion) {
             // The colored sweep on one thread: elements of a color in the lanes of the block kernel.
             let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
             let m = &index_order;
-            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(m, h, 1, xpbd_cpu::gauss_seidel::ScheduleKind::Colored);
+            let mut sweep = xpbd_cpu::gauss_seidel::GaussSeidel::new(m, h, 1, xpbd_cpu::gauss_seidel::ScheduleKind::Colored, Default::default());
             let x_prev: Vec<Vec3> = m.rest.clone();
             let x0: Vec<Vec3> = m.rest.iter().map(|p| p + Vec3::new(0.0, -0.01 * p.x * p.x, 0.002 * p.y)).collect();
             group.bench_function(format!("{model}/colored_lanes_1_thread"), |b| {

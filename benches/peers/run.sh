@@ -14,7 +14,8 @@
 #                            Newton runs WARMUP + 2·FRAMES frames and times the last 2·FRAMES
 #   WARMUP [5]               frames before timing
 #   REPEATS [3]              timed repeats (ours and Newton interleaved); the report keeps the fastest repeat
-#   ORDERINGS ["serial colored clustered jacobi"]   our orderings
+#   ORDERINGS ["serial colored clustered jacobi"]   our orderings, each ORDERING or ORDERING:PRECISION (f64 or
+#                            f32, default f64), e.g. "clustered clustered:f32"
 #   QUALITY_FRAME [60]       the frame at which the tips are compared
 #   REF_ORDERING [clustered], REF_SUBSTEPS [100]     our reference run (× 1 iteration, all cores, untimed)
 #   REF_CHECK_SUBSTEPS [200] a finer reference to bound the reference's own error (0: skip)
@@ -73,12 +74,13 @@ w = time.perf_counter() - t
 r = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(f"{w:.4f} {r.ru_utime + r.ru_stime:.4f}")' "$@"
 }
-# ours NAME ORDERING SUBSTEPS FRAMES THREADS: runs the scene into $OUT/NAME, prints "WALL_S CPU_S".
+# ours NAME ORDERING[:PRECISION] SUBSTEPS FRAMES THREADS: runs the scene into $OUT/NAME, prints "WALL_S CPU_S".
 ours() {
-    local dir="$OUT/$1"
+    local dir="$OUT/$1" ordering=${2%%:*} precision=f64
+    [ "$ordering" = "$2" ] || precision=${2#*:}
     rm -rf "$dir"
     mkdir -p "$dir"
-    beam56k_scene "$1" "$2" "$3" "$4" "$ITERATIONS" > "$OUT/$1.toml"
+    beam56k_scene "$1" "$ordering" "$3" "$4" "$ITERATIONS" "$precision" > "$OUT/$1.toml"
     RAYON_NUM_THREADS=$5 timed "$x" run "$OUT/$1.toml" --out "$dir/run" --threads "$5" --quiet
 }
 
@@ -123,11 +125,11 @@ rec load_start "$(cut -d' ' -f1-3 /proc/loadavg)"
 for r in $(seq 1 "$REPEATS"); do
     for o in $ORDERINGS; do
         note "[$r/$REPEATS] ours: $o, $SUBSTEPS substeps × $ITERATIONS iteration, 1 thread: $((WARMUP + FRAMES)) and $long frames"
-        t=$(ours "$o-short-$r" "$o" "$SUBSTEPS" "$((WARMUP + FRAMES))" 1)
+        t=$(ours "${o/:/-}-short-$r" "$o" "$SUBSTEPS" "$((WARMUP + FRAMES))" 1)
         rec "ours.$o.$r.short" "$t"
-        t=$(ours "$o-$r" "$o" "$SUBSTEPS" "$long" 1)
+        t=$(ours "${o/:/-}-$r" "$o" "$SUBSTEPS" "$long" 1)
         rec "ours.$o.$r.long" "$t"
-        rec "ours.$o.$r.dir" "$OUT/$o-$r/run"
+        rec "ours.$o.$r.dir" "$OUT/${o/:/-}-$r/run"
         rec "ours.$o.frames_short" "$((WARMUP + FRAMES))"
         rec "ours.$o.frames_long" "$long"
     done

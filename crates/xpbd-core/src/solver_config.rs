@@ -27,8 +27,8 @@ pub struct SolverConfig {
 /// The solver family and its own settings.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Method {
-    /// Per-constraint projection (the XPBD paper), in the given order.
-    Xpbd { ordering: Ordering },
+    /// Per-constraint projection (the XPBD paper), in the given order, the block kernel in `precision`.
+    Xpbd { ordering: Ordering, precision: Precision },
     /// The global dual solve with AMG-preconditioned CG (MGPBD paper, Algorithm 1).
     Mgpbd(MgpbdSettings),
     /// Coarse-to-fine layers with rigidified elements (multi-layer XPBD paper).
@@ -51,6 +51,44 @@ pub enum Ordering {
     /// Gauss-Seidel by colors of the supernodal graph of clusters of `cluster_size` elements, clusters in
     /// parallel, their elements in sequence (block paper, Algorithms 3 and 4).
     Clustered { cluster_size: usize },
+}
+
+/// The scalar type XPBD's hot loops solve in (`[solver] precision`): on the CPU the block neo-Hookean kernel
+/// (other families stay f64), on the GPU every device array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Precision {
+    F32,
+    #[default]
+    F64,
+}
+
+impl Precision {
+    /// The scene's names, for messages.
+    pub const NAMES: &'static str = "f64, f32";
+
+    /// The precision called `name` (`f32` or `f64`).
+    pub fn named(name: &str) -> Option<Self> {
+        match name {
+            "f32" => Some(Precision::F32),
+            "f64" => Some(Precision::F64),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::F64 => "f64",
+        }
+    }
+
+    /// Bytes of one scalar.
+    pub fn bytes(self) -> usize {
+        match self {
+            Precision::F32 => std::mem::size_of::<f32>(),
+            Precision::F64 => std::mem::size_of::<f64>(),
+        }
+    }
 }
 
 impl Ordering {
@@ -103,8 +141,16 @@ impl Method {
     /// The XPBD ordering, when this is XPBD.
     pub fn ordering(&self) -> Option<Ordering> {
         match self {
-            Method::Xpbd { ordering } => Some(*ordering),
+            Method::Xpbd { ordering, .. } => Some(*ordering),
             _ => None,
+        }
+    }
+
+    /// XPBD's precision; f64 for the other methods, which read none.
+    pub fn precision(&self) -> Precision {
+        match self {
+            Method::Xpbd { precision, .. } => *precision,
+            _ => Precision::F64,
         }
     }
 }
@@ -140,7 +186,8 @@ impl SolverConfig {
             }
         }
         let limited = model.cloth_groups.iter().find(|g| g.strain_limit.is_some());
-        if let (Some(g), false) = (limited, matches!(self.method, Method::Xpbd { ordering: Ordering::Serial | Ordering::Colored | Ordering::Clustered { .. } }))
+        if let (Some(g), false) =
+            (limited, matches!(self.method, Method::Xpbd { ordering: Ordering::Serial | Ordering::Colored | Ordering::Clustered { .. }, .. }))
         {
             return Err(Unsupported(format!(
                 "body '{}': material.strain_min/strain_max are projected by the Gauss-Seidel XPBD sweeps only (solver.kind = \"xpbd\", ordering serial, colored or clustered; docs/cloth.md)",
@@ -195,13 +242,14 @@ impl Serialize for SolverConfig {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(None)?;
         map.serialize_entry("kind", self.method.kind())?;
-        if let Method::Xpbd { ordering } = self.method {
+        if let Method::Xpbd { ordering, precision } = self.method {
             map.serialize_entry("ordering", ordering.name())?;
             match ordering {
                 Ordering::Jacobi { relaxation } => map.serialize_entry("relaxation", &relaxation)?,
                 Ordering::Clustered { cluster_size } => map.serialize_entry("cluster_size", &cluster_size)?,
                 Ordering::Serial | Ordering::Colored => {}
             }
+            map.serialize_entry("precision", precision.name())?;
         }
         map.serialize_entry("dt", &self.dt)?;
         map.serialize_entry("substeps", &self.substeps)?;
@@ -222,7 +270,7 @@ mod tests {
     use super::*;
 
     fn config(ordering: Ordering) -> SolverConfig {
-        SolverConfig { dt: 0.01, substeps: 4, iterations: 2, velocity_damping: 0.0, method: Method::Xpbd { ordering } }
+        SolverConfig { dt: 0.01, substeps: 4, iterations: 2, velocity_damping: 0.0, method: Method::Xpbd { ordering, precision: Precision::F64 } }
     }
 
     #[test]
@@ -245,6 +293,7 @@ mod tests {
         assert_eq!(clustered["cluster_size"].as_u64(), Some(7));
         assert!(clustered.get("relaxation").is_none());
         assert_eq!(json(Ordering::Serial)["substeps"].as_u64(), Some(4));
+        assert_eq!(json(Ordering::Serial)["precision"].as_str(), Some("f64"));
     }
 
     #[test]

@@ -4,13 +4,17 @@
 
 use crate::block_kernel::{Isa, Project, ResidualSum, TetBlock};
 use crate::elements::{for_each_family, Family, FamilyVisitor, HingeAngles, Local};
+use crate::real::{Padded, Real};
 use crate::shared::SharedMut;
 use crate::tet_blocks::{LaneBlocks, LaneVisitor, Layout, TetBlocks};
+use nalgebra::Matrix3;
 use rayon::prelude::*;
+use xpbd_core::constraint::tet::{shape_matrix, TetRest};
 use xpbd_core::graph::schedule::Schedule;
 use xpbd_core::mesh::Vec3;
 use xpbd_core::metrics;
 use xpbd_core::model::Model;
+use xpbd_core::solver_config::Precision;
 
 /// Items per rayon task: enough elements to amortise scheduling.
 pub(crate) const GRAIN: usize = 64;
@@ -20,25 +24,24 @@ pub(crate) const GRAIN: usize = 64;
 pub(crate) use xpbd_core::substep::integrate::VERTEX_GRAIN;
 
 /// ‖C(x) + α̃λ‖ over every elastic row of `model` (whose families `blocks` lists, at `lambda`'s layout): block
-/// families through the kernel, the others as `metrics` computes them. `padded` takes the block families'
-/// positions; its fourth entries (the masses the owner's sweep solves with) are left as they are.
+/// families through the kernel (in its precision), the others as `metrics` computes them. `padded` takes the
+/// block families' positions; its fourth entries (the masses the owner's sweep solves with) are left as they are.
 pub(crate) fn residual_through_blocks(
     model: &Model,
     blocks: &mut [Option<LaneBlocks>],
     isa: Isa,
-    padded: &mut [[f64; 4]],
+    padded: &mut Padded,
     x: &[Vec3],
     lambda: &[f64],
     h: f64,
 ) -> f64 {
     blocks.iter_mut().flatten().for_each(|b| b.set_substep(h));
-    let padded = SharedMut::new(padded);
     let tets: f64 = model
         .tet_groups
         .iter()
         .zip(blocks.iter())
         .map(|(g, blocks)| match blocks {
-            Some(b) => b.visit(BlockResidualSq { isa, padded: &padded, x, lambda }),
+            Some(b) => b.visit(BlockResidualSq { isa, padded: &mut *padded, x, rest: &model.rest, lambda }),
             None => metrics::tet_group_residual_sq(g, x, lambda, h),
         })
         .sum();
@@ -47,29 +50,32 @@ pub(crate) fn residual_through_blocks(
 }
 
 /// Σ (r_H² + r_D²) over the elements of one block family at `x` (nothing is written but `padded`).
-struct BlockResidualSq<'r, 'p> {
+struct BlockResidualSq<'r> {
     isa: Isa,
-    padded: &'r SharedMut<'p, [f64; 4]>,
+    padded: &'r mut Padded,
     x: &'r [Vec3],
+    rest: &'r [Vec3],
     lambda: &'r [f64],
 }
 
-impl LaneVisitor for BlockResidualSq<'_, '_> {
+impl LaneVisitor for BlockResidualSq<'_> {
     type Output = f64;
-    fn visit<const L: usize>(self, blocks: &TetBlocks<L>) -> f64
+    fn visit<T: Real, const L: usize>(self, blocks: &TetBlocks<T, L>) -> f64
     where
-        TetBlock<L>: Project<L>,
+        TetBlock<T, L>: Project<T, L>,
     {
-        let BlockResidualSq { isa, padded, x, lambda } = self;
+        let BlockResidualSq { isa, padded, x, rest, lambda } = self;
+        let padded = SharedMut::new(&mut T::padded(padded).0[..]);
         // SAFETY: nothing else reads or writes `padded` during the copy.
-        unsafe { copy_positions_in(&blocks.vertices, |v| x[v], padded) };
-        let gamma = blocks.material.gamma;
+        unsafe { copy_positions_in(&blocks.vertices, |v| x[v], rest, &padded, None) };
+        let gamma = T::of(blocks.material.gamma);
         let groups: Vec<f64> = (0..blocks.group_count())
             .into_par_iter()
             .with_min_len((GRAIN / L).max(1))
             .map(|g| {
                 let out = ResidualSum::default();
-                // SAFETY: `BlockBuilder` checked every index against these arrays' lengths; `ResidualSum` writes
+                // SAFETY: `BlockBuilder` checked every index against these arrays' lengths (the copy above the padded
+                // array's, as it wrote every vertex the blocks name); `ResidualSum` writes
                 // nothing, so the reads need no exclusivity; `isa` is one `Isa::available` lists.
                 blocks.group(g).iter().for_each(|step| unsafe { step.project(isa, gamma, padded.ptr(), lambda.as_ptr(), &out) });
                 out.sum.get()
@@ -79,29 +85,66 @@ impl LaneVisitor for BlockResidualSq<'_, '_> {
     }
 }
 
-/// Copies x, y and z of `x(v)` into `padded[v]` for every vertex of `vertices` (each listed once), in parallel;
-/// the fourth entries, the inverse masses [`padded_vertices`] set, stay as they are.
+/// Copies the displacement `x(v) − rest[v]` (rounded to `T`: [`displacement`]) into the first three entries of
+/// `padded[v]` for every vertex of `vertices` (each listed once), in parallel; the fourth entries, the inverse
+/// masses [`padded_vertices`] set, stay as they are; `sums`, when given, are zeroed at these vertices. Every
+/// index is checked, so that afterwards the kernel may access the vertices of `vertices` unchecked.
 ///
 /// # Safety
-/// No other thread may access `padded` at these vertices during the copy, nor write what `x` reads.
-pub(crate) unsafe fn copy_positions_in(vertices: &[u32], x: impl Fn(usize) -> Vec3 + Sync, padded: &SharedMut<[f64; 4]>) {
+/// No other thread may access `padded` or `sums` at these vertices during the copy, nor write what `x` reads.
+pub(crate) unsafe fn copy_positions_in<T: Real>(
+    vertices: &[u32],
+    x: impl Fn(usize) -> Vec3 + Sync,
+    rest: &[Vec3],
+    padded: &SharedMut<[T; 4]>,
+    sums: Option<&SharedMut<[T; 4]>>,
+) {
     vertices.par_iter().with_min_len(VERTEX_GRAIN).for_each(|&v| {
-        let (v, p) = (v as usize, x(v as usize));
+        let (v, u) = (v as usize, displacement::<T>(x(v as usize), rest[v as usize]));
         // SAFETY: `vertices` lists each vertex once, so every entry has one writer.
-        unsafe { padded.update(v, |q| (q[0], q[1], q[2]) = (p.x, p.y, p.z)) };
+        unsafe {
+            padded.update(v, |q| (q[0], q[1], q[2]) = (u[0], u[1], u[2]));
+            if let Some(sums) = sums {
+                sums.update(v, |s| *s = [T::ZERO; 4]);
+            }
+        }
     });
 }
 
-/// `[·, ·, ·, w_v]` for every vertex, `w` the inverse masses the owner's sweep solves with: set once here, the
-/// positions copied in by [`copy_positions_in`] before each use.
-pub(crate) fn padded_vertices(w: &[f64]) -> Vec<[f64; 4]> {
-    w.iter().map(|&w| [0.0, 0.0, 0.0, w]).collect()
+/// x − X rounded to `T`: what [`copy_positions_in`] writes.
+#[inline(always)]
+pub(crate) fn displacement<T: Real>(x: Vec3, rest: Vec3) -> [T; 3] {
+    [T::of(x.x - rest.x), T::of(x.y - rest.y), T::of(x.z - rest.z)]
 }
 
-/// Blocks of `lanes` lanes for every family of `model` the block kernel projects, over `schedules` (the
-/// model's own element order).
-pub(crate) fn build_blocks(model: &Model, h: f64, schedules: &[Schedule], angles: &HingeAngles, lanes: usize) -> Vec<Option<LaneBlocks>> {
-    let mut builder = BlockBuilder { schedules, lanes, vertex_len: model.vertex_count(), lambda_len: model.rows, h, blocks: Vec::new() };
+/// The first three entries of a padded vertex in f64.
+#[inline(always)]
+pub(crate) fn position<T: Real>(p: [T; 4]) -> Vec3 {
+    Vec3::new(p[0].to_f64(), p[1].to_f64(), p[2].to_f64())
+}
+
+/// `x` moved by what the kernel did to its displacement: x + (u' − u) with u = [`displacement`]`(x, rest)`, the
+/// value the kernel started from, and u' the padded entry `p` it left. Adding the change rather than writing
+/// X + u' keeps the part of x − X that `T` cannot hold.
+#[inline(always)]
+pub(crate) fn moved<T: Real>(x: Vec3, rest: Vec3, p: [T; 4]) -> Vec3 {
+    let u = displacement::<T>(x, rest);
+    x + (position(p) - position([u[0], u[1], u[2], T::ZERO]))
+}
+
+/// `[·, ·, ·, w_v]` for every vertex in `precision`, `w` the inverse masses the owner's sweep solves with: set
+/// once here, the displacements copied in by [`copy_positions_in`] before each use; f32's correction sums.
+pub(crate) fn padded_vertices(w: &[f64], precision: Precision) -> Padded {
+    match precision {
+        Precision::F64 => Padded { f64: w.iter().map(|&w| [0.0, 0.0, 0.0, w]).collect(), ..Padded::default() },
+        Precision::F32 => Padded { f32: w.iter().map(|&w| [0.0, 0.0, 0.0, w as f32]).collect(), f32_sums: vec![[0.0; 4]; w.len()], ..Padded::default() },
+    }
+}
+
+/// Blocks in `precision`, `lanes` lanes wide, for every family of `model` the block kernel projects, over
+/// `schedules` (the model's own element order).
+pub(crate) fn build_blocks(model: &Model, h: f64, schedules: &[Schedule], angles: &HingeAngles, precision: Precision, lanes: usize) -> Vec<Option<LaneBlocks>> {
+    let mut builder = BlockBuilder { schedules, precision, lanes, rest: &model.rest, lambda_len: model.rows, h, blocks: Vec::new() };
     // The blocks hold neo-Hookean tets only, which have no PBD stiffness: any iteration count will do.
     for_each_family(model, h, 1, angles, &mut builder);
     builder.blocks
@@ -109,8 +152,9 @@ pub(crate) fn build_blocks(model: &Model, h: f64, schedules: &[Schedule], angles
 
 struct BlockBuilder<'a> {
     schedules: &'a [Schedule],
+    precision: Precision,
     lanes: usize,
-    vertex_len: usize,
+    rest: &'a [Vec3],
     lambda_len: usize,
     h: f64,
     blocks: Vec<Option<LaneBlocks>>,
@@ -124,14 +168,12 @@ impl FamilyVisitor for BlockBuilder<'_> {
         let blocks = f.lanes.map(|lanes| {
             let s = &self.schedules[f.index];
             let layout = Layout { tets: lanes.tets, rest: lanes.rest, lambda_offset: f.lambda_offset };
-            let (m, h) = (lanes.material, self.h);
-            let blocks = match self.lanes {
-                1 => LaneBlocks::One(TetBlocks::new(s, &layout, m, h)),
-                4 => LaneBlocks::Four(TetBlocks::new(s, &layout, m, h)),
-                _ => LaneBlocks::Eight(TetBlocks::new(s, &layout, m, h)),
-            };
+            let blocks = LaneBlocks::new(self.precision, self.lanes, s, &layout, lanes.material, self.h);
             // The invariant of the sweeps' unchecked accesses.
-            assert!(blocks.fits(self.vertex_len, self.lambda_len), "lane blocks name a vertex or multiplier out of range");
+            assert!(blocks.fits(self.rest.len(), self.lambda_len), "lane blocks name a vertex or multiplier out of range");
+            // The kernel's F = I + D_u D_m⁻¹ holds only for D_m⁻¹ taken from the rest positions u is measured from.
+            let at_rest = |(t, r): (&[u32; 4], &TetRest)| (shape_matrix(&t.map(|v| self.rest[v as usize])) * r.dm_inv - Matrix3::identity()).amax() <= 1e-9;
+            assert!(lanes.tets.iter().zip(lanes.rest).all(at_rest), "a block element's D_m⁻¹ is not that of the model's rest positions");
             blocks
         });
         self.blocks.push(blocks);

@@ -11,6 +11,7 @@ pub mod implicit;
 pub mod jacobi;
 pub mod mgpbd;
 pub mod multilayer;
+mod real;
 mod shared;
 mod tet_blocks;
 
@@ -59,12 +60,18 @@ impl CpuBackend {
         let sweep = match &config.method {
             Method::Mgpbd(settings) => Sweep::Mgpbd(Box::new(Mgpbd::new(model, settings))),
             Method::Multilayer(settings) => Sweep::Multilayer(Box::new(Multilayer::new(model, settings))),
-            Method::Xpbd { ordering: Ordering::Serial } => Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, config.iterations, ScheduleKind::Serial))),
-            Method::Xpbd { ordering: Ordering::Colored } => Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, config.iterations, ScheduleKind::Colored))),
-            Method::Xpbd { ordering: Ordering::Clustered { cluster_size } } => {
-                Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, config.iterations, ScheduleKind::Clustered { cluster_size: *cluster_size })))
+            Method::Xpbd { ordering: Ordering::Jacobi { relaxation }, precision } => {
+                Sweep::Jacobi(Box::new(Jacobi::new(model, h, config.iterations, *relaxation, *precision)))
             }
-            Method::Xpbd { ordering: Ordering::Jacobi { relaxation } } => Sweep::Jacobi(Box::new(Jacobi::new(model, h, config.iterations, *relaxation))),
+            Method::Xpbd { ordering, precision } => {
+                let kind = match *ordering {
+                    Ordering::Serial => ScheduleKind::Serial,
+                    Ordering::Colored => ScheduleKind::Colored,
+                    Ordering::Clustered { cluster_size } => ScheduleKind::Clustered { cluster_size },
+                    Ordering::Jacobi { .. } => unreachable!("matched above"),
+                };
+                Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, config.iterations, kind, *precision)))
+            }
             Method::Implicit(_) => panic!("the implicit solvers are xpbd_cpu::implicit::ImplicitBackend (xpbd_cpu::backend picks it)"),
         };
         CpuBackend { config: config.clone(), boundary: SubstepBoundary::new(model, config), sweep }

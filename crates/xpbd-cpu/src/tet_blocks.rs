@@ -12,8 +12,10 @@
 //! The serial schedule (one item) is built with `L = 1`: the reference order, through the same kernel.
 
 use crate::block_kernel::{Project, TetBlock};
+use crate::real::Real;
 use xpbd_core::constraint::tet::TetRest;
 use xpbd_core::graph::schedule::Schedule;
+use xpbd_core::solver_config::Precision;
 
 /// Material constants of a family: γ = 1 + μ/λ (block paper Eq. 7–9), 1/λ and 1/μ for α̃ = 1/(k V h²).
 #[derive(Clone, Copy, Debug)]
@@ -23,10 +25,10 @@ pub struct BlockMaterial {
     pub inv_mu: f64,
 }
 
-/// The blocks of one family for lane count `L`.
-pub struct TetBlocks<const L: usize> {
+/// The blocks of one family for lane count `L`, solved in `T`.
+pub struct TetBlocks<T, const L: usize> {
     pub material: BlockMaterial,
-    steps: Vec<TetBlock<L>>,
+    steps: Vec<TetBlock<T, L>>,
     /// 1/V per step and lane, kept to recompute α̃ when the substep changes.
     inv_volume: Vec<[f64; L]>,
     /// Group g runs `steps[group_start[g]..group_start[g + 1]]`.
@@ -47,7 +49,7 @@ pub struct Layout<'a> {
     pub lambda_offset: usize,
 }
 
-impl<const L: usize> TetBlocks<L> {
+impl<T: Real, const L: usize> TetBlocks<T, L> {
     /// Blocks for `schedule` (over the elements of `layout`) at substep `h`.
     pub fn new(schedule: &Schedule, layout: &Layout, material: BlockMaterial, h: f64) -> Self {
         let mut out = TetBlocks { material, steps: Vec::new(), inv_volume: Vec::new(), group_start: vec![0], batch_start: vec![0], h, vertices: Vec::new() };
@@ -72,8 +74,8 @@ impl<const L: usize> TetBlocks<L> {
     }
 
     /// Step `k` of `group` (items sorted longest first).
-    fn step(&self, group: &[&[u32]], k: usize, layout: &Layout) -> (TetBlock<L>, [f64; L]) {
-        let mut b = TetBlock { nodes: [[0; L]; 4], dm_inv: [[0.0; L]; 9], alpha: [[0.0; L]; 2], lambda_at: [0; L], live: 0 };
+    fn step(&self, group: &[&[u32]], k: usize, layout: &Layout) -> (TetBlock<T, L>, [f64; L]) {
+        let mut b = TetBlock { nodes: [[0; L]; 4], dm_inv: [[T::ZERO; L]; 9], alpha: [[T::ZERO; L]; 2], lambda_at: [0; L], live: 0 };
         let mut inv_volume = [1.0; L];
         for (l, item) in group.iter().enumerate().take_while(|(_, item)| k < item.len()) {
             let e = item[k] as usize;
@@ -83,7 +85,7 @@ impl<const L: usize> TetBlocks<L> {
             }
             for r in 0..3 {
                 for c in 0..3 {
-                    b.dm_inv[3 * r + c][l] = rest.dm_inv[(r, c)];
+                    b.dm_inv[3 * r + c][l] = T::of(rest.dm_inv[(r, c)]);
                 }
             }
             b.lambda_at[l] = (layout.lambda_offset + 2 * e) as u32;
@@ -103,7 +105,7 @@ impl<const L: usize> TetBlocks<L> {
         let s = 1.0 / (self.h * self.h);
         let m = self.material;
         for (b, inv_v) in self.steps.iter_mut().zip(&self.inv_volume) {
-            b.alpha = [inv_v.map(|v| v * s * m.inv_lambda), inv_v.map(|v| v * s * m.inv_mu)];
+            b.alpha = [inv_v.map(|v| T::of(v * s * m.inv_lambda)), inv_v.map(|v| T::of(v * s * m.inv_mu))];
         }
     }
 
@@ -136,54 +138,70 @@ impl<const L: usize> TetBlocks<L> {
     }
 
     /// The steps of group `g`, in order.
-    pub fn group(&self, g: usize) -> &[TetBlock<L>] {
+    pub fn group(&self, g: usize) -> &[TetBlock<T, L>] {
         &self.steps[self.group_start[g]..self.group_start[g + 1]]
     }
 }
 
-/// A family's blocks at the lane count of the sweep: one for the serial order, else the vector width.
+/// A family's blocks at the precision and lane count of the sweep: one lane for the serial order, else the
+/// vector width.
 pub enum LaneBlocks {
-    One(TetBlocks<1>),
-    Four(TetBlocks<4>),
-    Eight(TetBlocks<8>),
+    F64x1(TetBlocks<f64, 1>),
+    F64x4(TetBlocks<f64, 4>),
+    F64x8(TetBlocks<f64, 8>),
+    F32x1(TetBlocks<f32, 1>),
+    F32x8(TetBlocks<f32, 8>),
+    F32x16(TetBlocks<f32, 16>),
 }
 
-/// Work done on a family's blocks at whatever lane count they hold ([`LaneBlocks::visit`]).
+/// Work done on a family's blocks at whatever precision and lane count they hold ([`LaneBlocks::visit`]).
 pub trait LaneVisitor {
     type Output;
-    fn visit<const L: usize>(self, blocks: &TetBlocks<L>) -> Self::Output
+    fn visit<T: Real, const L: usize>(self, blocks: &TetBlocks<T, L>) -> Self::Output
     where
-        TetBlock<L>: Project<L>;
+        TetBlock<T, L>: Project<T, L>;
+}
+
+/// `$body` with `$b` bound to the blocks of whichever variant `$blocks` is.
+macro_rules! each_variant {
+    ($blocks:expr, $b:ident => $body:expr) => {
+        match $blocks {
+            LaneBlocks::F64x1($b) => $body,
+            LaneBlocks::F64x4($b) => $body,
+            LaneBlocks::F64x8($b) => $body,
+            LaneBlocks::F32x1($b) => $body,
+            LaneBlocks::F32x8($b) => $body,
+            LaneBlocks::F32x16($b) => $body,
+        }
+    };
 }
 
 impl LaneBlocks {
-    /// `v` on the blocks at their lane count: the one place that tells the lane counts apart for reading.
-    pub fn visit<V: LaneVisitor>(&self, v: V) -> V::Output {
-        match self {
-            LaneBlocks::One(b) => v.visit(b),
-            LaneBlocks::Four(b) => v.visit(b),
-            LaneBlocks::Eight(b) => v.visit(b),
+    /// Blocks for `schedule` over `layout` in `precision`, `lanes` wide (1, or [`Isa::lanes`](crate::block_kernel::Isa::lanes)).
+    pub fn new(precision: Precision, lanes: usize, schedule: &Schedule, layout: &Layout, material: BlockMaterial, h: f64) -> Self {
+        match (precision, lanes) {
+            (Precision::F64, 1) => LaneBlocks::F64x1(TetBlocks::new(schedule, layout, material, h)),
+            (Precision::F64, 4) => LaneBlocks::F64x4(TetBlocks::new(schedule, layout, material, h)),
+            (Precision::F64, 8) => LaneBlocks::F64x8(TetBlocks::new(schedule, layout, material, h)),
+            (Precision::F32, 1) => LaneBlocks::F32x1(TetBlocks::new(schedule, layout, material, h)),
+            (Precision::F32, 8) => LaneBlocks::F32x8(TetBlocks::new(schedule, layout, material, h)),
+            (Precision::F32, 16) => LaneBlocks::F32x16(TetBlocks::new(schedule, layout, material, h)),
+            (p, l) => unreachable!("no {} block of {l} lanes", p.name()),
         }
+    }
+
+    /// `v` on the blocks at their precision and lane count: the one place that tells them apart for reading.
+    pub fn visit<V: LaneVisitor>(&self, v: V) -> V::Output {
+        each_variant!(self, b => v.visit(b))
     }
 
     /// As [`TetBlocks::set_substep`] (the one mutation, so not through [`LaneBlocks::visit`]).
     pub fn set_substep(&mut self, h: f64) {
-        match self {
-            LaneBlocks::One(b) => b.set_substep(h),
-            LaneBlocks::Four(b) => b.set_substep(h),
-            LaneBlocks::Eight(b) => b.set_substep(h),
-        }
+        each_variant!(self, b => b.set_substep(h))
     }
 
     /// As [`TetBlocks::fits`].
     pub fn fits(&self, vertex_len: usize, lambda_len: usize) -> bool {
-        struct Fits(usize, usize);
-        impl LaneVisitor for Fits {
-            type Output = bool;
-            fn visit<const L: usize>(self, blocks: &TetBlocks<L>) -> bool {
-                blocks.fits(self.0, self.1)
-            }
-        }
-        self.visit(Fits(vertex_len, lambda_len))
+        each_variant!(self, b => b.fits(vertex_len, lambda_len))
     }
 }

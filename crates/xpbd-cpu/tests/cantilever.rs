@@ -29,8 +29,8 @@ fn beam(substeps: usize, iterations: usize, cells: [usize; 3]) -> SceneBuilder {
     sim_header(0.01, substeps, iterations, [0.0, -G, 0.0], DAMPING, "serial").body(body)
 }
 
-fn scene(substeps: usize, ordering: &str) -> Scene {
-    beam(substeps, 1, [16, 4, 4]).solver(Solver::xpbd(ordering)).build()
+fn scene(substeps: usize, ordering: &str, precision: &str) -> Scene {
+    beam(substeps, 1, [16, 4, 4]).solver(Solver { precision: precision.into(), ..Solver::xpbd(ordering) }).build()
 }
 
 /// Vertices on the free end x = L.
@@ -115,8 +115,8 @@ fn linear_fem(model: &Model) -> Vec<Vec3> {
 }
 
 /// Runs the XPBD beam for `frames` frames of dt = 0.01.
-fn xpbd_tip(substeps: usize, frames: usize, ordering: &str) -> (f64, f64, f64) {
-    tip_after(&scene(substeps, ordering), frames)
+fn xpbd_tip(substeps: usize, frames: usize, ordering: &str, precision: &str) -> (f64, f64, f64) {
+    tip_after(&scene(substeps, ordering, precision), frames)
 }
 
 /// Runs the beam `scene` for `frames` frames; returns (mean tip deflection, max |v| at the end, seconds).
@@ -139,7 +139,7 @@ fn euler_bernoulli() -> f64 {
 
 #[test]
 fn cantilever_matches_linear_fem() {
-    let model = Sim::new(&scene(200, "serial")).model;
+    let model = Sim::new(&scene(200, "serial", "f64")).model;
     let tip = tip_vertices(&model);
     assert_eq!(tip.len(), 25);
     assert_eq!(model.inv_mass.iter().filter(|&&w| w == 0.0).count(), 25, "the x = 0 face is clamped");
@@ -150,18 +150,18 @@ fn cantilever_matches_linear_fem() {
 
     // 200 substeps of h = 5e-5 s, one iteration each: see `cantilever_substep_convergence` (ignored,
     // slow) for the study behind this choice. 120 frames = 1.2 s ≈ 15 time constants of the damping.
-    for ordering in ["serial", "clustered"] {
-        let (xpbd, vmax, secs) = xpbd_tip(200, 120, ordering);
+    for (ordering, precision) in [("serial", "f64"), ("clustered", "f64"), ("clustered", "f32")] {
+        let (xpbd, vmax, secs) = xpbd_tip(200, 120, ordering, precision);
         let eb = euler_bernoulli();
         println!("cantilever: E = {E:e}, ν = {NU}, 16×4×4 cells × 5 tets, velocity damping {DAMPING}/s, 200 substeps × 1 iteration, 120 frames");
         println!("  Euler–Bernoulli tip deflection {eb:.5} m ({:.2} % of L)", 100.0 * eb.abs() / L);
         println!("  linear FEM      tip deflection {fem:.5} m  (FEM / EB = {:.4}), solved in {fem_secs:.2} s", fem / eb);
-        println!("  XPBD {ordering:10} tip deflection {xpbd:.5} m  (XPBD / EB = {:.4}), XPBD / FEM = {:.4}, in {secs:.1} s", xpbd / eb, xpbd / fem);
+        println!("  XPBD {ordering:10} {precision} tip deflection {xpbd:.5} m  (XPBD / EB = {:.4}), XPBD / FEM = {:.4}, in {secs:.1} s", xpbd / eb, xpbd / fem);
         println!("  max |v| at the end {vmax:.3e} m/s");
         // Settled: the remaining speed is below 0.1 % of (tip deflection × first bending frequency).
         let omega1 = 1.875f64.powi(2) / (L * L) * (E / 12.0 / RHO).sqrt();
         assert!(vmax < 1e-3 * fem.abs() * omega1, "not settled: max |v| = {vmax:e} m/s");
-        assert!((xpbd / fem - 1.0).abs() <= 0.03, "XPBD ({ordering}) tip deflection {xpbd} vs FEM {fem}: ratio {}", xpbd / fem);
+        assert!((xpbd / fem - 1.0).abs() <= 0.03, "XPBD ({ordering}, {precision}) tip deflection {xpbd} vs FEM {fem}: ratio {}", xpbd / fem);
     }
 }
 
@@ -172,13 +172,13 @@ fn cantilever_matches_linear_fem() {
 #[ignore = "slow substep study (minutes); run on demand"]
 fn cantilever_substep_convergence() {
     let fem = {
-        let model = Sim::new(&scene(1, "serial")).model;
+        let model = Sim::new(&scene(1, "serial", "f64")).model;
         let u = linear_fem(&model);
         let tip = tip_vertices(&model);
         tip.iter().map(|&i| u[i].y).sum::<f64>() / tip.len() as f64
     };
     for substeps in [25, 50, 100, 200, 400] {
-        let (d, v, s) = xpbd_tip(substeps, 120, "serial");
+        let (d, v, s) = xpbd_tip(substeps, 120, "serial", "f64");
         println!("substeps {substeps:4}: tip {d:.6} m, XPBD / FEM {:.5}, max |v| {v:.2e} m/s, {s:.1} s", d / fem);
     }
 }

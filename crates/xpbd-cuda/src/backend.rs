@@ -21,29 +21,8 @@ use crate::xpbd::footprint::Footprint;
 use crate::xpbd::layout::Layout;
 use crate::xpbd::runner::Gpu;
 
-/// Scalar type of the device arrays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Precision {
-    F32,
-    F64,
-}
-
-impl Precision {
-    pub fn name(self) -> &'static str {
-        match self {
-            Precision::F32 => "f32",
-            Precision::F64 => "f64",
-        }
-    }
-
-    /// Bytes of one device scalar.
-    pub fn bytes(self) -> usize {
-        match self {
-            Precision::F32 => std::mem::size_of::<f32>(),
-            Precision::F64 => std::mem::size_of::<f64>(),
-        }
-    }
-}
+/// Scalar type of the device arrays (the scene's `solver.precision`).
+pub use xpbd_core::solver_config::Precision;
 
 /// How the CUDA backend runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,13 +34,12 @@ pub struct CudaOptions {
 }
 
 impl CudaOptions {
-    /// Double precision, plain launches, on device `ordinal`; `XPBD_CUDA_PRECISION=f32` and `XPBD_CUDA_GRAPH=1`
-    /// change the defaults (for benchmarks from the command line; docs/gpu.md).
-    pub fn from_env(ordinal: usize) -> Result<Self> {
+    /// `precision` (the scene's), plain launches, on device `ordinal`; `XPBD_CUDA_PRECISION=f32|f64` and
+    /// `XPBD_CUDA_GRAPH=1` override them (for benchmarks from the command line; docs/gpu.md).
+    pub fn from_env(ordinal: usize, precision: Precision) -> Result<Self> {
         let precision = match std::env::var("XPBD_CUDA_PRECISION").as_deref() {
-            Err(_) | Ok("") | Ok("f64") => Precision::F64,
-            Ok("f32") => Precision::F32,
-            Ok(other) => return Err(CudaError::Unsupported(format!("XPBD_CUDA_PRECISION: '{other}' is not f32 or f64"))),
+            Err(_) | Ok("") => precision,
+            Ok(name) => Precision::named(name).ok_or_else(|| CudaError::Unsupported(format!("XPBD_CUDA_PRECISION: '{name}' is not f32 or f64")))?,
         };
         let graph = match std::env::var("XPBD_CUDA_GRAPH").as_deref() {
             Err(_) | Ok("") | Ok("0") => false,

@@ -93,12 +93,12 @@ pub fn parse_solvers(list: &str) -> Result<Vec<SolverSpec>> {
 
 /// How `spec` solves `model` (from [`solver_model`]): the scene's stepping (`base`) with MGPBD (the scene's
 /// settings when its solver is MGPBD, else the defaults) or the spec's XPBD ordering with the scene's
-/// `relaxation` and `cluster_size` (`scene`). The multi-layer solver is not one of them: converge steps
+/// `relaxation` and `cluster_size` (`scene`) and XPBD precision. The multi-layer solver is not one of them: converge steps
 /// iteration by iteration, which it does not.
 pub fn solver_config(base: &SolverConfig, scene: &schema::Solver, model: &Model, spec: &SolverSpec) -> Result<SolverConfig> {
     if !spec.mgpbd {
         let ordering = Ordering::named(spec.ordering.name(), scene.relaxation, scene.cluster_size).expect("a parsed ordering");
-        return Ok(base.with_method(Method::Xpbd { ordering }));
+        return Ok(base.with_method(Method::Xpbd { ordering, precision: base.method.precision() }));
     }
     let refused = |e: Error| Error::invalid(format!("--solvers: solver 'mgpbd': {e}"));
     let settings = match &base.method {

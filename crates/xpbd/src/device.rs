@@ -160,7 +160,8 @@ pub fn select(requested: Device, model: &Model, config: &SolverConfig, min_eleme
         Decision::Cpu(reason) => Ok(cpu(reason)),
         Decision::Cuda { ordinal, reason } => {
             let auto = requested.candidate().is_some_and(|(_, auto)| auto);
-            let started = xpbd_cuda::CudaOptions::from_env(ordinal).and_then(|options| xpbd_cuda::CudaBackend::new(model, config, options));
+            let started =
+                xpbd_cuda::CudaOptions::from_env(ordinal, config.method.precision()).and_then(|options| xpbd_cuda::CudaBackend::new(model, config, options));
             match (started, auto) {
                 (Ok(backend), _) => Ok(Selection { device: format!("cuda:{ordinal} {}", backend.device().name), backend: Box::new(backend), reason }),
                 (Err(e), true) => Ok(cpu(format!("cpu: the CUDA backend failed to start: {e}"))),

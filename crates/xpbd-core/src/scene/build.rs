@@ -16,7 +16,7 @@ use crate::layers::settings::MultilayerSettings;
 use crate::mesh::{generators, io, numbering::Numbering, orientation, surface, Mesh, TriMesh, Vec3};
 use crate::mgpbd::settings::MgpbdSettings;
 use crate::model::{Attachment, Body, ClothGroup, Model, Probe, Rayleigh, TetGroup};
-use crate::solver_config::{Method, Ordering, SolverConfig};
+use crate::solver_config::{Method, Ordering, Precision, SolverConfig};
 use crate::{resources, Error, Result};
 use nalgebra::Rotation3;
 use std::path::Path;
@@ -186,12 +186,14 @@ fn solver_config(scene: &Scene) -> Result<SolverConfig> {
     if k.cluster_size == 0 {
         return Err(Error::invalid("solver.cluster_size: must be at least 1"));
     }
-    let method = method.unwrap_or(Method::Xpbd { ordering });
+    let precision = Precision::named(&k.precision)
+        .ok_or_else(|| Error::invalid(format!("solver.precision: unknown precision '{}' (expected {})", k.precision, Precision::NAMES)))?;
+    let method = method.unwrap_or(Method::Xpbd { ordering, precision });
     Ok(SolverConfig { dt: s.dt, substeps: s.substeps, iterations: s.iterations, velocity_damping: s.velocity_damping, method })
 }
 
 /// A warning for each `[solver]` setting of the XPBD orderings (`ordering`, `relaxation`,
-/// `cluster_size`) that is set to other than its default and that `method` does not read. They are
+/// `cluster_size`, `precision`) that is set to other than its default and that `method` does not read. They are
 /// checked for every kind (a batch may vary them over several kinds) but are an error nowhere.
 fn ignored_solver_settings(k: &schema::Solver, method: &Method) -> Vec<String> {
     let default = schema::Solver::default();
@@ -211,6 +213,7 @@ fn ignored_solver_settings(k: &schema::Solver, method: &Method) -> Vec<String> {
             "ordering = \"jacobi\" and by kind = \"mgpbd\" with line_search = false",
         ),
         ("cluster_size", k.cluster_size.to_string(), k.cluster_size != default.cluster_size, clustered, "ordering = \"clustered\""),
+        ("precision", format!("{:?}", k.precision), k.precision != default.precision, ordering.is_some(), "kind = \"xpbd\""),
     ];
     fields
         .into_iter()

@@ -121,6 +121,8 @@ pub struct Solver {
     /// Jacobi relaxation ω: x += ω Σ Δx / n_v (n_v = constraints touching the vertex); MGPBD's
     /// fixed step length when `line_search = false`.
     pub relaxation: f64,
+    /// f64 | f32: XPBD's block kernel on the CPU, every device array on the GPU.
+    pub precision: String,
     /// MGPBD only (`mgpbd::settings`, defaults there and in docs/scene-format.md).
     pub linear_solver: Option<String>,
     pub pcg_tol: Option<f64>,
@@ -170,6 +172,7 @@ impl Default for Solver {
             ordering: "serial".into(),
             cluster_size: 5,
             relaxation: 1.0,
+            precision: "f64".into(),
             linear_solver: None,
             pcg_tol: None,
             pcg_max_iter: None,

@@ -149,9 +149,9 @@ pub fn mgpbd_mut(b: &mut Built) -> &mut xpbd_core::mgpbd::settings::MgpbdSetting
     }
 }
 
-/// `b` solved by XPBD in `ordering`.
+/// `b` solved by XPBD in `ordering`, in the scene's precision.
 pub fn with_ordering(mut b: Built, ordering: Ordering) -> Built {
-    b.config.method = Method::Xpbd { ordering };
+    b.config.method = Method::Xpbd { ordering, precision: b.config.method.precision() };
     b
 }
 

@@ -92,9 +92,9 @@ pub fn dual_system(scene: &Path, frame: usize, matrix: bool, progress: &mut dyn 
     let t_end = s.time + h;
     // The prediction of the XPBD family; an implicit scene's state is predicted the same way.
     let predicting = match sim.config.method {
-        xpbd_core::solver_config::Method::Implicit(_) => {
-            sim.config.with_method(xpbd_core::solver_config::Method::Xpbd { ordering: xpbd_core::solver_config::Ordering::Serial })
-        }
+        xpbd_core::solver_config::Method::Implicit(_) => sim
+            .config
+            .with_method(xpbd_core::solver_config::Method::Xpbd { ordering: xpbd_core::solver_config::Ordering::Serial, precision: Default::default() }),
         _ => sim.config.clone(),
     };
     CpuBackend::new(model, &predicting).begin_substep(model, &mut s, h, t_end);
