@@ -85,8 +85,8 @@ impl LaneVisitor for BlockResidualSq<'_> {
     }
 }
 
-/// Copies the displacement `x(v) − rest[v]` (rounded to `T`: [`displacement`]) into the first three entries of
-/// `padded[v]` for every vertex of `vertices` (each listed once), in parallel; the fourth entries, the inverse
+/// Copies [`coordinates`]`(x(v), rest[v])` into the first three entries of `padded[v]` for every vertex of
+/// `vertices` (each listed once), in parallel; the fourth entries, the inverse
 /// masses [`padded_vertices`] set, stay as they are; `sums`, when given, are zeroed at these vertices. Every
 /// index is checked, so that afterwards the kernel may access the vertices of `vertices` unchecked.
 ///
@@ -100,7 +100,7 @@ pub(crate) unsafe fn copy_positions_in<T: Real>(
     sums: Option<&SharedMut<[T; 4]>>,
 ) {
     vertices.par_iter().with_min_len(VERTEX_GRAIN).for_each(|&v| {
-        let (v, u) = (v as usize, displacement::<T>(x(v as usize), rest[v as usize]));
+        let (v, u) = (v as usize, coordinates::<T>(x(v as usize), rest[v as usize]));
         // SAFETY: `vertices` lists each vertex once, so every entry has one writer.
         unsafe {
             padded.update(v, |q| (q[0], q[1], q[2]) = (u[0], u[1], u[2]));
@@ -111,10 +111,12 @@ pub(crate) unsafe fn copy_positions_in<T: Real>(
     });
 }
 
-/// x − X rounded to `T`: what [`copy_positions_in`] writes.
+/// What the kernel reads of a vertex at `x` with rest position `rest`, rounded to `T`: x itself, or for a
+/// [`Real::COARSE`] precision the displacement x − X.
 #[inline(always)]
-pub(crate) fn displacement<T: Real>(x: Vec3, rest: Vec3) -> [T; 3] {
-    [T::of(x.x - rest.x), T::of(x.y - rest.y), T::of(x.z - rest.z)]
+pub(crate) fn coordinates<T: Real>(x: Vec3, rest: Vec3) -> [T; 3] {
+    let p = if T::COARSE { x - rest } else { x };
+    [T::of(p.x), T::of(p.y), T::of(p.z)]
 }
 
 /// The first three entries of a padded vertex in f64.
@@ -123,17 +125,8 @@ pub(crate) fn position<T: Real>(p: [T; 4]) -> Vec3 {
     Vec3::new(p[0].to_f64(), p[1].to_f64(), p[2].to_f64())
 }
 
-/// `x` moved by what the kernel did to its displacement: x + (u' − u) with u = [`displacement`]`(x, rest)`, the
-/// value the kernel started from, and u' the padded entry `p` it left. Adding the change rather than writing
-/// X + u' keeps the part of x − X that `T` cannot hold.
-#[inline(always)]
-pub(crate) fn moved<T: Real>(x: Vec3, rest: Vec3, p: [T; 4]) -> Vec3 {
-    let u = displacement::<T>(x, rest);
-    x + (position(p) - position([u[0], u[1], u[2], T::ZERO]))
-}
-
 /// `[·, ·, ·, w_v]` for every vertex in `precision`, `w` the inverse masses the owner's sweep solves with: set
-/// once here, the displacements copied in by [`copy_positions_in`] before each use; f32's correction sums.
+/// once here, the coordinates copied in by [`copy_positions_in`] before each use; f32's correction sums.
 pub(crate) fn padded_vertices(w: &[f64], precision: Precision) -> Padded {
     match precision {
         Precision::F64 => Padded { f64: w.iter().map(|&w| [0.0, 0.0, 0.0, w]).collect(), ..Padded::default() },
@@ -171,9 +164,10 @@ impl FamilyVisitor for BlockBuilder<'_> {
             let blocks = LaneBlocks::new(self.precision, self.lanes, s, &layout, lanes.material, self.h);
             // The invariant of the sweeps' unchecked accesses.
             assert!(blocks.fits(self.rest.len(), self.lambda_len), "lane blocks name a vertex or multiplier out of range");
-            // The kernel's F = I + D_u D_m⁻¹ holds only for D_m⁻¹ taken from the rest positions u is measured from.
+            // f32's F = I + D_u D_m⁻¹ holds only for D_m⁻¹ taken from the rest positions u is measured from.
             let at_rest = |(t, r): (&[u32; 4], &TetRest)| (shape_matrix(&t.map(|v| self.rest[v as usize])) * r.dm_inv - Matrix3::identity()).amax() <= 1e-9;
-            assert!(lanes.tets.iter().zip(lanes.rest).all(at_rest), "a block element's D_m⁻¹ is not that of the model's rest positions");
+            let displacements = self.precision == Precision::F32;
+            assert!(!displacements || lanes.tets.iter().zip(lanes.rest).all(at_rest), "a block element's D_m⁻¹ is not that of the model's rest positions");
             blocks
         });
         self.blocks.push(blocks);

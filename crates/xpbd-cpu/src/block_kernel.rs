@@ -2,8 +2,9 @@
 //! `xpbd_core::constraint::tet_model::project_tet`) of `L` independent tetrahedra at once, one per lane
 //! of a [`TetBlock`], in structure-of-arrays form so that each operation is one vector instruction.
 //!
-//! It reads displacements from the rest shape rather than positions, F = I + D_u D_m⁻¹, so that the strain
-//! keeps the precision of the displacements; f64 (the reference) or f32 (twice the lanes, `real`).
+//! In f64 (the reference, the CUDA kernels' arithmetic) it reads positions, F = D_s D_m⁻¹; in f32 (twice the
+//! lanes) displacements from the rest shape, F = I + D_u D_m⁻¹, so that the strain keeps the precision of
+//! the displacements (`real`).
 //!
 //! Every product-and-sum is a fused multiply-add (`f64::mul_add`, exact on every path), the 2×2 system
 //! is solved in closed form (SPD: det > 0) for Δλ_H and Δλ_D/‖F‖, which keeps the square root ‖F‖ off
@@ -105,7 +106,7 @@ impl Isa {
 
 /// What a projected block gives, lane by lane: the 2×2 determinant (a lane whose determinant is not
 /// positive, or whose Δλ is not finite, must be skipped), Δλ, the multipliers it started from (f64, as
-/// stored), and per node `[x, y, z, w]` rows: the moved displacements, or the corrections `[Δx, 0]` when the
+/// stored), and per node `[x, y, z, w]` rows: the moved coordinates, or the corrections `[Δx, 0]` when the
 /// target does not move them itself ([`Apply::MOVES`]).
 pub struct Solved<T, const L: usize> {
     /// The residual rows r = C + α̃λ at the block's input (docs/equations.md).
@@ -142,9 +143,9 @@ pub trait Apply<T, const L: usize> {
 
 /// Projection of one block with the lane pack of its width, precision and instruction set.
 pub trait Project<T, const L: usize> {
-    /// Projects the live lanes once from displacements `x` (`[u_x, u_y, u_z, w]`: u = x − X from the rest
-    /// positions X the block's D_m⁻¹ was computed from, w the inverse mass the element solves with) and
-    /// multipliers `lambda`, and hands the result to `out`.
+    /// Projects the live lanes once from `x` (`[x, y, z, w]`: positions, or for a [`Real::COARSE`] `T`
+    /// displacements x − X from the rest positions X the block's D_m⁻¹ was computed from; w the inverse mass the
+    /// element solves with) and multipliers `lambda`, and hands the result to `out`.
     ///
     /// # Safety
     /// Every index the block names is in bounds of `x` and `lambda`; the live lanes' vertices and
@@ -333,14 +334,15 @@ fn node_gradients<T: Real, const L: usize, P: Pack<T, L>>(pc: &[P3<P>; 3], dm: &
 
 #[inline(always)]
 unsafe fn kernel<T: Real, const L: usize, P: Pack<T, L>, A: Apply<T, L>>(gamma: T, b: &TetBlock<T, L>, x: *const [T; 4], lambda: *const f64, out: &A) {
-    // v[n] = (u_x, u_y, u_z, w) of node n, lanes side by side: u the displacement from the rest position.
+    // v[n] = (x, y, z, w) of node n, lanes side by side (displacements for a coarse `T`).
     let v: [[P; 4]; 4] = [P::gather(x, &b.nodes[0]), P::gather(x, &b.nodes[1]), P::gather(x, &b.nodes[2]), P::gather(x, &b.nodes[3])];
     let mut dm = [P::splat(T::ZERO); 9];
     for (d, row) in dm.iter_mut().zip(&b.dm_inv) {
         *d = P::load(row);
     }
-    // Columns of F = D_s D_m⁻¹ = I + D_u D_m⁻¹, D_u = [u1 − u0, u2 − u0, u3 − u0]: the strain F − I comes to the
-    // precision of the displacements rather than of the positions, which f32 needs.
+    // Columns of F = D_s D_m⁻¹, D_s = [x1 − x0, x2 − x0, x3 − x0]; for a coarse `T` F = I + D_u D_m⁻¹ from the
+    // displacements' differences D_u, so that the strain F − I comes to their precision rather than the
+    // positions'.
     let mut du = [[P::splat(T::ZERO); 3]; 3];
     for k in 0..3 {
         for r in 0..3 {
@@ -350,7 +352,7 @@ unsafe fn kernel<T: Real, const L: usize, P: Pack<T, L>, A: Apply<T, L>>(gamma: 
     let mut f = [[P::splat(T::ZERO); 3]; 3];
     for c in 0..3 {
         for r in 0..3 {
-            let first = if r == c { du[0][r].fma(dm[c], P::splat(T::ONE)) } else { du[0][r] * dm[c] };
+            let first = if T::COARSE && r == c { du[0][r].fma(dm[c], P::splat(T::ONE)) } else { du[0][r] * dm[c] };
             f[c][r] = du[2][r].fma(dm[6 + c], du[1][r].fma(dm[3 + c], first));
         }
     }
@@ -768,13 +770,20 @@ mod x86 {
         }
     }
 
-    /// The 4×4 transpose of f32 within each 128-bit half of four 256-bit rows.
-    #[inline(always)]
-    unsafe fn transpose4_ps(v: [__m256; 4]) -> [__m256; 4] {
-        let (t0, t1) = (_mm256_unpacklo_ps(v[0], v[1]), _mm256_unpackhi_ps(v[0], v[1]));
-        let (t2, t3) = (_mm256_unpacklo_ps(v[2], v[3]), _mm256_unpackhi_ps(v[2], v[3]));
-        [_mm256_shuffle_ps::<0x44>(t0, t2), _mm256_shuffle_ps::<0xEE>(t0, t2), _mm256_shuffle_ps::<0x44>(t1, t3), _mm256_shuffle_ps::<0xEE>(t1, t3)]
+    /// The 4×4 transposes of f32 within each 128-bit lane of four rows: `$name` for `$v` rows through its
+    /// unpack and shuffle intrinsics.
+    macro_rules! transpose4_ps {
+        ($name:ident, $v:ty, $unpacklo:ident, $unpackhi:ident, $shuffle:ident) => {
+            #[inline(always)]
+            unsafe fn $name(v: [$v; 4]) -> [$v; 4] {
+                let (t0, t1) = ($unpacklo(v[0], v[1]), $unpackhi(v[0], v[1]));
+                let (t2, t3) = ($unpacklo(v[2], v[3]), $unpackhi(v[2], v[3]));
+                [$shuffle::<0x44>(t0, t2), $shuffle::<0xEE>(t0, t2), $shuffle::<0x44>(t1, t3), $shuffle::<0xEE>(t1, t3)]
+            }
+        };
     }
+    transpose4_ps!(transpose4_ps, __m256, _mm256_unpacklo_ps, _mm256_unpackhi_ps, _mm256_shuffle_ps);
+    transpose4_ps!(transpose4_ps512, __m512, _mm512_unpacklo_ps, _mm512_unpackhi_ps, _mm512_shuffle_ps);
 
     impl F32x16 {
         /// Loads vertex `idx[l]` into lane l of four registers: register j holds vertices j, j + 4, j + 8 and
@@ -802,14 +811,6 @@ mod x86 {
             }
             out
         }
-    }
-
-    /// [`transpose4_ps`] within each 128-bit quarter of four 512-bit rows.
-    #[inline(always)]
-    unsafe fn transpose4_ps512(v: [__m512; 4]) -> [__m512; 4] {
-        let (t0, t1) = (_mm512_unpacklo_ps(v[0], v[1]), _mm512_unpackhi_ps(v[0], v[1]));
-        let (t2, t3) = (_mm512_unpacklo_ps(v[2], v[3]), _mm512_unpackhi_ps(v[2], v[3]));
-        [_mm512_shuffle_ps::<0x44>(t0, t2), _mm512_shuffle_ps::<0xEE>(t0, t2), _mm512_shuffle_ps::<0x44>(t1, t3), _mm512_shuffle_ps::<0xEE>(t1, t3)]
     }
 }
 
@@ -862,11 +863,12 @@ mod tests {
         let params = TetParams::new(TetModel::NeoHookeanBlock, lame, 0.0, h);
         let mut outputs = Vec::new();
         for isa in Isa::available() {
-            // Displacements from the rest shape, as the sweeps copy them in.
+            // Positions, or displacements from the rest shape for f32, as the sweeps copy them in.
+            let origin = |l: usize, n: usize| if T::COARSE { rest_x[l][n] } else { Vec3::zeros() };
             let mut xs: Vec<[T; 4]> = (0..L)
                 .flat_map(|l| (0..4).map(move |n| (l, n)))
                 .map(|(l, n)| {
-                    let u = x0[l][n] - rest_x[l][n];
+                    let u = x0[l][n] - origin(l, n);
                     [u.x, u.y, u.z, w[l][n]].map(T::of)
                 })
                 .chain([[T::ZERO; 4]])
@@ -880,7 +882,7 @@ mod tests {
                     project_tet(&params, &rests[l], &w[l], &mut x, &x0[l], &mut lm);
                 }
                 for n in 0..4 {
-                    let got = rest_x[l][n] + Vec3::new(xs[4 * l + n][0].to_f64(), xs[4 * l + n][1].to_f64(), xs[4 * l + n][2].to_f64());
+                    let got = origin(l, n) + Vec3::new(xs[4 * l + n][0].to_f64(), xs[4 * l + n][1].to_f64(), xs[4 * l + n][2].to_f64());
                     let moved = (x0[l][n] - x[n]).norm().max(1e-12);
                     assert!((got - x[n]).norm() <= tol * moved, "{isa:?} L={L} lane {l} vertex {n}: {got} vs {}", x[n]);
                 }

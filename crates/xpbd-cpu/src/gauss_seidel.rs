@@ -2,7 +2,7 @@
 //! colored (block paper, Algorithm 2) or clustered (Algorithm 3). Batches run in sequence; the items
 //! of a batch in parallel with rayon; the elements of an item in sequence, each update seen by the next.
 
-use crate::block_families::{build_blocks, copy_positions_in, moved, padded_vertices, position, residual_through_blocks, GRAIN, VERTEX_GRAIN};
+use crate::block_families::{build_blocks, copy_positions_in, padded_vertices, position, residual_through_blocks, GRAIN, VERTEX_GRAIN};
 use crate::block_kernel::{Corrected, InPlace, Isa, Project, TetBlock};
 use crate::elements::{for_each_family, gather, Family, FamilyVisitor, HingeAngles, Local};
 use crate::real::{Padded, Real};
@@ -178,7 +178,7 @@ struct Sweep<'a> {
     isa: Isa,
     padded: &'a mut Padded,
     x: SharedMut<'a, Vec3>,
-    /// The rest positions the blocks' displacements are taken from.
+    /// The rest positions an f32 sweep's displacements are taken from.
     rest: &'a [Vec3],
     x_prev: &'a [Vec3],
     w: &'a [f64],
@@ -222,7 +222,7 @@ impl FamilyVisitor for Sweep<'_> {
     }
 }
 
-/// Runs one family through the block kernel: its vertices' displacements are copied into the padded array, swept
+/// Runs one family through the block kernel: its vertices' coordinates are copied into the padded array, swept
 /// batch by batch (the groups of a batch in parallel, the steps of a group in order) and copied back (f64), or
 /// the positions moved by each vertex's sum of corrections (f32: [`Corrected`]).
 impl LaneVisitor for &mut Sweep<'_> {
@@ -268,7 +268,7 @@ impl LaneVisitor for &mut Sweep<'_> {
             unsafe {
                 match T::COARSE {
                     true => x.update(v, |q| *q += position(sums.get(v))),
-                    false => x.update(v, |q| *q = moved(*q, rest[v], padded.get(v))),
+                    false => x.update(v, |q| *q = position(padded.get(v))),
                 }
             }
         });

@@ -105,7 +105,7 @@ struct Pass<'a> {
     family_slot: &'a [usize],
     split: &'a MassSplit,
     x: &'a [Vec3],
-    /// The rest positions the blocks' displacements are taken from.
+    /// The rest positions an f32 pass's displacements are taken from.
     rest: &'a [Vec3],
     x_prev: &'a [Vec3],
     lambda: &'a mut [f64],
@@ -164,6 +164,7 @@ impl LaneVisitor for BlockFamily<'_, '_> {
         let padded = &*T::padded(pass.padded).0;
         let (slots, lambda) = (SharedMut::new(pass.slots), SharedMut::new(pass.lambda));
         let out = Corrections {
+            x: padded.as_ptr(),
             slots: slots.ptr(),
             lambda: lambda.ptr(),
             first_slot: pass.family_slot[family],
@@ -186,9 +187,12 @@ impl LaneVisitor for BlockFamily<'_, '_> {
 }
 
 /// The Jacobi target of the block kernel, as the scalar pass computes it (and the CUDA `jacobi` kernel): element
-/// e's slot of node n takes Δx_n ω / n_v (zero when the block is singular), its multipliers λ + (λ' − λ) ω with
-/// λ' = λ + Δλ.
-struct Corrections<'a> {
+/// e's slot of node n takes Δx_n ω / n_v with Δx_n = x_n' − x_n, x_n' the moved position (in f32 the kernel's Δx
+/// itself, which keeps the digits a displacement would round away), zero when the block is singular; its
+/// multipliers λ + (λ' − λ) ω with λ' = λ + Δλ.
+struct Corrections<'a, T> {
+    /// The coordinates the pass started from (the padded copy, only read).
+    x: *const [T; 4],
     slots: *mut Vec3,
     lambda: *mut f64,
     first_slot: usize,
@@ -198,10 +202,10 @@ struct Corrections<'a> {
 }
 
 // SAFETY: the pointers are written only at the entries of the element a kernel call projects (one writer).
-unsafe impl Sync for Corrections<'_> {}
+unsafe impl<T> Sync for Corrections<'_, T> {}
 
-impl<T: Real, const L: usize> Apply<T, L> for Corrections<'_> {
-    const MOVES: bool = false;
+impl<T: Real, const L: usize> Apply<T, L> for Corrections<'_, T> {
+    const MOVES: bool = !T::COARSE;
     #[inline(always)]
     unsafe fn apply(&self, b: &TetBlock<T, L>, s: &Solved<T, L>) {
         for l in 0..b.live.min(L) {
@@ -211,7 +215,8 @@ impl<T: Real, const L: usize> Apply<T, L> for Corrections<'_> {
             for n in 0..4 {
                 let v = b.nodes[n][l] as usize;
                 let k = self.omega * self.inv_count[v];
-                *self.slots.add(slot + n) = if ok { position(s.rows[n][l]) * k } else { Vec3::zeros() };
+                let dx = if T::COARSE { position(s.rows[n][l]) } else { position(s.rows[n][l]) - position(*self.x.add(v)) };
+                *self.slots.add(slot + n) = if ok { dx * k } else { Vec3::zeros() };
             }
             if ok {
                 for r in 0..2 {

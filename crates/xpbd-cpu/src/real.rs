@@ -1,7 +1,7 @@
 //! The scalar type the block kernel solves in (`[solver] precision`): f64, the default and the reference, or
-//! f32, which doubles the lanes of a vector register. Positions and multipliers stay f64 in the state: a sweep
-//! rounds the displacements from the rest shape into its padded copy, moves the positions by its corrections
-//! and adds its Δλ to the f64 multipliers.
+//! f32, which doubles the lanes of a vector register. Positions and multipliers stay f64 in the state; an f32
+//! sweep rounds the displacements from the rest shape into its padded copy, moves the positions by its
+//! corrections and adds its Δλ to the f64 multipliers ([`Real::COARSE`]).
 
 use std::fmt::Debug;
 use std::ops::{Add, Div, Mul, Neg, Sub};
@@ -23,9 +23,12 @@ pub trait Real:
 {
     const ZERO: Self;
     const ONE: Self;
-    /// True when a displacement held in this type can swallow a correction (one below half its last place):
-    /// a Gauss-Seidel sweep then sums each vertex's corrections apart and adds the sums to the f64 positions
-    /// (`block_kernel::Corrected`), instead of copying the displacements back.
+    /// True for f32, too coarse to hold positions to the precision XPBD's corrections need: the padded copy
+    /// then holds displacements from the rest shape rather than positions (the kernel forms F = I + D_u D_m⁻¹),
+    /// and since a displacement can still swallow a correction (one below half its last place), a Gauss-Seidel
+    /// sweep sums each vertex's corrections apart and adds the sums to the f64 positions
+    /// (`block_kernel::Corrected`) instead of copying the displacements back. f64 keeps the positions and the
+    /// arithmetic of the CUDA kernels.
     const COARSE: bool;
     /// `v` rounded to this type.
     fn of(v: f64) -> Self;
@@ -73,10 +76,10 @@ macro_rules! real {
 real!(f64, f64, f64_sums, false);
 real!(f32, f32, f32_sums, true);
 
-/// `[u_x, u_y, u_z, w]` of every vertex in the precision of a sweep's blocks: u the displacement from the rest
-/// position (copied in before each use), `w` the inverse mass the sweep solves with (set once); and for a
-/// [`Real::COARSE`] precision `[Σ Δx, 0]`, the sum of a vertex's corrections in the current sweep. The arrays
-/// of the other precision stay empty.
+/// `[x, y, z, w]` of every vertex in the precision of a sweep's blocks: the position, or for a [`Real::COARSE`]
+/// precision the displacement from the rest position (copied in before each use), `w` the inverse mass the
+/// sweep solves with (set once); and for a coarse precision `[Σ Δx, 0]`, the sum of a vertex's corrections in the
+/// current sweep. The arrays of the other precision stay empty.
 #[derive(Clone, Debug, Default)]
 pub struct Padded {
     pub f64: Vec<[f64; 4]>,
