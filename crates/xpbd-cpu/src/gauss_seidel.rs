@@ -80,6 +80,11 @@ impl GaussSeidel {
         GaussSeidel { schedules, angles, permuted: Some(permuted), blocks, isa, padded, iterations }
     }
 
+    /// How many families the block kernel projects.
+    pub fn block_families(&self) -> usize {
+        self.blocks.iter().flatten().count()
+    }
+
     /// The hinges' last angles in model order (checkpoint state).
     pub fn hinge_angles(&self) -> Vec<f64> {
         let values = self.angles.values();

@@ -80,6 +80,11 @@ impl Jacobi {
         Jacobi { slots: vec![Vec3::zeros(); l.owners.len()], family_slot: l.family_slot, split, by_vertex, relaxation, angles, blocks, isa, padded, iterations }
     }
 
+    /// How many families the block kernel projects.
+    pub fn block_families(&self) -> usize {
+        self.blocks.iter().flatten().count()
+    }
+
     /// ‖C(x) + α̃λ‖ over every elastic row (`lambda` in model order), the block families through the block
     /// kernel ([`crate::gauss_seidel::GaussSeidel::residual`]).
     pub fn residual(&mut self, model: &Model, x: &[Vec3], lambda: &[f64], h: f64) -> f64 {

@@ -24,7 +24,7 @@ use multilayer::Multilayer;
 use xpbd_core::backend::{Backend, FrameStats, Unsupported};
 use xpbd_core::contact::ContactForces;
 use xpbd_core::model::Model;
-use xpbd_core::solver_config::{Method, Ordering, SolverConfig};
+use xpbd_core::solver_config::{Method, Ordering, Precision, SolverConfig};
 use xpbd_core::state::State;
 use xpbd_core::substep::{step_frame, ConstraintSolver, SubstepBoundary, SubstepReport};
 use xpbd_core::Result;
@@ -186,14 +186,22 @@ impl Backend for CpuBackend {
         config.requirements(model)
     }
 
+    /// The method, its threads, and what f32 applies to when the scene asks for it.
     fn describe(&self) -> String {
         let threads = rayon::current_num_threads();
+        let f32_note = |block_families: usize| match (self.config.method.precision(), block_families) {
+            (Precision::F64, _) => "",
+            (Precision::F32, 0) => ", precision f32 asked but no undamped neohookean_block body: all f64",
+            (Precision::F32, _) => ", block kernel in f32",
+        };
         match &self.sweep {
-            Sweep::GaussSeidel(g) if g.schedules.iter().all(|s| s.batches() == 1) => "cpu: serial Gauss-Seidel".into(),
-            Sweep::GaussSeidel(g) => {
-                format!("cpu: parallel Gauss-Seidel, {} batches per sweep, {threads} rayon threads", g.schedules.iter().map(|s| s.batches()).sum::<usize>())
-            }
-            Sweep::Jacobi(_) => format!("cpu: Jacobi, {threads} rayon threads"),
+            Sweep::GaussSeidel(g) if g.schedules.iter().all(|s| s.batches() == 1) => format!("cpu: serial Gauss-Seidel{}", f32_note(g.block_families())),
+            Sweep::GaussSeidel(g) => format!(
+                "cpu: parallel Gauss-Seidel, {} batches per sweep, {threads} rayon threads{}",
+                g.schedules.iter().map(|s| s.batches()).sum::<usize>(),
+                f32_note(g.block_families())
+            ),
+            Sweep::Jacobi(j) => format!("cpu: Jacobi, {threads} rayon threads{}", f32_note(j.block_families())),
             Sweep::Mgpbd(m) => format!("cpu: MGPBD, linear solver {}, {threads} rayon threads", m.linear_solver_name()),
             Sweep::Multilayer(m) => format!("cpu: multi-layer XPBD, {} layers, colored", m.layer_count()),
         }
@@ -249,5 +257,31 @@ impl Backend for CpuBackend {
             stats.mgpbd = Some(m.take_stats());
         }
         Ok(stats)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+    use xpbd_core::scene::{build, parse};
+
+    /// `describe` says whether f32 reaches the block kernel: yes for a block neo-Hookean bar, not for StVK.
+    #[test]
+    fn the_description_says_what_f32_applies_to() {
+        for (material, ordering, expected) in [
+            ("neohookean_block", "clustered", ", block kernel in f32"),
+            ("neohookean_block", "jacobi", ", block kernel in f32"),
+            ("stvk", "serial", ", precision f32 asked but no undamped neohookean_block body: all f64"),
+        ] {
+            let scene = format!(
+                "name = \"bar\"\n[solver]\nordering = \"{ordering}\"\nprecision = \"f32\"\n[[body]]\nname = \"bar\"\n\
+                 mesh = {{ generator = \"box\", size = [1.0, 0.2, 0.2], cells = [4, 1, 1], split = 5 }}\n\
+                 material = {{ model = \"{material}\", youngs = 1.0e6, poisson = 0.3, density = 1000.0 }}\n"
+            );
+            let built = build(&parse(&scene, Path::new("bar.toml")).unwrap(), Path::new(".")).unwrap();
+            let description = CpuBackend::new(&built.model, &built.config).describe();
+            assert!(description.ends_with(expected), "{material} {ordering}: {description}");
+        }
     }
 }
