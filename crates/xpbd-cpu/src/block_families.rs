@@ -74,9 +74,9 @@ impl LaneVisitor for BlockResidualSq<'_> {
             .with_min_len((GRAIN / L).max(1))
             .map(|g| {
                 let out = ResidualSum::default();
-                // SAFETY: `BlockBuilder` checked every index against these arrays' lengths (the copy above the padded
-                // array's, as it wrote every vertex the blocks name); `ResidualSum` writes
-                // nothing, so the reads need no exclusivity; `isa` is one `Isa::available` lists.
+                // SAFETY: `BlockBuilder` checked every index against these arrays' lengths (the copy above against the
+                // padded array's, as it wrote every vertex the blocks name); `ResidualSum` writes nothing, so the
+                // reads need no exclusivity; `isa` is one `Isa::available` lists.
                 blocks.group(g).iter().for_each(|step| unsafe { step.project(isa, gamma, padded.ptr(), lambda.as_ptr(), &out) });
                 out.sum.get()
             })
@@ -86,9 +86,9 @@ impl LaneVisitor for BlockResidualSq<'_> {
 }
 
 /// Copies [`coordinates`]`(x(v), rest[v])` into the first three entries of `padded[v]` for every vertex of
-/// `vertices` (each listed once), in parallel; the fourth entries, the inverse
-/// masses [`padded_vertices`] set, stay as they are; `sums`, when given, are zeroed at these vertices. Every
-/// index is checked, so that afterwards the kernel may access the vertices of `vertices` unchecked.
+/// `vertices` (each listed once), in parallel; the fourth entries, the inverse masses [`padded_vertices`] set,
+/// stay as they are; `sums`, when given, are zeroed at these vertices. Every index is checked, so that
+/// afterwards the kernel may access the vertices of `vertices` unchecked.
 ///
 /// # Safety
 /// No other thread may access `padded` or `sums` at these vertices during the copy, nor write what `x` reads.

@@ -113,22 +113,34 @@ mod tests {
         assert!(err("initial_deform = { scale = [1.0, -0.5, 1.0] }", cyl).contains("body[0].initial_deform.scale"));
     }
 
-    /// `ordering`, `relaxation` and `cluster_size` set where the solver does not read them are warned.
+    /// `ordering`, `relaxation`, `cluster_size` and `precision` set where the solver does not read them are warned;
+    /// an unknown precision is an error naming the field.
     #[test]
     fn settings_the_solver_ignores_are_warned() {
         let warnings = |solver: schema::Solver| {
             let body = BodyBuilder::new("b").box_mesh([0.1; 3], [2, 2, 2]).material(schema::Material::tet("stvk", 1e6, 0.3, 1000.0));
             SceneBuilder::new("a").iterations(5).solver(solver).body(body).built(Path::new(".")).unwrap().warnings
         };
-        let w = warnings(schema::Solver { ordering: "clustered".into(), cluster_size: 8, relaxation: 0.5, ..schema::Solver::multilayer() });
-        assert_eq!(w.len(), 3, "{w:?}");
-        for (w, field) in w.iter().zip(["ordering = \"clustered\"", "relaxation = 0.5", "cluster_size = 8"]) {
+        let w = warnings(schema::Solver {
+            ordering: "clustered".into(),
+            cluster_size: 8,
+            relaxation: 0.5,
+            precision: "f32".into(),
+            ..schema::Solver::multilayer()
+        });
+        assert_eq!(w.len(), 4, "{w:?}");
+        for (w, field) in w.iter().zip(["ordering = \"clustered\"", "relaxation = 0.5", "cluster_size = 8", "precision = \"f32\""]) {
             assert!(w.starts_with(&format!("solver.{field} is ignored: solver.kind = \"multilayer\"")), "{w}");
         }
         assert!(warnings(schema::Solver::multilayer()).is_empty());
         assert!(warnings(schema::Solver { relaxation: 0.5, ..schema::Solver::xpbd("jacobi") }).is_empty());
         let w = warnings(schema::Solver { relaxation: 0.5, cluster_size: 3, ..schema::Solver::xpbd("serial") });
         assert_eq!(w.len(), 2, "{w:?}");
+        assert!(warnings(schema::Solver { precision: "f32".into(), ..schema::Solver::xpbd("serial") }).is_empty());
+        let body = BodyBuilder::new("b").box_mesh([0.1; 3], [2, 2, 2]).material(schema::Material::tet("stvk", 1e6, 0.3, 1000.0));
+        let scene = SceneBuilder::new("a").solver(schema::Solver { precision: "f16".into(), ..schema::Solver::xpbd("serial") }).body(body);
+        let err = scene.built(Path::new(".")).unwrap_err().to_string();
+        assert!(err.contains("solver.precision: unknown precision 'f16' (expected f64, f32)"), "{err}");
     }
 
     #[test]
