@@ -85,8 +85,8 @@ impl LaneVisitor for BlockResidualSq<'_> {
     }
 }
 
-/// Copies [`coordinates`]`(x(v), rest[v])` into the first three entries of `padded[v]` for every vertex of
-/// `vertices` (each listed once), in parallel; the fourth entries, the inverse masses [`padded_vertices`] set,
+/// Copies x(v), or for a [`Real::COARSE`] precision the displacement x(v) − rest[v], rounded to `T` into the first
+/// three entries of `padded[v]` for every vertex of `vertices` (each listed once), in parallel; the fourth entries, the inverse masses [`padded_vertices`] set,
 /// stay as they are; `sums`, when given, are zeroed at these vertices. Every index is checked, so that
 /// afterwards the kernel may access the vertices of `vertices` unchecked.
 ///
@@ -100,7 +100,10 @@ pub(crate) unsafe fn copy_positions_in<T: Real>(
     sums: Option<&SharedMut<[T; 4]>>,
 ) {
     vertices.par_iter().with_min_len(VERTEX_GRAIN).for_each(|&v| {
-        let (v, u) = (v as usize, coordinates::<T>(x(v as usize), rest[v as usize]));
+        let v = v as usize;
+        // f64 reads no rest position: this copy runs before every sweep of a family.
+        let p = if T::COARSE { x(v) - rest[v] } else { x(v) };
+        let u = [T::of(p.x), T::of(p.y), T::of(p.z)];
         // SAFETY: `vertices` lists each vertex once, so every entry has one writer.
         unsafe {
             padded.update(v, |q| (q[0], q[1], q[2]) = (u[0], u[1], u[2]));
@@ -109,14 +112,6 @@ pub(crate) unsafe fn copy_positions_in<T: Real>(
             }
         }
     });
-}
-
-/// What the kernel reads of a vertex at `x` with rest position `rest`, rounded to `T`: x itself, or for a
-/// [`Real::COARSE`] precision the displacement x − X.
-#[inline(always)]
-pub(crate) fn coordinates<T: Real>(x: Vec3, rest: Vec3) -> [T; 3] {
-    let p = if T::COARSE { x - rest } else { x };
-    [T::of(p.x), T::of(p.y), T::of(p.z)]
 }
 
 /// The first three entries of a padded vertex in f64.

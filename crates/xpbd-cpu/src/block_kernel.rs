@@ -129,6 +129,17 @@ impl<T: Real, const L: usize> Solved<T, L> {
     pub fn new_lambda(&self, r: usize, l: usize) -> f64 {
         self.lambda[r][l] + self.dl[r][l].to_f64()
     }
+
+    /// Writes both λ + Δλ of lane `l` of `b` into `lambda` (the Gauss-Seidel targets).
+    ///
+    /// # Safety
+    /// As [`Project::project`] for `lambda`.
+    #[inline(always)]
+    unsafe fn store_lambda(&self, b: &TetBlock<T, L>, l: usize, lambda: *mut f64) {
+        let at = b.lambda_at[l] as usize;
+        *lambda.add(at) = self.new_lambda(0, l);
+        *lambda.add(at + 1) = self.new_lambda(1, l);
+    }
 }
 
 /// Where a projected block's results go: Gauss-Seidel writes positions and multipliers back, Jacobi
@@ -446,9 +457,7 @@ impl<T: Real, const L: usize> Apply<T, L> for InPlace<T> {
             for n in 0..4 {
                 *self.x.add(b.nodes[n][l] as usize) = s.rows[n][l];
             }
-            let at = b.lambda_at[l] as usize;
-            *self.lambda.add(at) = s.new_lambda(0, l);
-            *self.lambda.add(at + 1) = s.new_lambda(1, l);
+            s.store_lambda(b, l, self.lambda);
         }
     }
 }
@@ -477,9 +486,7 @@ impl<T: Real, const L: usize> Apply<T, L> for Corrected<T> {
                 }
                 (*self.x.add(v), *self.sums.add(v)) = (u, sum);
             }
-            let at = b.lambda_at[l] as usize;
-            *self.lambda.add(at) = s.new_lambda(0, l);
-            *self.lambda.add(at + 1) = s.new_lambda(1, l);
+            s.store_lambda(b, l, self.lambda);
         }
     }
 }

@@ -163,10 +163,10 @@ impl LaneVisitor for BlockFamily<'_, '_> {
         TetBlock<T, L>: Project<T, L>,
     {
         let BlockFamily { pass, family, lambda_offset } = self;
-        let x = pass.x;
+        let (x, padded) = (pass.x, T::padded(pass.padded).0);
         // SAFETY: nothing else accesses the padded array during the copy.
-        unsafe { copy_positions_in(&blocks.vertices, |v| x[v], pass.rest, &SharedMut::new(T::padded(pass.padded).0), None) };
-        let padded = &*T::padded(pass.padded).0;
+        unsafe { copy_positions_in(&blocks.vertices, |v| x[v], pass.rest, &SharedMut::new(padded), None) };
+        let padded = &*padded;
         let (slots, lambda) = (SharedMut::new(pass.slots), SharedMut::new(pass.lambda));
         let out = Corrections {
             x: padded.as_ptr(),

@@ -60,17 +60,14 @@ impl CpuBackend {
         let sweep = match &config.method {
             Method::Mgpbd(settings) => Sweep::Mgpbd(Box::new(Mgpbd::new(model, settings))),
             Method::Multilayer(settings) => Sweep::Multilayer(Box::new(Multilayer::new(model, settings))),
-            Method::Xpbd { ordering: Ordering::Jacobi { relaxation }, precision } => {
-                Sweep::Jacobi(Box::new(Jacobi::new(model, h, config.iterations, *relaxation, *precision)))
-            }
             Method::Xpbd { ordering, precision } => {
-                let kind = match *ordering {
-                    Ordering::Serial => ScheduleKind::Serial,
-                    Ordering::Colored => ScheduleKind::Colored,
-                    Ordering::Clustered { cluster_size } => ScheduleKind::Clustered { cluster_size },
-                    Ordering::Jacobi { .. } => unreachable!("matched above"),
-                };
-                Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, config.iterations, kind, *precision)))
+                let gauss_seidel = |kind| Sweep::GaussSeidel(Box::new(GaussSeidel::new(model, h, config.iterations, kind, *precision)));
+                match *ordering {
+                    Ordering::Serial => gauss_seidel(ScheduleKind::Serial),
+                    Ordering::Colored => gauss_seidel(ScheduleKind::Colored),
+                    Ordering::Clustered { cluster_size } => gauss_seidel(ScheduleKind::Clustered { cluster_size }),
+                    Ordering::Jacobi { relaxation } => Sweep::Jacobi(Box::new(Jacobi::new(model, h, config.iterations, relaxation, *precision))),
+                }
             }
             Method::Implicit(_) => panic!("the implicit solvers are xpbd_cpu::implicit::ImplicitBackend (xpbd_cpu::backend picks it)"),
         };
