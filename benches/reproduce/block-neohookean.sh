@@ -145,7 +145,8 @@ echo "Figs. 6 and 7: done"
 
 # --- Fig. 8: the scrambled beam -------------------------------------------------------------------------------
 { echo; echo "## Fig. 8: the scrambled beam (2 x 0.5 x 0.5 m, 1280 tets, 30 substeps per 1/60 s)"; echo; } >> "$tables"
-cargo test --release --locked -q -p xpbd-cpu --test scrambled scrambled_beam_recovers_its_rest_shape -- --nocapture 2> /dev/null |
+# --workspace rather than -p xpbd-cpu: the features of scripts/test.sh's build, so nothing is compiled again.
+cargo test --release --locked -q --workspace --test scrambled scrambled_beam_recovers_its_rest_shape -- --nocapture 2> /dev/null |
   grep -E 'recovered at frame' | sed 's/^/- /' >> "$tables"
 echo "Fig. 8: done"
 
@@ -190,7 +191,7 @@ if [ "$mode" != smoke ]; then
 fi
 if [ "$mode" != smoke ]; then
   { echo; echo "Our families on the GPU Table 2 boxes (xpbd-cuda's test footprint, MiB):"; echo; } >> "$tables"
-  cargo test --release --locked -q -p xpbd-cuda --test footprint -- --nocapture 2> /dev/null | grep ' vertices, ' | sed 's/^/- /' >> "$tables"
+  cargo test --release --locked -q --workspace --test footprint -- --nocapture 2> /dev/null | grep ' vertices, ' | sed 's/^/- /' >> "$tables"
 fi
 python3 >> "$tables" <<'PY'
 # The paper's Table 3 and the arrays its §6.1 lists, counted as in table3() above.
