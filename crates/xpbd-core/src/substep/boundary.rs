@@ -61,7 +61,10 @@ impl SubstepBoundary {
     /// The prediction x̃ of a substep ending at `t_end` (velocities kept for restitution) and the contact
     /// rows that may act in it; attachment multipliers to zero. The solver resets its own multipliers.
     pub fn begin(&mut self, model: &Model, s: &mut State, h: f64, t_end: f64) {
-        self.v_before.copy_from_slice(&s.v);
+        // Only the restitution against colliders reads them.
+        if !model.colliders.is_empty() {
+            self.v_before.copy_from_slice(&s.v);
+        }
         integrate::predict(model, self.velocity_damping, s, &mut self.x_prev, h, t_end);
         self.attach_lambda.fill(Vec3::zeros());
         self.contacts.detect(model, &self.x_prev, &s.x, t_end);
