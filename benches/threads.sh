@@ -33,7 +33,7 @@ trap 'rm -rf "$work"' EXIT
 
 echo "# Two-thread scaling, 56k-tet beam, $frames frames × 10 substeps × 1 iteration, $repeats runs each"
 echo
-echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(grep -m 1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')), $("$x" --version 2>/dev/null || echo xpbd)"
+echo "$(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores ($(grep -m 1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')), $("$x" --version 2>/dev/null | head -n 1)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| ordering | 1 thread: fastest / median (ms) | $threads threads: fastest / median (ms) | speed-up: fastest / median | same probes |"

@@ -2,9 +2,9 @@
 //! (3 on the finest level of the primal K, up to 6, the rigid-body modes, on coarser levels). Work
 //! on such a group shares the pattern's reads: the matrix-vector product reads each `x_j` once per
 //! group, and the Galerkin refill (`product.rs`) each row of the right factor once per group. The
-//! product sums each row in two interleaved partial sums (`spmv_group`), so it equals the row-by-row
-//! product to round-off, and does not depend on the threads. Groups are handed out in chunks of whole
-//! groups to rayon tasks.
+//! product sums each row in four interleaved partial sums (`group_product`), so it equals the row-by-row
+//! product to round-off, and does not depend on the threads or the instruction set. Groups are handed out in
+//! chunks of whole groups to rayon tasks.
 
 use crate::sparse::Csr;
 use rayon::prelude::*;
@@ -73,6 +73,11 @@ impl RowGroups {
         &self.chunks
     }
 
+    /// Rows of all groups.
+    pub fn row_count(&self) -> usize {
+        self.start.last().copied().unwrap_or(0)
+    }
+
     /// Rows of group g.
     pub fn rows(&self, g: usize) -> Range<usize> {
         self.start[g]..self.start[g + 1]
@@ -91,44 +96,106 @@ impl RowGroups {
         parts
     }
 
-    /// `y = A x` for `a` with the pattern these groups were made for, chunks in parallel.
+    /// `y = A x` for `a` with the pattern these groups were made for, chunks in parallel; the same bits with
+    /// or without AVX2.
     pub fn spmv(&self, a: &Csr, x: &[f64], y: &mut [f64]) {
-        debug_assert_eq!(self.start.last().copied().unwrap_or(0), a.rows(), "groups of another matrix");
+        debug_assert_eq!(self.row_count(), a.rows(), "groups of another matrix");
+        self.spmv_on(avx2(), a, x, y)
+    }
+
+    /// [`RowGroups::spmv`] with (`avx2`, which the processor must have) or without AVX2.
+    fn spmv_on(&self, avx2: bool, a: &Csr, x: &[f64], y: &mut [f64]) {
+        assert!(x.len() >= a.cols(), "x has {} entries for {} columns", x.len(), a.cols());
         self.split(y, |i| i).into_par_iter().for_each(|(groups, first, y)| {
-            for g in groups {
-                let rows = self.rows(g);
-                by_group_size!(rows.len(), spmv_group(a, rows.start, x, &mut y[rows.start - first..]));
+            let (ptr, idx, val) = (a.indptr(), a.indices(), a.data());
+            let ptr = ptr.raw_storage();
+            for group in groups {
+                let rows = self.rows(group);
+                let cols = &idx[ptr[rows.start]..ptr[rows.start + 1]];
+                let values = |r: usize| &val[ptr[rows.start + r]..ptr[rows.start + r] + cols.len()];
+                let y = &mut y[rows.start - first..];
+                match avx2 {
+                    // SAFETY: the caller found the instruction set; the column indices of a CSR matrix lie below its
+                    // column count, which x covers (checked above).
+                    #[cfg(target_arch = "x86_64")]
+                    true => unsafe { by_group_size!(rows.len(), store_avx2(cols, values, x, y)) },
+                    _ => by_group_size!(rows.len(), store(cols, values, x, y)),
+                }
             }
         });
     }
 }
 
-/// Rows `first..first + G` (one group) of `A x` into `y[..G]`. Each row is summed in two partial sums, of
-/// its even and of its odd entries in column order, added at the end: two chains of dependent additions
-/// instead of one, so the processor overlaps them (the sums are those of a two-way split, not of the
-/// row-by-row order: they differ from it by round-off).
-fn spmv_group<const G: usize>(a: &Csr, first: usize, x: &[f64], y: &mut [f64]) {
-    let (ptr, idx, val) = (a.indptr(), a.indices(), a.data());
-    let ptr = ptr.raw_storage();
-    let cols = &idx[ptr[first]..ptr[first + 1]];
-    let rows: [&[f64]; G] = std::array::from_fn(|r| &val[ptr[first + r]..ptr[first + r] + cols.len()]);
-    let (mut even, mut odd) = ([0.0; G], [0.0; G]);
-    let pairs = cols.len() / 2;
-    for t in 0..pairs {
-        let (x0, x1) = (x[cols[2 * t]], x[cols[2 * t + 1]]);
+/// True when this x86-64 processor has AVX2 (the standard library caches the answer).
+fn avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    return std::arch::is_x86_feature_detected!("avx2");
+    #[cfg(not(target_arch = "x86_64"))]
+    false
+}
+
+/// `y[..G]` = the G rows whose values are `values(r)`, all on the columns `cols`, times `x`: each row summed
+/// in four partial sums s_k, of its entries t ≡ k (mod 4) below the last multiple of 4 in column order,
+/// combined as (s₀ + s₂) + (s₁ + s₃), and then the remaining entries added in order. Four independent chains of
+/// additions that the processor overlaps, and with AVX2 ([`store_avx2`]) one register per row, with the same
+/// roundings (no fused multiply-add), so the same bits. The sums differ from the row-by-row order by round-off.
+#[inline(always)]
+fn store<'v, const G: usize>(cols: &[usize], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64]) {
+    let n = cols.len();
+    let rows: [&[f64]; G] = std::array::from_fn(|r| &values(r)[..n]);
+    let mut s = [[0.0f64; 4]; G];
+    let mut t = 0;
+    while t + 4 <= n {
+        let xs: [f64; 4] = std::array::from_fn(|k| x[cols[t + k]]);
         for r in 0..G {
-            even[r] += rows[r][2 * t] * x0;
-            odd[r] += rows[r][2 * t + 1] * x1;
+            for k in 0..4 {
+                s[r][k] += rows[r][t + k] * xs[k];
+            }
         }
-    }
-    if cols.len() % 2 == 1 {
-        let xl = x[cols[2 * pairs]];
-        for r in 0..G {
-            even[r] += rows[r][2 * pairs] * xl;
-        }
+        t += 4;
     }
     for r in 0..G {
-        y[r] = even[r] + odd[r];
+        y[r] = rest_of_row((s[r][0] + s[r][2]) + (s[r][1] + s[r][3]), &cols[t..], &rows[r][t..], x);
+    }
+}
+
+/// `sum` plus the products of `values` with x at `cols`, in order.
+#[inline(always)]
+fn rest_of_row(mut sum: f64, cols: &[usize], values: &[f64], x: &[f64]) -> f64 {
+    for (&c, &v) in cols.iter().zip(values) {
+        sum += v * x[c];
+    }
+    sum
+}
+
+/// [`store`] with AVX2: the four partial sums of a row in one register.
+///
+/// # Safety
+/// The processor must have AVX2, and every entry of `cols` must lie below `x.len()`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn store_avx2<'v, const G: usize>(cols: &[usize], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64]) {
+    use std::arch::x86_64::*;
+    let n = cols.len();
+    let mut rows = [&[][..]; G];
+    for (r, row) in rows.iter_mut().enumerate() {
+        *row = &values(r)[..n];
+    }
+    let mut s = [_mm256_setzero_pd(); G];
+    let mut t = 0;
+    while t + 4 <= n {
+        let c = cols.as_ptr().add(t);
+        let xs = _mm256_set_pd(*x.get_unchecked(*c.add(3)), *x.get_unchecked(*c.add(2)), *x.get_unchecked(*c.add(1)), *x.get_unchecked(*c));
+        for r in 0..G {
+            s[r] = _mm256_add_pd(s[r], _mm256_mul_pd(_mm256_loadu_pd(rows[r].as_ptr().add(t)), xs));
+        }
+        t += 4;
+    }
+    for r in 0..G {
+        // [s₀ + s₂, s₁ + s₃], then their sum.
+        let half = _mm_add_pd(_mm256_castpd256_pd128(s[r]), _mm256_extractf128_pd::<1>(s[r]));
+        let sum = _mm_cvtsd_f64(half) + _mm_cvtsd_f64(_mm_unpackhi_pd(half, half));
+        y[r] = rest_of_row(sum, &cols[t..], &rows[r][t..], x);
     }
 }
 
@@ -153,8 +220,8 @@ pub(crate) mod tests {
 
     /// Node blocks of 3 and 6 rows form groups of their size, 10-row blocks groups of 8 and 2,
     /// scalar rows groups of one; the grouped product equals the row-by-row one to round-off (each entry
-    /// within 4 ulp of the largest term of its row per term: the two-way split reorders the sum) and does not
-    /// depend on the threads.
+    /// within 4 ulp of the largest term of its row per term: the four-way split reorders the sum) and depends
+    /// neither on the threads nor on the instruction set (AVX2 or not, where the processor has it).
     #[test]
     fn groups_node_rows_and_multiplies_exactly() {
         let a = cloth_dual(9, 1e4);
@@ -174,6 +241,9 @@ pub(crate) mod tests {
             let mut serial = vec![0.0; m.rows()];
             one_thread.install(|| groups.spmv(&m, &x, &mut serial));
             assert_eq!(y, serial);
+            let mut portable = vec![0.0; m.rows()];
+            groups.spmv_on(false, &m, &x, &mut portable);
+            assert_eq!(y, portable, "the AVX2 product differs from the portable one");
         }
     }
 }
