@@ -86,9 +86,9 @@ impl LaneVisitor for BlockResidualSq<'_> {
 }
 
 /// Copies x(v), or for a [`Real::COARSE`] precision the displacement x(v) − rest[v], rounded to `T` into the first
-/// three entries of `padded[v]` for every vertex of `vertices` (each listed once), in parallel; the fourth entries, the inverse masses [`padded_vertices`] set,
-/// stay as they are; `sums`, when given, are zeroed at these vertices. Every index is checked, so that
-/// afterwards the kernel may access the vertices of `vertices` unchecked.
+/// three entries of `padded[v]` for every vertex of `vertices` (each listed once), in parallel; the fourth
+/// entries, the inverse masses [`padded_vertices`] set, stay as they are; `sums`, when given, are zeroed at these
+/// vertices. Every index is checked, so that afterwards the kernel may access the vertices of `vertices` unchecked.
 ///
 /// # Safety
 /// No other thread may access `padded` or `sums` at these vertices during the copy, nor write what `x` reads.

@@ -107,11 +107,12 @@ impl GaussSeidel {
     }
 
     /// Zeroes the multipliers at the start of a substep: `lambda` (model order) and, for permuted
-    /// schedules, the sweep's own copy; in parallel (two multipliers a tetrahedron: a serial fill took a few
-    /// percent of a substep).
+    /// schedules, the sweep's own copy.
     pub fn reset(&mut self, lambda: &mut [f64]) {
-        let own = self.permuted.as_mut().map(|p| &mut p.lambda[..]);
-        [Some(lambda), own].into_iter().flatten().for_each(|l| l.par_chunks_mut(VERTEX_GRAIN).for_each(|c| c.fill(0.0)));
+        crate::zero(lambda);
+        if let Some(p) = &mut self.permuted {
+            crate::zero(&mut p.lambda);
+        }
     }
 
     /// One sweep, then the cloth strain limits. With a permuted (colored or clustered) schedule the

@@ -73,11 +73,6 @@ impl RowGroups {
         &self.chunks
     }
 
-    /// Rows of all groups.
-    pub fn row_count(&self) -> usize {
-        self.start.last().copied().unwrap_or(0)
-    }
-
     /// Rows of group g.
     pub fn rows(&self, g: usize) -> Range<usize> {
         self.start[g]..self.start[g + 1]
@@ -99,7 +94,7 @@ impl RowGroups {
     /// `y = A x` for `a` with the pattern these groups were made for, chunks in parallel; the same bits with
     /// or without AVX2.
     pub fn spmv(&self, a: &Csr, x: &[f64], y: &mut [f64]) {
-        debug_assert_eq!(self.row_count(), a.rows(), "groups of another matrix");
+        debug_assert_eq!(self.start.last().copied().unwrap_or(0), a.rows(), "groups of another matrix");
         self.spmv_on(avx2(), a, x, y)
     }
 

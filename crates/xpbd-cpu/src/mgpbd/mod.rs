@@ -123,8 +123,8 @@ impl Mgpbd {
 
     /// Start of a substep: multipliers to zero, tolerance reference forgotten.
     pub fn reset(&mut self, lambda: &mut [f64]) {
-        lambda.fill(0.0);
-        self.row_lambda.fill(0.0);
+        crate::zero(lambda);
+        crate::zero(&mut self.row_lambda);
         self.r0 = None;
     }
 
