@@ -9,20 +9,31 @@
 #
 # Usage: benches/mgpbd_outer/iteration_cost.sh OUT [XPBD...]   (default target/release/xpbd)
 #   REFRESH  settings to run (default "always adaptive"; a binary from before the setting exists takes
-#            only its own behaviour: give it REFRESH=default)
+#            only its own behaviour: give it as XPBD@default, which runs that binary with the scene that has
+#            no `refresh` line, beside the others with REFRESH)
 #   SOLVER   extra lines for the scene's [solver] table, e.g. SOLVER='smoother = "chebyshev"' (default none)
 #   FRAMES (default 3), REPEAT (default 3), THREADS (default 1)
 set -euo pipefail
 out=${1:?usage: iteration_cost.sh OUT [XPBD...]}
 shift
+# XPBD@SETTING: that binary runs only with SETTING.
+args=() own=()
+for a in "$@"; do
+    case $a in
+        *@*) args+=("${a%@*}") own+=("${a##*@}") ;;
+        *) args+=("$a") own+=("") ;;
+    esac
+done
+set -- "${args[@]}"
 source "$(dirname "$0")/binaries.sh"
 refresh=${REFRESH:-always adaptive}
+settings=$(printf '%s\n' $refresh "${own[@]}" | awk 'NF && !seen[$0]++' | tr '\n' ' ')
 frames=${FRAMES:-3}
 repeat=${REPEAT:-3}
 threads=${THREADS:-1}
 mkdir -p "$out"
 cd "$out"
-for r in $refresh; do
+for r in $settings; do
     line=""
     [ "$r" = default ] || line="refresh = \"$r\""
     cat > "beam_$r.toml" <<EOF
@@ -52,7 +63,7 @@ done
 : > rows.txt
 for rep in $(seq "$repeat"); do
     for b in "${!bins[@]}"; do
-        for r in $refresh; do
+        for r in ${own[$b]:-$refresh}; do
             run="run_${b}_${r}_$rep"
             "${bins[$b]}" run "beam_$r.toml" --out "$run" --quiet --threads "$threads" > /dev/null
             # metrics.csv by column name (docs/output-format.md); `refreshes` is absent before the setting.

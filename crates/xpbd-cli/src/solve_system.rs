@@ -18,7 +18,7 @@ use xpbd_core::linear::cg::Cg;
 use xpbd_core::linear::dual_operator::DualOperator;
 use xpbd_core::linear::{self, LinearSolver, Setup, SetupInfo};
 use xpbd_core::mesh::Vec3;
-use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
+use xpbd_core::mgpbd::primal_solve::PrimalSolver;
 use xpbd_core::mgpbd::rows::NO_VERTEX;
 use xpbd_core::mgpbd::settings::{default_theta, GlobalSolve};
 use xpbd_core::named::Named;
@@ -137,9 +137,8 @@ enum Method {
     Primal(Box<PrimalSolver>, PrimalInputs),
 }
 
-/// J as per-row vertices and gradients, with the inverse masses and x̃.
+/// J's gradients per row (its vertices are the solver's pattern), with the inverse masses and x̃.
 struct PrimalInputs {
-    vertices: Vec<[u32; 4]>,
     grads: Vec<[Vec3; 4]>,
     inv_mass: Vec<f64>,
     x: Vec<Vec3>,
@@ -166,7 +165,7 @@ fn primal(dir: &Path, e: &JacobianForm, xs: &[f64], options: AmgOptions) -> Resu
     let mut solver = Box::new(PrimalSolver::new(&vertices, &e.inv_mass, options));
     solver.set_alpha_tilde(&e.alpha_tilde);
     let x = xs.chunks(3).map(|c| Vec3::new(c[0], c[1], c[2])).collect();
-    Ok(Method::Primal(solver, PrimalInputs { vertices, grads, inv_mass: e.inv_mass.clone(), x }))
+    Ok(Method::Primal(solver, PrimalInputs { grads, inv_mass: e.inv_mass.clone(), x }))
 }
 
 pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
@@ -230,7 +229,7 @@ pub fn solve_system(args: SolveSystemArgs) -> Result<()> {
         stats = match (&mut method, &mut dual) {
             (Method::Matrix(s), Dual::Matrix(a)) => s.solve(a, &b, &mut x, args.tol, cap),
             (Method::MatrixFreeCg(s), dual) => s.solve_operator(|v, y| dual.apply(v, y), &b, &mut x, args.tol, cap),
-            (Method::Primal(s, p), _) => s.solve(Jacobian { vertices: &p.vertices, grads: &p.grads }, &p.inv_mass, &b, &mut x, args.tol, cap),
+            (Method::Primal(s, p), _) => s.solve(&p.grads, &p.inv_mass, &b, &mut x, args.tol, cap),
             (Method::Matrix(_), Dual::Jacobian(_)) => unreachable!("--matrix-free methods are checked above"),
         };
         let solve_s = t1.elapsed().as_secs_f64();

@@ -18,7 +18,6 @@ use common::mgpbd_frames::FRAME_RUNS;
 use common::primal_system::{beam_system, dual_system, DualSystem, PrimalSystem};
 use xpbd_core::amg::Smoother;
 use xpbd_core::linear::{Setup, SolveStats};
-use xpbd_core::mgpbd::primal_solve::Jacobian;
 use xpbd_cuda::linalg::LinearOps;
 use xpbd_cuda::mgpbd::dual::DeviceDual;
 use xpbd_cuda::mgpbd::primal::DevicePrimal;
@@ -40,8 +39,7 @@ fn gpu() -> Option<Arc<GpuContext>> {
 
 fn cpu_solve(s: &mut PrimalSystem, tol: f64) -> (SolveStats, Vec<f64>) {
     let mut dlambda = vec![0.0; s.rows.len()];
-    let j = Jacobian { vertices: &s.rows.vertices, grads: &s.grads };
-    (s.solver.solve(j, &s.model.inv_mass, &s.b, &mut dlambda, tol, 200), dlambda)
+    (s.solver.solve(&s.grads, &s.model.inv_mass, &s.b, &mut dlambda, tol, 200), dlambda)
 }
 
 fn compare(name: &str, cpu: SolveStats, dev: SolveStats) {

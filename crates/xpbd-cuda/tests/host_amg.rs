@@ -54,7 +54,7 @@ fn k_refill_spmv_and_jacobian_products_match_the_cpu() {
     check("J^T inv_alpha b", &got, &want, 1e-15);
     // J W y, the dual residual of a primal residual y.
     let w = |u: usize| s.model.inv_mass[p.free_vertices[u] as usize];
-    let want_rows: Vec<f64> = (0..s.rows.len()).map(|r| p.row_product(r, &s.rows.vertices, &s.grads, w, &x)).collect();
+    let want_rows: Vec<f64> = (0..s.rows.len()).map(|r| p.row_product(r, &s.grads, w, &x)).collect();
     let mut got_rows = vec![0.0; s.rows.len()];
     ops.jacobian_rows(&d.pattern.row_free, d.pattern.rows, &d.grads, &d.pattern.inv_mass_free, &x, &mut got_rows).unwrap();
     check("J W y", &got_rows, &want_rows, 1e-14);
@@ -97,8 +97,7 @@ fn primal_solve_matches_the_cpu() {
         d.setup(&mut ops, &s.solver.k, &s.hierarchy()).unwrap();
         for tol in [1e-3, 1e-8] {
             let mut want = vec![0.0; s.rows.len()];
-            let j = xpbd_core::mgpbd::primal_solve::Jacobian { vertices: &s.rows.vertices, grads: &s.grads };
-            let cpu = s.solver.solve(j, &s.model.inv_mass, &s.b, &mut want, tol, 100);
+            let cpu = s.solver.solve(&s.grads, &s.model.inv_mass, &s.b, &mut want, tol, 100);
             ops.write(&s.b, &mut d.b).unwrap();
             let dev = d.solve(&mut ops, tol, 100).unwrap();
             println!("{smoother:?} tol {tol:e}: cpu {cpu:?}, device {dev:?}");
@@ -159,8 +158,7 @@ fn primal_solve_f32_converges_near_the_f64_cpu() {
     d.fill(&ops, &s.grads).unwrap();
     d.setup(&mut ops, &s.solver.k, &s.hierarchy()).unwrap();
     let mut want = vec![0.0; s.rows.len()];
-    let j = xpbd_core::mgpbd::primal_solve::Jacobian { vertices: &s.rows.vertices, grads: &s.grads };
-    let cpu = s.solver.solve(j, &s.model.inv_mass, &s.b, &mut want, 1e-3, 100);
+    let cpu = s.solver.solve(&s.grads, &s.model.inv_mass, &s.b, &mut want, 1e-3, 100);
     ops.write(&s.b.iter().map(|&v| v as f32).collect::<Vec<_>>(), &mut d.b).unwrap();
     let dev = d.solve(&mut ops, 1e-3, 100).unwrap();
     println!("f32: cpu {cpu:?}, device {dev:?}");
@@ -182,8 +180,7 @@ fn sparse_coarsest_level_is_solved_on_the_host_like_the_cpu() {
     d.setup(&mut ops, &s.solver.k, &h).unwrap();
     for round in ["after the setup", "after a refresh"] {
         let mut want = vec![0.0; s.rows.len()];
-        let j = xpbd_core::mgpbd::primal_solve::Jacobian { vertices: &s.rows.vertices, grads: &s.grads };
-        let cpu = s.solver.solve(j, &s.model.inv_mass, &s.b, &mut want, 1e-8, 100);
+        let cpu = s.solver.solve(&s.grads, &s.model.inv_mass, &s.b, &mut want, 1e-8, 100);
         ops.write(&s.b, &mut d.b).unwrap();
         let dev = d.solve(&mut ops, 1e-8, 100).unwrap();
         println!("{round}: cpu {cpu:?}, device {dev:?}");

@@ -15,7 +15,7 @@ use xpbd_core::amg::blocks::rigid_body_modes;
 use xpbd_core::amg::{AmgOptions, Hierarchy};
 use xpbd_core::linear::Setup;
 use xpbd_core::mgpbd::primal::inverse_alpha;
-use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
+use xpbd_core::mgpbd::primal_solve::PrimalSolver;
 use xpbd_core::sparse::norm;
 use xpbd_cuda::convert::to_t;
 use xpbd_cuda::linalg::LinearOps;
@@ -84,7 +84,7 @@ fn primal_solve_from_device_rows_matches_the_cpu() {
     d.setup(&mut ops, &cpu.k, &h).unwrap();
     d.b = b;
     let mut want = vec![0.0; s.rows.len()];
-    let st_cpu = cpu.solve(Jacobian { vertices: &s.rows.vertices, grads: &s.grads }, &s.model.inv_mass, &s.b, &mut want, 1e-6, 100);
+    let st_cpu = cpu.solve(&s.grads, &s.model.inv_mass, &s.b, &mut want, 1e-6, 100);
     let st_dev = d.solve(&mut ops, 1e-6, 100).unwrap();
     println!("levels {:?}: cpu {st_cpu:?}, device {st_dev:?}, delta lambda {:e}", h.level_rows(&cpu.k), rel(&d.dlambda, &want));
     assert!(st_cpu.converged && st_cpu.iterations > 1 && h.level_count() >= 2);

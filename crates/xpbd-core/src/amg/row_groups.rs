@@ -36,6 +36,12 @@ pub(crate) use by_group_size;
 pub struct RowGroups {
     /// Group g is rows `start[g]..start[g + 1]`.
     start: Vec<usize>,
+    /// Group g's shared columns, `cols[col_start[g]..col_start[g + 1]]`: the product's copy of the pattern in
+    /// 32 bits, a third of the bytes of the matrix's per-row indices for a group of three rows.
+    cols: Vec<u32>,
+    col_start: Vec<usize>,
+    /// The matrix's column count: every entry of `cols` lies below it.
+    width: usize,
     /// Parallel tasks: ranges of groups.
     chunks: Vec<Range<usize>>,
 }
@@ -65,7 +71,14 @@ impl RowGroups {
             chunks.push(g0..g1);
             g0 = g1;
         }
-        RowGroups { start, chunks }
+        let (mut cols, mut col_start) = (Vec::new(), vec![0]);
+        for &first in start.iter().take(start.len().saturating_sub(1)) {
+            let shared = pattern(first);
+            assert!(shared.iter().all(|&j| j <= u32::MAX as usize), "column index beyond 32 bits");
+            cols.extend(shared.iter().map(|&j| j as u32));
+            col_start.push(cols.len());
+        }
+        RowGroups { start, cols, col_start, width: a.cols(), chunks }
     }
 
     /// Ranges of groups for parallel tasks.
@@ -100,18 +113,18 @@ impl RowGroups {
 
     /// [`RowGroups::spmv`] with (`avx2`, which the processor must have) or without AVX2.
     fn spmv_on(&self, avx2: bool, a: &Csr, x: &[f64], y: &mut [f64]) {
-        assert!(x.len() >= a.cols(), "x has {} entries for {} columns", x.len(), a.cols());
+        assert!(x.len() >= self.width && a.cols() == self.width, "x has {} entries for {} columns", x.len(), self.width);
         self.split(y, |i| i).into_par_iter().for_each(|(groups, first, y)| {
-            let (ptr, idx, val) = (a.indptr(), a.indices(), a.data());
+            let (ptr, val) = (a.indptr(), a.data());
             let ptr = ptr.raw_storage();
             for group in groups {
                 let rows = self.rows(group);
-                let cols = &idx[ptr[rows.start]..ptr[rows.start + 1]];
+                let cols = &self.cols[self.col_start[group]..self.col_start[group + 1]];
                 let values = |r: usize| &val[ptr[rows.start + r]..ptr[rows.start + r] + cols.len()];
                 let y = &mut y[rows.start - first..];
                 match avx2 {
-                    // SAFETY: the caller found the instruction set; the column indices of a CSR matrix lie below its
-                    // column count, which x covers (checked above).
+                    // SAFETY: the caller found the instruction set; the groups' columns, copied from a CSR pattern,
+                    // lie below its column count `width`, which x covers (checked above).
                     #[cfg(target_arch = "x86_64")]
                     true => unsafe { by_group_size!(rows.len(), store_avx2(cols, values, x, y)) },
                     _ => by_group_size!(rows.len(), store(cols, values, x, y)),
@@ -135,13 +148,13 @@ fn avx2() -> bool {
 /// additions that the processor overlaps, and with AVX2 ([`store_avx2`]) one register per row, with the same
 /// roundings (no fused multiply-add), so the same bits. The sums differ from the row-by-row order by round-off.
 #[inline(always)]
-fn store<'v, const G: usize>(cols: &[usize], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64]) {
+fn store<'v, const G: usize>(cols: &[u32], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64]) {
     let n = cols.len();
     let rows: [&[f64]; G] = std::array::from_fn(|r| &values(r)[..n]);
     let mut s = [[0.0f64; 4]; G];
     let mut t = 0;
     while t + 4 <= n {
-        let xs: [f64; 4] = std::array::from_fn(|k| x[cols[t + k]]);
+        let xs: [f64; 4] = std::array::from_fn(|k| x[cols[t + k] as usize]);
         for r in 0..G {
             for k in 0..4 {
                 s[r][k] += rows[r][t + k] * xs[k];
@@ -156,9 +169,9 @@ fn store<'v, const G: usize>(cols: &[usize], values: impl Fn(usize) -> &'v [f64]
 
 /// `sum` plus the products of `values` with x at `cols`, in order.
 #[inline(always)]
-fn rest_of_row(mut sum: f64, cols: &[usize], values: &[f64], x: &[f64]) -> f64 {
+fn rest_of_row(mut sum: f64, cols: &[u32], values: &[f64], x: &[f64]) -> f64 {
     for (&c, &v) in cols.iter().zip(values) {
-        sum += v * x[c];
+        sum += v * x[c as usize];
     }
     sum
 }
@@ -169,7 +182,7 @@ fn rest_of_row(mut sum: f64, cols: &[usize], values: &[f64], x: &[f64]) -> f64 {
 /// The processor must have AVX2, and every entry of `cols` must lie below `x.len()`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn store_avx2<'v, const G: usize>(cols: &[usize], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64]) {
+unsafe fn store_avx2<'v, const G: usize>(cols: &[u32], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64]) {
     use std::arch::x86_64::*;
     let n = cols.len();
     let mut rows = [&[][..]; G];
@@ -180,7 +193,12 @@ unsafe fn store_avx2<'v, const G: usize>(cols: &[usize], values: impl Fn(usize) 
     let mut t = 0;
     while t + 4 <= n {
         let c = cols.as_ptr().add(t);
-        let xs = _mm256_set_pd(*x.get_unchecked(*c.add(3)), *x.get_unchecked(*c.add(2)), *x.get_unchecked(*c.add(1)), *x.get_unchecked(*c));
+        let xs = _mm256_set_pd(
+            *x.get_unchecked(*c.add(3) as usize),
+            *x.get_unchecked(*c.add(2) as usize),
+            *x.get_unchecked(*c.add(1) as usize),
+            *x.get_unchecked(*c as usize),
+        );
         for r in 0..G {
             s[r] = _mm256_add_pd(s[r], _mm256_mul_pd(_mm256_loadu_pd(rows[r].as_ptr().add(t)), xs));
         }

@@ -5,27 +5,48 @@ use super::hierarchy::{CoarseSolve, Hierarchy, Level};
 use crate::sparse::Csr;
 
 impl Hierarchy {
-    /// Applies one V-cycle to `A x = b`, improving `x` in place (start from zero for a preconditioner).
+    /// Applies one V-cycle to `A x = b`, improving `x` in place.
     pub fn vcycle(&mut self, a: &Csr, b: &[f64], x: &mut [f64]) {
         let (pre, post) = (self.options.pre_sweeps, self.options.post_sweeps);
-        cycle(a, &mut self.levels, &mut self.coarsest, b, x, pre, post);
+        cycle(a, &mut self.levels, &mut self.coarsest, b, x, pre, post, false);
+    }
+
+    /// One V-cycle from x = 0 (the preconditioner `x = V b`), overwriting `x`: the same values
+    /// as `vcycle` on a zeroed `x`, without the first relaxation's product on each level.
+    pub fn precondition(&mut self, a: &Csr, b: &[f64], x: &mut [f64]) {
+        x.fill(0.0);
+        let (pre, post) = (self.options.pre_sweeps, self.options.post_sweeps);
+        cycle(a, &mut self.levels, &mut self.coarsest, b, x, pre, post, true);
     }
 }
 
-fn cycle(a: &Csr, levels: &mut [Level], coarsest: &mut CoarseSolve, b: &[f64], x: &mut [f64], pre: usize, post: usize) {
+impl Hierarchy {
+    /// `y = A x` for the finest matrix A, through its level's row groups (`row_groups.rs`) when it has coarser
+    /// levels, else the plain product.
+    pub fn product(&self, a: &Csr, x: &[f64], y: &mut [f64]) {
+        match self.levels.first() {
+            Some(finest) => finest.relax.groups.spmv(a, x, y),
+            None => crate::sparse::spmv(a, x, y),
+        }
+    }
+}
+
+/// One V-cycle below `levels`; `x_is_zero` when `x` is zero on entry (every coarse level's is).
+#[allow(clippy::too_many_arguments)]
+fn cycle(a: &Csr, levels: &mut [Level], coarsest: &mut CoarseSolve, b: &[f64], x: &mut [f64], pre: usize, post: usize, x_is_zero: bool) {
     let Some((level, deeper)) = levels.split_first_mut() else {
         coarsest.solve(b, x);
         return;
     };
     let Level { relax, p, pt, p_groups, pt_groups, galerkin, residual, coarse_b, coarse_x } = level;
-    relax.pre(a, b, x, pre);
+    relax.pre(a, b, x, pre, x_is_zero);
     relax.groups.spmv(a, x, residual);
     for (r, bi) in residual.iter_mut().zip(b) {
         *r = bi - *r;
     }
     pt_groups.spmv(pt, residual, coarse_b);
     coarse_x.fill(0.0);
-    cycle(&galerkin.coarse, deeper, coarsest, coarse_b, coarse_x, pre, post);
+    cycle(&galerkin.coarse, deeper, coarsest, coarse_b, coarse_x, pre, post, true);
     let mut correction = std::mem::take(residual);
     p_groups.spmv(p, coarse_x, &mut correction);
     for (xi, c) in x.iter_mut().zip(&correction) {
@@ -113,5 +134,22 @@ mod tests {
         h.vcycle(&a, &b, &mut x2);
         assert_eq!(x1, x2);
         assert!(norm(&x1) > 0.0);
+    }
+
+    /// The preconditioner's V-cycle, which skips each level's first product (its x is zero), gives
+    /// the values of the full V-cycle from a zeroed x, for every smoother.
+    #[test]
+    fn precondition_equals_the_vcycle_from_zero() {
+        let a = cloth_dual(20, 1e6);
+        let b: Vec<f64> = (0..a.rows()).map(|i| (i as f64).sin()).collect();
+        for smoother in [Smoother::Jacobi, Smoother::Chebyshev, Smoother::Gs] {
+            let mut h = Hierarchy::new(&a, &AmgOptions { smoother, max_coarse: 40, ..Default::default() });
+            assert!(h.level_count() >= 3);
+            let (mut full, mut skipped) = (vec![0.0; a.rows()], vec![1.0; a.rows()]);
+            h.vcycle(&a, &b, &mut full);
+            h.precondition(&a, &b, &mut skipped);
+            assert!(norm(&full) > 0.0);
+            assert_eq!(full, skipped, "{smoother:?}");
+        }
     }
 }

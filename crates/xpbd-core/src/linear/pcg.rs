@@ -13,6 +13,10 @@ pub trait Preconditioner: Send {
     fn info(&self) -> SetupInfo {
         SetupInfo::default()
     }
+    /// `y = A x` for the Krylov iteration, through whatever this preconditioner's setup keeps of A.
+    fn product(&self, a: &Csr, x: &[f64], y: &mut [f64]) {
+        spmv(a, x, y)
+    }
 }
 
 /// One V-cycle from a zero start.
@@ -70,12 +74,19 @@ impl Preconditioner for AmgPreconditioner {
     }
 
     fn apply(&mut self, a: &Csr, r: &[f64], z: &mut [f64]) {
-        z.fill(0.0);
-        self.hierarchy.as_mut().expect("AMG preconditioner used before setup").vcycle(a, r, z);
+        self.hierarchy.as_mut().expect("AMG preconditioner used before setup").precondition(a, r, z);
     }
 
     fn info(&self) -> SetupInfo {
         self.info.clone()
+    }
+
+    /// The hierarchy's product (`Hierarchy::product`).
+    fn product(&self, a: &Csr, x: &[f64], y: &mut [f64]) {
+        match &self.hierarchy {
+            Some(h) => h.product(a, x, y),
+            None => spmv(a, x, y),
+        }
     }
 }
 
@@ -246,7 +257,9 @@ impl<P: Preconditioner> Pcg<P> {
     /// solve, `mgpbd::primal`) is the reason this is separate from [`LinearSolver::solve`].
     pub fn iterate(&mut self, a: &Csr, b: &[f64], x: &mut [f64], max_iter: usize, done: impl FnMut(&[f64], &[f64]) -> bool) -> (usize, bool) {
         let Pcg { precond, krylov, .. } = self;
-        krylov.iterate(|p, ap| spmv(a, p, ap), |r, z| precond.apply(a, r, z), b, x, max_iter, done)
+        // The product and the preconditioner take turns on `precond`, never at once.
+        let precond = std::cell::RefCell::new(precond);
+        krylov.iterate(|p, ap| precond.borrow().product(a, p, ap), |r, z| precond.borrow_mut().apply(a, r, z), b, x, max_iter, done)
     }
 }
 

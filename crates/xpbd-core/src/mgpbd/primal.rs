@@ -17,6 +17,7 @@ use crate::mesh::Vec3;
 use crate::model::Model;
 use crate::sparse::Csr;
 use crate::{Error, Result};
+use rayon::prelude::*;
 
 /// Marks pinned vertices in [`PrimalPattern::free_index`].
 pub const PINNED: u32 = u32::MAX;
@@ -26,6 +27,8 @@ pub struct PrimalPattern {
     pub free_index: Vec<u32>,
     /// Vertex of each free index.
     pub free_vertices: Vec<u32>,
+    /// Free index of each row's vertex slots, [`PINNED`] for a pinned vertex or an unused slot.
+    pub row_free: Vec<[u32; 4]>,
     /// K with this pattern; values are the caller's to fill.
     pub matrix: Csr,
     /// Blocks of block row u: `block_col[block_start[u]..block_start[u + 1]]` (free indices, sorted).
@@ -103,7 +106,8 @@ impl PrimalPattern {
         }
         let data = vec![0.0; indices.len()];
         let matrix = Csr::new((3 * nf, 3 * nf), indptr, indices, data);
-        PrimalPattern { free_index, free_vertices, matrix, block_start, block_col, term_start, terms, vertex_start, vertex_rows }
+        let row_free = vertices.iter().map(|vs| vs.map(free)).collect();
+        PrimalPattern { free_index, free_vertices, row_free, matrix, block_start, block_col, term_start, terms, vertex_start, vertex_rows }
     }
 
     /// Number of free vertices (K has three times as many rows).
@@ -145,24 +149,24 @@ impl PrimalPattern {
 
     /// `out = Jᵀ (s ∘ λ)` restricted to the free vertices, 3 entries per free vertex.
     pub fn transpose_product(&self, grads: &[[Vec3; 4]], s: &[f64], lambda: &[f64], out: &mut [f64]) {
-        for u in 0..self.free_count() {
+        out[..3 * self.free_count()].par_chunks_mut(3).enumerate().for_each(|(u, out)| {
             let g: Vec3 = self.vertex_rows[self.vertex_start[u]..self.vertex_start[u + 1]]
                 .iter()
                 .map(|&(r, a)| grads[r as usize][a as usize] * (s[r as usize] * lambda[r as usize]))
                 .sum();
-            out[3 * u..3 * u + 3].copy_from_slice(g.as_slice());
-        }
+            out.copy_from_slice(g.as_slice());
+        });
     }
 
     /// `(J (s ∘ y))_r = Σ_a ∇_a C_r · s_{v_a} y_{v_a}` over the row's free vertices, for a per-free-vertex
     /// scale `s` (W for the dual residual, 1 for the recovery of Δλ).
-    pub fn row_product(&self, r: usize, vertices: &[[u32; 4]], grads: &[[Vec3; 4]], scale: impl Fn(usize) -> f64, y: &[f64]) -> f64 {
-        vertices[r]
+    pub fn row_product(&self, r: usize, grads: &[[Vec3; 4]], scale: impl Fn(usize) -> f64, y: &[f64]) -> f64 {
+        self.row_free[r]
             .iter()
             .zip(&grads[r])
-            .filter(|(&v, _)| v != NO_VERTEX && self.free_index[v as usize] != PINNED)
-            .map(|(&v, g)| {
-                let u = self.free_index[v as usize] as usize;
+            .filter(|(&u, _)| u != PINNED)
+            .map(|(&u, g)| {
+                let u = u as usize;
                 scale(u) * g.dot(&Vec3::new(y[3 * u], y[3 * u + 1], y[3 * u + 2]))
             })
             .sum()

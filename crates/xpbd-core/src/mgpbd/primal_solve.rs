@@ -16,13 +16,6 @@ use crate::mesh::Vec3;
 use crate::sparse::{norm, Csr};
 use rayon::prelude::*;
 
-/// J as the rows' vertices ([`super::rows::NO_VERTEX`] for unused slots) and node gradients.
-#[derive(Clone, Copy)]
-pub struct Jacobian<'a> {
-    pub vertices: &'a [[u32; 4]],
-    pub grads: &'a [[Vec3; 4]],
-}
-
 pub struct PrimalSolver {
     pub pattern: PrimalPattern,
     /// K on `pattern`.
@@ -36,6 +29,8 @@ pub struct PrimalSolver {
     best: Vec<f64>,
     /// Squared entries of the dual residual, one per row (summed in row order).
     dual_squares: Vec<f64>,
+    /// W per free vertex.
+    inv_mass_free: Vec<f64>,
 }
 
 impl PrimalSolver {
@@ -52,6 +47,7 @@ impl PrimalSolver {
             y: vec![0.0; n],
             best: vec![0.0; n],
             dual_squares: Vec::new(),
+            inv_mass_free: Vec::new(),
         }
     }
 
@@ -86,10 +82,9 @@ impl PrimalSolver {
     }
 
     /// Solves `A Δλ = b` from Δλ = 0 until `‖b − A Δλ‖ ≤ tol ‖b‖` (the dual residual, `J W` times
-    /// K's residual) or `max_iter` PCG iterations on K.
-    pub fn solve(&mut self, j: Jacobian, inv_mass: &[f64], b: &[f64], dlambda: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
-        let Jacobian { vertices, grads } = j;
-        let PrimalSolver { pattern, k, pcg, inv_alpha, rhs, y, best, dual_squares } = self;
+    /// K's residual) or `max_iter` PCG iterations on K; J is the rows' gradients on the pattern's vertices.
+    pub fn solve(&mut self, grads: &[[Vec3; 4]], inv_mass: &[f64], b: &[f64], dlambda: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
+        let PrimalSolver { pattern, k, pcg, inv_alpha, rhs, y, best, dual_squares, inv_mass_free } = self;
         let b_norm = norm(b);
         if b_norm == 0.0 {
             dlambda.fill(0.0);
@@ -101,11 +96,13 @@ impl PrimalSolver {
         let mut lowest = f64::INFINITY;
         if k.rows() > 0 {
             pattern.transpose_product(grads, inv_alpha, b, rhs);
-            let w = |u: usize| inv_mass[pattern.free_vertices[u] as usize];
+            inv_mass_free.clear();
+            inv_mass_free.extend(pattern.free_vertices.iter().map(|&v| inv_mass[v as usize]));
+            let w = |u: usize| inv_mass_free[u];
             (iterations, _) = pcg.iterate(k, rhs, y, max_iter, |r, y| {
                 // Rows in parallel, the sum in row order: the same value as a serial loop.
                 dual_squares.resize(b.len(), 0.0);
-                dual_squares.par_iter_mut().enumerate().for_each(|(row, d)| *d = pattern.row_product(row, vertices, grads, w, r).powi(2));
+                dual_squares.par_iter_mut().enumerate().for_each(|(row, d)| *d = pattern.row_product(row, grads, w, r).powi(2));
                 let dual = dual_squares.iter().sum::<f64>().sqrt();
                 if dual < lowest {
                     lowest = dual;
@@ -121,7 +118,7 @@ impl PrimalSolver {
             return SolveStats { iterations, relative_residual: 1.0, converged: false };
         }
         let best = &*best;
-        dlambda.par_iter_mut().enumerate().for_each(|(row, dl)| *dl = inv_alpha[row] * (b[row] - pattern.row_product(row, vertices, grads, |_| 1.0, best)));
+        dlambda.par_iter_mut().enumerate().for_each(|(row, dl)| *dl = inv_alpha[row] * (b[row] - pattern.row_product(row, grads, |_| 1.0, best)));
         let relative_residual = lowest / b_norm;
         SolveStats { iterations, relative_residual, converged: relative_residual <= tol }
     }

@@ -3,7 +3,7 @@
 
 use super::assembly::Pattern;
 use super::primal::PINNED;
-use super::primal_solve::{Jacobian, PrimalSolver};
+use super::primal_solve::PrimalSolver;
 use super::rows::Rows;
 use super::tests::{model, perturbed, rows_of};
 use super::{alpha_tilde, assemble};
@@ -81,12 +81,12 @@ fn primal_solve_matches_direct_solve_of_the_dual_system() {
         assert!(name == "arap" || s.info().levels >= 2, "{name}: {:?}", s.info());
         let mut got = vec![0.0; b.len()];
         // The stopping test reads the true dual residual (to 1 %) at an outer-loop tolerance …
-        let st = s.solve(Jacobian { vertices: &rows.vertices, grads: &grads }, &m.model.inv_mass, &b, &mut got, 1e-6, 300);
+        let st = s.solve(&grads, &m.model.inv_mass, &b, &mut got, 1e-6, 300);
         let true_residual = dual_residual(&a, &b, &got);
         assert!(st.converged && (true_residual - st.relative_residual).abs() < 0.01 * true_residual + 1e-14, "{name}: true {true_residual:e} vs {st:?}");
         // … and to 1e-11 the solution is the direct one (there, rounding in Δλ = α̃⁻¹(b − J y),
         // where b and J y nearly cancel, puts the true residual up to a few times above CG's own).
-        let st = s.solve(Jacobian { vertices: &rows.vertices, grads: &grads }, &m.model.inv_mass, &b, &mut got, 1e-11, 300);
+        let st = s.solve(&grads, &m.model.inv_mass, &b, &mut got, 1e-11, 300);
         let true_residual = dual_residual(&a, &b, &got);
         assert!(st.converged && true_residual < 1e-10, "{name}: true {true_residual:e} vs {st:?}");
         let diff = norm(&got.iter().zip(&want).map(|(p, q)| p - q).collect::<Vec<_>>()) / norm(&want);
@@ -202,7 +202,7 @@ fn smoothed_levels_pick_which_prolongators_are_smoothed() {
             assert_eq!(w > 6, l < smoothed, "smoothed_levels {smoothed}, level {l}: widest row of P has {w} entries");
         }
         let mut got = vec![0.0; b.len()];
-        let st = s.solve(Jacobian { vertices: &rows.vertices, grads: &grads }, &m.model.inv_mass, &b, &mut got, 1e-11, 300);
+        let st = s.solve(&grads, &m.model.inv_mass, &b, &mut got, 1e-11, 300);
         let diff = norm(&got.iter().zip(&want).map(|(p, q)| p - q).collect::<Vec<_>>()) / norm(&want);
         assert!(st.converged && diff < 1e-8, "smoothed_levels {smoothed}: |Δλ − Δλ_direct| / |Δλ_direct| = {diff:e} after {st:?}");
     }

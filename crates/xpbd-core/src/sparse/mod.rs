@@ -17,13 +17,14 @@ pub type Csr = sprs::CsMat<f64>;
 
 /// The diagonal of `a` (zero where no diagonal entry is stored).
 pub fn diagonal(a: &Csr) -> Vec<f64> {
-    let mut d = vec![0.0; a.rows()];
-    for (i, row) in a.outer_iterator().enumerate() {
-        if let Some(v) = row.get(i) {
-            d[i] = *v;
-        }
-    }
-    d
+    let (indptr, indices, data) = (a.indptr(), a.indices(), a.data());
+    let indptr = indptr.raw_storage();
+    (0..a.rows())
+        .map(|i| {
+            let row = indptr[i]..indptr[i + 1];
+            indices[row.clone()].binary_search(&i).map_or(0.0, |k| data[row.start + k])
+        })
+        .collect()
 }
 
 /// Rows per parallel task of [`spmv`]; a matrix with at most this many rows is multiplied serially.

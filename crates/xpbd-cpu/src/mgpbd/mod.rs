@@ -15,7 +15,7 @@ use xpbd_core::constraint::arap::Polar;
 use xpbd_core::linear::{LinearSolver, Setup, SolveStats};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::mgpbd::assembly::Pattern;
-use xpbd_core::mgpbd::primal_solve::{Jacobian, PrimalSolver};
+use xpbd_core::mgpbd::primal_solve::PrimalSolver;
 use xpbd_core::mgpbd::rows::{Rows, NO_VERTEX};
 use xpbd_core::mgpbd::settings::{GlobalSolve, MgpbdSettings};
 use xpbd_core::mgpbd::setup_schedule::SetupSchedule;
@@ -58,6 +58,10 @@ pub struct Mgpbd {
     dlambda: Vec<f64>,
     dx: Vec<Vec3>,
     x_trial: Vec<Vec3>,
+    /// C and ∇C of every row at `x_trial`, once a trial has evaluated them: the next outer iteration starts
+    /// from the accepted trial and takes them instead of evaluating the rows again, unless something
+    /// (soft attachments, contacts) moved the positions since.
+    trial_rows: Option<(Vec<f64>, Vec<[Vec3; 4]>)>,
     /// The prediction x̃ (positions at the first outer iteration of the substep), moved along with the
     /// positions by the soft attachments and contacts between outer iterations.
     x_tilde: Vec<Vec3>,
@@ -100,6 +104,7 @@ impl Mgpbd {
             dlambda: vec![0.0; n],
             dx: vec![Vec3::zeros(); model.vertex_count()],
             x_trial: vec![Vec3::zeros(); model.vertex_count()],
+            trial_rows: None,
             x_tilde: vec![Vec3::zeros(); model.vertex_count()],
             q: vec![Vec3::zeros(); model.vertex_count()],
             lambda_trial: vec![0.0; n],
@@ -157,7 +162,13 @@ impl Mgpbd {
         }
         let t = Instant::now();
         let (rows, pattern, at) = (&self.rows, &self.pattern, &self.alpha_tilde);
-        rows.evaluate_all(model, x, &mut self.polars, &mut self.c, Some(&mut self.grads));
+        match &mut self.trial_rows {
+            Some((c, grads)) if x == self.x_trial.as_slice() => {
+                std::mem::swap(c, &mut self.c);
+                std::mem::swap(grads, &mut self.grads);
+            }
+            _ => rows.evaluate_all(model, x, &mut self.polars, &mut self.c, Some(&mut self.grads)),
+        }
         if self.r0.is_none() {
             self.x_tilde.copy_from_slice(x);
         } else {
@@ -201,7 +212,7 @@ impl Mgpbd {
         let (tol, max_iter) = (self.settings.pcg_tol, self.settings.pcg_max_iter);
         let solve: SolveStats = match &mut self.solver {
             DualSolver::Matrix(s) => s.solve(&self.a, &self.b, &mut self.dlambda, tol, max_iter),
-            DualSolver::Primal(p) => p.solve(Jacobian { vertices: &rows.vertices, grads }, &model.inv_mass, &self.b, &mut self.dlambda, tol, max_iter),
+            DualSolver::Primal(p) => p.solve(grads, &model.inv_mass, &self.b, &mut self.dlambda, tol, max_iter),
         };
         self.schedule.solved(&solve);
         self.stats.linear_iterations += solve.iterations;
@@ -225,14 +236,17 @@ impl Mgpbd {
         self.residual <= self.settings.tolerance * r0 || self.residual <= self.settings.abs_tolerance
     }
 
-    /// Sets the trial state `x + tΔx`, `λ + tΔλ` and returns its residual ‖C + α̃λ‖ (overwriting `c`).
+    /// Sets the trial state `x + tΔx`, `λ + tΔλ`, evaluates the rows there (`trial_rows`) and returns its residual
+    /// ‖C + α̃λ‖ (overwriting `c`).
     fn trial(&mut self, model: &Model, x: &[Vec3], lambda: &[f64], t: f64) -> f64 {
         self.x_trial.par_iter_mut().zip(x.par_iter().zip(&self.dx)).for_each(|(xt, (x, d))| *xt = x + d * t);
         self.lambda_trial.par_iter_mut().zip(lambda.par_iter().zip(&self.dlambda)).for_each(|(lt, (l, d))| *lt = l + d * t);
         let (at, lt) = (&self.alpha_tilde, &self.lambda_trial);
+        let n = self.rows.len();
+        let (c_trial, grads_trial) = self.trial_rows.get_or_insert_with(|| (vec![0.0; n], vec![[Vec3::zeros(); 4]; n]));
+        self.rows.evaluate_all(model, &self.x_trial, &mut self.polars, c_trial, Some(grads_trial));
         // Rows in parallel, the sum in order: results do not depend on the thread count.
-        self.rows.evaluate_all(model, &self.x_trial, &mut self.polars, &mut self.c, None);
-        self.c.par_iter_mut().enumerate().for_each(|(i, r)| *r += at[i] * lt[i]);
+        self.c.par_iter_mut().zip(&*c_trial).enumerate().for_each(|(i, (r, c))| *r = c + at[i] * lt[i]);
         norm(&self.c)
     }
 }

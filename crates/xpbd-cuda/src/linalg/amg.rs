@@ -190,6 +190,18 @@ impl<O: LinearOps> DeviceHierarchy<O> {
 
     /// One V-cycle on `fine x = b`, improving `x` in place (Hierarchy::vcycle).
     pub fn vcycle(&mut self, ops: &mut O, fine: &DeviceCsr<O>, b: &O::Vector, x: &mut O::Vector) -> Result<()> {
+        self.cycle(ops, fine, b, x, false)
+    }
+
+    /// One V-cycle from x = 0, overwriting `x`, without each level's first relaxation product
+    /// (Hierarchy::precondition).
+    pub fn precondition(&mut self, ops: &mut O, fine: &DeviceCsr<O>, b: &O::Vector, x: &mut O::Vector) -> Result<()> {
+        ops.set_zero(x)?;
+        self.cycle(ops, fine, b, x, true)
+    }
+
+    /// The V-cycle; `x_is_zero` when the finest x is zero on entry (every coarser level's is).
+    fn cycle(&mut self, ops: &mut O, fine: &DeviceCsr<O>, b: &O::Vector, x: &mut O::Vector, x_is_zero: bool) -> Result<()> {
         let depth = self.levels.len();
         // Down: level l's system is fine (l = 0) or level l−1's coarse matrix, b and x.
         for l in 0..depth {
@@ -199,7 +211,7 @@ impl<O: LinearOps> DeviceHierarchy<O> {
                 None => (fine, b, &mut *x),
                 Some(up) => (&up.coarse, &up.coarse_b, &mut up.coarse_x),
             };
-            relax(ops, level, a, b, x, self.pre_sweeps, true)?;
+            relax(ops, level, a, b, x, self.pre_sweeps, true, x_is_zero || l > 0)?;
             ops.residual(a, b, x, &mut level.work)?;
             ops.spmv(&level.pt, &level.work, &mut level.coarse_b)?;
             ops.set_zero(&mut level.coarse_x)?;
@@ -227,13 +239,15 @@ impl<O: LinearOps> DeviceHierarchy<O> {
                 Some(up) => (&up.coarse, &up.coarse_b, &mut up.coarse_x),
             };
             ops.spmv_add(&level.p, &level.coarse_x, x)?;
-            relax(ops, level, a, b, x, self.post_sweeps, false)?;
+            relax(ops, level, a, b, x, self.post_sweeps, false, false)?;
         }
         Ok(())
     }
 }
 
-/// `sweeps` relaxations of `a x = b` on `level` (Relaxation::pre / post; `forward` orders the colours).
+/// `sweeps` relaxations of `a x = b` on `level` (Relaxation::pre / post; `forward` orders the colours); with
+/// `x_is_zero` the first Jacobi or Chebyshev product is taken as zero instead of computed.
+#[allow(clippy::too_many_arguments)]
 pub fn relax<O: LinearOps>(
     ops: &mut O,
     level: &mut DeviceLevel<O>,
@@ -242,17 +256,19 @@ pub fn relax<O: LinearOps>(
     x: &mut O::Vector,
     sweeps: usize,
     forward: bool,
+    x_is_zero: bool,
 ) -> Result<()> {
     let DeviceLevel { inv_diag, relax, work, .. } = level;
-    for _ in 0..sweeps {
+    let product = |ops: &mut O, x: &O::Vector, work: &mut O::Vector, zero: bool| if zero { ops.set_zero(work) } else { ops.spmv(a, x, work) };
+    for sweep in 0..sweeps {
         match relax {
             DeviceRelaxation::Jacobi { omega } => {
-                ops.spmv(a, x, work)?;
+                product(ops, x, work, x_is_zero && sweep == 0)?;
                 ops.jacobi_sweep(x, work, b, inv_diag, *omega)?;
             }
             DeviceRelaxation::Chebyshev { steps, d } => {
-                for &(c_d, c_r) in steps.iter() {
-                    ops.spmv(a, x, work)?;
+                for (step, &(c_d, c_r)) in steps.iter().enumerate() {
+                    product(ops, x, work, x_is_zero && sweep == 0 && step == 0)?;
                     ops.chebyshev_step(x, d, work, b, inv_diag, c_d, c_r)?;
                 }
             }

@@ -25,8 +25,7 @@ impl<O: LinearOps> DevicePreconditioner<O> for Identity {
 /// One V-cycle from a zero start (AmgPreconditioner::apply).
 impl<O: LinearOps> DevicePreconditioner<O> for DeviceHierarchy<O> {
     fn apply(&mut self, ops: &mut O, a: &DeviceCsr<O>, r: &O::Vector, z: &mut O::Vector) -> Result<()> {
-        ops.set_zero(z)?;
-        self.vcycle(ops, a, r, z)
+        self.precondition(ops, a, r, z)
     }
 }
 

@@ -45,7 +45,7 @@ impl<O: MgpbdOps> DevicePrimal<O> {
     pub fn new(ops: &O, pattern: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64], inv_alpha: &[f64]) -> Result<Self> {
         let (n, rows) = (pattern.matrix.rows().max(1), vertices.len().max(1));
         Ok(DevicePrimal {
-            pattern: DevicePrimalPattern::upload(ops, pattern, vertices, inv_mass)?,
+            pattern: DevicePrimalPattern::upload(ops, pattern, inv_mass)?,
             k: DeviceCsr::pattern_of(ops, &pattern.matrix)?,
             hierarchy: None,
             pcg: DevicePcg::new(ops, n)?,

@@ -1,15 +1,14 @@
 //! The fixed pattern of MGPBD's primal matrix K on the device (`xpbd_core::mgpbd::primal::PrimalPattern`), which
 //! `MgpbdOps::primal_fill` refills from the rows' gradients.
 
-use xpbd_core::mgpbd::primal::{PrimalPattern, PINNED};
-use xpbd_core::mgpbd::rows::NO_VERTEX;
+use xpbd_core::mgpbd::primal::PrimalPattern;
 
 use crate::convert::{narrow, nonempty, to_t};
 use crate::error::Result;
 use crate::linalg::LinearOps;
 use crate::mgpbd::incidence::DeviceIncidence;
 
-/// [`PrimalPattern`]'s arrays on the device, and J's vertices per row (free index per slot, [`PINNED`] if none).
+/// [`PrimalPattern`]'s arrays on the device, with J's vertices per row as `row_free`.
 pub struct DevicePrimalPattern<O: LinearOps + ?Sized> {
     pub free_count: u32,
     pub rows: u32,
@@ -27,19 +26,18 @@ pub struct DevicePrimalPattern<O: LinearOps + ?Sized> {
 }
 
 impl<O: LinearOps> DevicePrimalPattern<O> {
-    pub fn upload(ops: &O, p: &PrimalPattern, vertices: &[[u32; 4]], inv_mass: &[f64]) -> Result<Self> {
-        let free = |v: u32| if v == NO_VERTEX { PINNED } else { p.free_index[v as usize] };
+    pub fn upload(ops: &O, p: &PrimalPattern, inv_mass: &[f64]) -> Result<Self> {
         let inv_mass_free: Vec<f64> = p.free_vertices.iter().map(|&v| inv_mass[v as usize]).collect();
         Ok(DevicePrimalPattern {
             free_count: p.free_count() as u32,
-            rows: vertices.len() as u32,
+            rows: p.row_free.len() as u32,
             block_start: ops.upload_indices(&narrow(&p.block_start))?,
             block_col: ops.upload_indices(&nonempty(&p.block_col))?,
             term_start: ops.upload_indices(&narrow(&p.term_start))?,
             term_row: ops.upload_indices(&nonempty(&p.terms.iter().map(|t| t.0).collect::<Vec<u32>>()))?,
             term_slots: ops.upload_indices(&nonempty(&p.terms.iter().map(|t| 4 * t.1 as u32 + t.2 as u32).collect::<Vec<u32>>()))?,
             incidence: DeviceIncidence::upload(ops, &p.vertex_start, &p.vertex_rows)?,
-            row_free: ops.upload_indices(&nonempty(&vertices.iter().flat_map(|vs| vs.map(free)).collect::<Vec<u32>>()))?,
+            row_free: ops.upload_indices(&nonempty(&p.row_free.concat()))?,
             inv_mass_free: ops.upload(&to_t(&nonempty(&inv_mass_free)))?,
         })
     }

@@ -64,8 +64,7 @@ pub struct VCycle(pub Hierarchy);
 impl Preconditioner for VCycle {
     fn setup(&mut self, _a: &Csr, _setup: Setup) {}
     fn apply(&mut self, a: &Csr, r: &[f64], z: &mut [f64]) {
-        z.fill(0.0);
-        self.0.vcycle(a, r, z);
+        self.0.precondition(a, r, z);
     }
 }
 
@@ -90,7 +89,7 @@ pub fn sweeps_transfers_and_refresh<O: MgpbdOps<T = f64>>(ops: &mut O, smoother:
         let mut want: Vec<f64> = (0..n).map(|i| (1.1 * i as f64).cos()).collect();
         let mut got = ops.upload(&want).unwrap();
         h.levels[0].relax.sweep(&k, &b, &mut want, forward);
-        relax(ops, &mut dh.levels[0], &d.k, &db, &mut got, 1, forward).unwrap();
+        relax(ops, &mut dh.levels[0], &d.k, &db, &mut got, 1, forward, false).unwrap();
         report.check(&format!("{smoother:?} sweep (forward {forward})"), &down(ops, &got), &want, 1e-14);
     }
     let p = &h.levels[0].p;
@@ -151,7 +150,7 @@ pub fn vcycle_and_ten_pcg_iterations<O: MgpbdOps<T = f64>>(ops: &mut O, smoother
     let mut want = vec![0.0; n];
     let mut got = ops.zeros(n).unwrap();
     cpu.apply(k, &b, &mut want);
-    dh.vcycle(ops, &d.k, &db, &mut got).unwrap();
+    dh.precondition(ops, &d.k, &db, &mut got).unwrap();
     report.check(&format!("{smoother:?} V-cycle ({} levels)", cpu.0.level_count()), &down(ops, &got), &want, 1e-12);
 
     let mut pcg = Pcg::new("amg-pcg", cpu);
