@@ -1,5 +1,6 @@
 //! One V-cycle (the MGPBD paper §4.2, Alg. 3): pre-smooth, restrict the residual with Pᵀ, recurse,
-//! prolongate the correction with P, post-smooth; exact solve on the coarsest level.
+//! prolongate the correction with P, post-smooth; exact solve on the coarsest level. Also the finest
+//! matrix's product for the Krylov iteration the V-cycle preconditions.
 
 use super::hierarchy::{CoarseSolve, Hierarchy, Level};
 use crate::sparse::Csr;
@@ -18,9 +19,7 @@ impl Hierarchy {
         let (pre, post) = (self.options.pre_sweeps, self.options.post_sweeps);
         cycle(a, &mut self.levels, &mut self.coarsest, b, x, pre, post, true);
     }
-}
 
-impl Hierarchy {
     /// `y = A x` for the finest matrix A, through its level's row groups (`row_groups.rs`) when it has coarser
     /// levels, else the plain product.
     pub fn product(&self, a: &Csr, x: &[f64], y: &mut [f64]) {
