@@ -24,6 +24,8 @@ pub struct FrameStats {
     pub contacts: usize,
     /// Adaptive rigidification's rigid bodies and rigid elements at the frame's end (`None` for other solvers).
     pub rigid: Option<RigidStats>,
+    /// The implicit and adaptive solvers' time per phase over the frame (`None` for other solvers).
+    pub phases: Option<crate::implicit::phases::Phases>,
 }
 
 /// Rigid bodies and the elements they hold (thesis "Adaptive methods for elastic deformation", §3.3.4).

@@ -13,10 +13,12 @@ use std::io::Write;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use xpbd_core::backend::{Backend, RigidStats};
+use xpbd_core::implicit::phases::Phases;
 use xpbd_core::mesh::io::{write_atomic, write_pvd, write_vtu_with_cells, PointData};
 use xpbd_core::mgpbd::OuterStats;
 use xpbd_core::model::Model;
 use xpbd_core::scene::schema::Output;
+use xpbd_core::solver_config::Method;
 use xpbd_core::solver_config::SolverConfig;
 use xpbd_core::state::State;
 use xpbd_core::{Error, Result};
@@ -41,6 +43,8 @@ pub struct FrameMetrics {
     pub mgpbd: Option<OuterStats>,
     /// Adaptive runs only: `rigid_bodies,rigid_elements` after the fixed ones.
     pub rigid: Option<RigidStats>,
+    /// Implicit and adaptive runs only: the time per phase, the last columns.
+    pub phases: Option<Phases>,
 }
 
 /// Frame file formats.
@@ -256,6 +260,9 @@ impl Writer {
         if config.method.kind() == "adaptive" {
             header.push_str(",rigid_bodies,rigid_elements");
         }
+        if matches!(config.method, Method::Implicit(_)) {
+            header = format!("{header},{}", Phases::CSV_HEADER);
+        }
         let metrics = CsvFile::create(dir.join("metrics.csv"), &header)?;
         let probes = if model.probes.is_empty() { None } else { Some(CsvFile::create(dir.join("probes.csv"), PROBES_HEADER)?) };
         Ok(Self::with_files(dir, model, frames, metrics, probes))
@@ -348,6 +355,9 @@ impl Writer {
         }
         if let Some(r) = &m.rigid {
             line = format!("{line},{},{}", r.bodies, r.elements);
+        }
+        if let Some(p) = &m.phases {
+            line = format!("{line},{}", p.csv());
         }
         self.metrics.line(&line)
     }

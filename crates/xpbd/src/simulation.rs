@@ -184,6 +184,7 @@ impl Simulation {
                 max_edge_strain: last.max_edge_strain,
                 mgpbd: stats.mgpbd,
                 rigid: stats.rigid,
+                phases: stats.phases,
             })?;
             // A frame that fails a check under `on_failure = "stop"` ends the run: it is the last one.
             let stops = check.is_some() && matches!(self.health.on_failure, OnFailure::Stop);

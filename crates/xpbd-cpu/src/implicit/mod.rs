@@ -31,6 +31,7 @@ use xpbd_core::constraint::tet_model::gather;
 use xpbd_core::fem::shell::membrane_strain;
 use xpbd_core::implicit::bodies::{FaceAdjacency, RigidPattern};
 use xpbd_core::implicit::dofs::{Dofs, VertexDof};
+pub use xpbd_core::implicit::phases::Phases;
 use xpbd_core::implicit::settings::{ImplicitSettings, LinearSolve, Rigidification};
 use xpbd_core::mesh::Vec3;
 use xpbd_core::model::Model;
@@ -41,23 +42,6 @@ use xpbd_core::{Error, Result};
 
 /// Gauss–Seidel passes of the shells' strain limiting per step.
 const STRAIN_LIMIT_PASSES: usize = 4;
-
-/// Wall seconds of each phase of the steps so far (the performance breakdown).
-#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize)]
-pub struct Phases {
-    /// Element energies, forces and projected stiffnesses, and their sum into A_A and the right-hand side.
-    pub assembly: f64,
-    /// Sparse Cholesky (numeric, and symbolic after a rigid-pattern change).
-    pub factorisation: f64,
-    /// The solve for Δẋ_A.
-    pub solve: f64,
-    /// Detection, the Delassus operator and PGS.
-    pub contact: f64,
-    /// The elastification oracle (its preconditioner's factorisation included, once).
-    pub oracle: f64,
-    /// Rigidification flags and rebuilding bodies and the block pattern.
-    pub bodies: f64,
-}
 
 /// Adaptive rigidification's per-element state, over the rigidifiable elements: the tets, then the shell
 /// triangles (the model's cell order).
@@ -453,7 +437,7 @@ impl Backend for ImplicitBackend {
     }
 
     fn step_frame(&mut self, model: &Model, s: &mut State) -> Result<FrameStats> {
-        let start = Instant::now();
+        let (start, phases) = (Instant::now(), self.phases);
         let (h, t0) = (self.config.h(), s.time);
         for k in 1..=self.config.substeps {
             let t_end = self.config.substep_end(t0, k);
@@ -466,6 +450,7 @@ impl Backend for ImplicitBackend {
             solve_seconds: start.elapsed().as_secs_f64(),
             contacts: self.contacts.active(),
             rigid: self.adaptive.is_some().then_some(xpbd_core::backend::RigidStats { bodies, elements }),
+            phases: Some(self.phases.since(&phases)),
             ..FrameStats::default()
         })
     }

@@ -94,7 +94,7 @@ impl<T: KernelScalar> Gpu<T> {
         state.frame += 1;
         let (r0, r) = self.residuals()?;
         let contacts = self.contacts()?;
-        Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None, contacts, rigid: None })
+        Ok(FrameStats { residual: r, relative_residual: if r0 > 0.0 { r / r0 } else { 0.0 }, solve_seconds, mgpbd: None, contacts, rigid: None, phases: None })
     }
 
     /// Collider rows that pushed (λ_n > 0) in the frame's last substep, as the CPU's `ContactSet::active`
