@@ -107,12 +107,18 @@ impl RowGroups {
     /// `y = A x` for `a` with the pattern these groups were made for, chunks in parallel; the same bits with
     /// or without AVX2.
     pub fn spmv(&self, a: &Csr, x: &[f64], y: &mut [f64]) {
-        debug_assert_eq!(self.start.last().copied().unwrap_or(0), a.rows(), "groups of another matrix");
-        self.spmv_on(avx2(), a, x, y)
+        self.spmv_update(a, x, y, |_, _, ax| ax)
     }
 
-    /// [`RowGroups::spmv`] with (`avx2`, which the processor must have) or without AVX2.
-    fn spmv_on(&self, avx2: bool, a: &Csr, x: &[f64], y: &mut [f64]) {
+    /// `y_i = f(i, y_i, (A x)_i)` for every row i, in the same pass as the product (a relaxation's or a
+    /// residual's update, in parallel with it); y must not be x.
+    pub fn spmv_update(&self, a: &Csr, x: &[f64], y: &mut [f64], f: impl Fn(usize, f64, f64) -> f64 + Sync) {
+        debug_assert_eq!(self.start.last().copied().unwrap_or(0), a.rows(), "groups of another matrix");
+        self.spmv_on(avx2(), a, x, y, f)
+    }
+
+    /// [`RowGroups::spmv_update`] with (`avx2`, which the processor must have) or without AVX2.
+    fn spmv_on(&self, avx2: bool, a: &Csr, x: &[f64], y: &mut [f64], f: impl Fn(usize, f64, f64) -> f64 + Sync) {
         assert!(x.len() >= self.width && a.cols() == self.width, "x has {} entries for {} columns", x.len(), self.width);
         self.split(y, |i| i).into_par_iter().for_each(|(groups, first, y)| {
             let (ptr, val) = (a.indptr(), a.data());
@@ -122,12 +128,13 @@ impl RowGroups {
                 let cols = &self.cols[self.col_start[group]..self.col_start[group + 1]];
                 let values = |r: usize| &val[ptr[rows.start + r]..ptr[rows.start + r] + cols.len()];
                 let y = &mut y[rows.start - first..];
+                let f = |r: usize, old: f64, ax: f64| f(rows.start + r, old, ax);
                 match avx2 {
                     // SAFETY: the caller found the instruction set; the groups' columns, copied from a CSR pattern,
                     // lie below its column count `width`, which x covers (checked above).
                     #[cfg(target_arch = "x86_64")]
-                    true => unsafe { by_group_size!(rows.len(), store_avx2(cols, values, x, y)) },
-                    _ => by_group_size!(rows.len(), store(cols, values, x, y)),
+                    true => unsafe { by_group_size!(rows.len(), store_avx2(cols, values, x, y, f)) },
+                    _ => by_group_size!(rows.len(), store(cols, values, x, y, f)),
                 }
             }
         });
@@ -143,72 +150,64 @@ fn avx2() -> bool {
 }
 
 /// `y[..G]` = the G rows whose values are `values(r)`, all on the columns `cols`, times `x`: each row summed
-/// in four partial sums s_k, of its entries t ≡ k (mod 4) below the last multiple of 4 in column order,
-/// combined as (s₀ + s₂) + (s₁ + s₃), and then the remaining entries added in order. Four independent chains of
-/// additions that the processor overlaps, and with AVX2 ([`store_avx2`]) one register per row, with the same
-/// roundings (no fused multiply-add), so the same bits. The sums differ from the row-by-row order by round-off.
+/// in four partial sums s_k, of its entries t ≡ k (mod 4) in column order, combined as (s₀ + s₂) + (s₁ + s₃).
+/// Four independent chains of additions that the processor overlaps, and with AVX2 ([`store_avx2`]) one
+/// register per row, with the same roundings (no fused multiply-add), so the same bits. The sums differ from
+/// the row-by-row order by round-off. Row r stores `f(r, y[r], sum)`.
 #[inline(always)]
-fn store<'v, const G: usize>(cols: &[u32], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64]) {
+fn store<'v, const G: usize>(cols: &[u32], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64], f: impl Fn(usize, f64, f64) -> f64) {
     let n = cols.len();
     let rows: [&[f64]; G] = std::array::from_fn(|r| &values(r)[..n]);
     let mut s = [[0.0f64; 4]; G];
-    let mut t = 0;
-    while t + 4 <= n {
-        let xs: [f64; 4] = std::array::from_fn(|k| x[cols[t + k] as usize]);
+    for (t, &c) in cols.iter().enumerate() {
+        let xc = x[c as usize];
         for r in 0..G {
-            for k in 0..4 {
-                s[r][k] += rows[r][t + k] * xs[k];
-            }
+            s[r][t % 4] += rows[r][t] * xc;
         }
-        t += 4;
     }
     for r in 0..G {
-        y[r] = rest_of_row((s[r][0] + s[r][2]) + (s[r][1] + s[r][3]), &cols[t..], &rows[r][t..], x);
+        y[r] = f(r, y[r], (s[r][0] + s[r][2]) + (s[r][1] + s[r][3]));
     }
 }
 
-/// `sum` plus the products of `values` with x at `cols`, in order.
-#[inline(always)]
-fn rest_of_row(mut sum: f64, cols: &[u32], values: &[f64], x: &[f64]) -> f64 {
-    for (&c, &v) in cols.iter().zip(values) {
-        sum += v * x[c as usize];
-    }
-    sum
-}
-
-/// [`store`] with AVX2: the four partial sums of a row in one register.
+/// [`store`] with AVX2: the four partial sums of a row in one register; the last 1–3 entries by a masked load,
+/// with x = 0 in the unused lanes.
 ///
 /// # Safety
 /// The processor must have AVX2, and every entry of `cols` must lie below `x.len()`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn store_avx2<'v, const G: usize>(cols: &[u32], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64]) {
+unsafe fn store_avx2<'v, const G: usize>(cols: &[u32], values: impl Fn(usize) -> &'v [f64], x: &[f64], y: &mut [f64], f: impl Fn(usize, f64, f64) -> f64) {
     use std::arch::x86_64::*;
     let n = cols.len();
     let mut rows = [&[][..]; G];
     for (r, row) in rows.iter_mut().enumerate() {
         *row = &values(r)[..n];
     }
+    let xat = |t: usize| *x.get_unchecked(*cols.get_unchecked(t) as usize);
     let mut s = [_mm256_setzero_pd(); G];
     let mut t = 0;
     while t + 4 <= n {
-        let c = cols.as_ptr().add(t);
-        let xs = _mm256_set_pd(
-            *x.get_unchecked(*c.add(3) as usize),
-            *x.get_unchecked(*c.add(2) as usize),
-            *x.get_unchecked(*c.add(1) as usize),
-            *x.get_unchecked(*c as usize),
-        );
+        let xs = _mm256_set_pd(xat(t + 3), xat(t + 2), xat(t + 1), xat(t));
         for r in 0..G {
             s[r] = _mm256_add_pd(s[r], _mm256_mul_pd(_mm256_loadu_pd(rows[r].as_ptr().add(t)), xs));
         }
         t += 4;
     }
+    let rest = n - t;
+    if rest > 0 {
+        let lane = |k: usize| if k < rest { xat(t + k) } else { 0.0 };
+        let xs = _mm256_set_pd(0.0, lane(2), lane(1), lane(0));
+        let on = |k: usize| if k < rest { -1 } else { 0 };
+        let mask = _mm256_set_epi64x(0, on(2), on(1), on(0));
+        for r in 0..G {
+            s[r] = _mm256_add_pd(s[r], _mm256_mul_pd(_mm256_maskload_pd(rows[r].as_ptr().add(t), mask), xs));
+        }
+    }
     for r in 0..G {
         // [s₀ + s₂, s₁ + s₃], then their sum.
         let half = _mm_add_pd(_mm256_castpd256_pd128(s[r]), _mm256_extractf128_pd::<1>(s[r]));
-        let sum = _mm_cvtsd_f64(half) + _mm_cvtsd_f64(_mm_unpackhi_pd(half, half));
-        y[r] = rest_of_row(sum, &cols[t..], &rows[r][t..], x);
+        y[r] = f(r, y[r], _mm_cvtsd_f64(half) + _mm_cvtsd_f64(_mm_unpackhi_pd(half, half)));
     }
 }
 
@@ -255,8 +254,23 @@ pub(crate) mod tests {
             one_thread.install(|| groups.spmv(&m, &x, &mut serial));
             assert_eq!(y, serial);
             let mut portable = vec![0.0; m.rows()];
-            groups.spmv_on(false, &m, &x, &mut portable);
+            groups.spmv_on(false, &m, &x, &mut portable, |_, _, ax| ax);
             assert_eq!(y, portable, "the AVX2 product differs from the portable one");
+        }
+    }
+
+    /// `spmv_update` hands each row its index, its old entry and its product: y_i ← y_i + i (A x)_i.
+    #[test]
+    fn update_sees_each_rows_index_old_value_and_product() {
+        let m = blocks(&cloth_dual(6, 1e4), 3, 3);
+        let groups = RowGroups::new(&m);
+        let x: Vec<f64> = (0..m.cols()).map(|j| (j as f64 * 0.3).sin()).collect();
+        let mut ax = vec![0.0; m.rows()];
+        groups.spmv(&m, &x, &mut ax);
+        let mut y: Vec<f64> = (0..m.rows()).map(|i| i as f64 * 0.5).collect();
+        groups.spmv_update(&m, &x, &mut y, |i, old, ax| old + i as f64 * ax);
+        for i in 0..m.rows() {
+            assert_eq!(y[i], i as f64 * 0.5 + i as f64 * ax[i], "row {i}");
         }
     }
 }

@@ -10,7 +10,7 @@ use super::row_groups::RowGroups;
 use super::Smoother;
 use crate::graph::coloring::{greedy, Coloring};
 use crate::graph::element_graph::Graph;
-use crate::sparse::{diagonal, spmv, Csr};
+use crate::sparse::{diagonal_positions, spmv, Csr};
 
 /// Lanczos steps of the spectral radius estimate.
 const LANCZOS_STEPS: usize = 20;
@@ -23,12 +23,15 @@ pub const CHEBYSHEV_UPPER: f64 = 1.1;
 pub struct Relaxation {
     kind: Smoother,
     inv_diag: Vec<f64>,
+    /// Position of each row's diagonal entry in A's values (A's pattern is that of the full setup).
+    diagonal_at: Vec<Option<usize>>,
     /// Estimate of ρ(D⁻¹A) from the last full setup.
     pub rho: f64,
     colors: Option<Coloring>,
     /// A's row groups, for its products (A's pattern is that of the full setup).
     pub(super) groups: RowGroups,
-    r: Vec<f64>,
+    /// Jacobi's next iterate, computed beside the current one.
+    next: Vec<f64>,
     d: Vec<f64>,
 }
 
@@ -36,7 +39,8 @@ impl Relaxation {
     /// Full setup: diagonal, ρ(D⁻¹A), and for Gauss-Seidel a greedy colouring of A's graph.
     pub fn new(a: &Csr, kind: Smoother) -> Self {
         let n = a.rows();
-        let mut s = Relaxation { kind, inv_diag: Vec::new(), rho: 0.0, colors: None, groups: RowGroups::new(a), r: vec![0.0; n], d: vec![0.0; n] };
+        let (inv_diag, diagonal_at) = (vec![0.0; n], diagonal_positions(a));
+        let mut s = Relaxation { kind, inv_diag, diagonal_at, rho: 0.0, colors: None, groups: RowGroups::new(a), next: vec![0.0; n], d: vec![0.0; n] };
         s.refresh(a);
         s.rho = spectral_radius_jacobi(a, &s.inv_diag);
         if kind == Smoother::Gs {
@@ -57,7 +61,10 @@ impl Relaxation {
 
     /// Lazy refresh: new diagonal, same ρ and colouring.
     pub fn refresh(&mut self, a: &Csr) {
-        self.inv_diag = diagonal(a).iter().map(|&d| if d != 0.0 { 1.0 / d } else { 0.0 }).collect();
+        for (inv, at) in self.inv_diag.iter_mut().zip(&self.diagonal_at) {
+            let d = at.map_or(0.0, |k| a.data()[k]);
+            *inv = if d != 0.0 { 1.0 / d } else { 0.0 };
+        }
     }
 
     /// `sweeps` relaxations of `A x = b` before the coarse correction. With `x_is_zero` (x = 0 on
@@ -90,21 +97,24 @@ impl Relaxation {
         }
     }
 
-    /// `r = A x`, or r = 0 without the product when x is known to be zero.
-    fn product(groups: &RowGroups, a: &Csr, x: &[f64], r: &mut [f64], x_is_zero: bool) {
+    /// `y_i = f(i, y_i, (A x)_i)` in the product's pass, or `f(i, y_i, 0)` without the product when x is known
+    /// to be zero.
+    fn update(groups: &RowGroups, a: &Csr, x: &[f64], y: &mut [f64], x_is_zero: bool, f: impl Fn(usize, f64, f64) -> f64 + Sync) {
         if x_is_zero {
-            r.fill(0.0);
+            for (i, yi) in y.iter_mut().enumerate() {
+                *yi = f(i, *yi, 0.0);
+            }
         } else {
-            groups.spmv(a, x, r);
+            groups.spmv_update(a, x, y, f);
         }
     }
 
+    /// `x ← x + ω D⁻¹ (b − A x)`, computed into the scratch vector in the product's pass.
     fn jacobi(&mut self, a: &Csr, b: &[f64], x: &mut [f64], x_is_zero: bool) {
         let omega = 4.0 / (3.0 * self.rho);
-        Self::product(&self.groups, a, x, &mut self.r, x_is_zero);
-        for i in 0..x.len() {
-            x[i] += omega * self.inv_diag[i] * (b[i] - self.r[i]);
-        }
+        let inv_diag = &self.inv_diag;
+        Self::update(&self.groups, a, x, &mut self.next, x_is_zero, |i, _, ax| x[i] + omega * inv_diag[i] * (b[i] - ax));
+        x.copy_from_slice(&self.next);
     }
 
     fn chebyshev(&mut self, a: &Csr, b: &[f64], x: &mut [f64], x_is_zero: bool) {
@@ -112,11 +122,8 @@ impl Relaxation {
         let (theta, delta) = ((hi + lo) / 2.0, (hi - lo) / 2.0);
         let sigma = theta / delta;
         let mut rho_k = 1.0 / sigma;
-        let (r, d, groups) = (&mut self.r, &mut self.d, &self.groups);
-        Self::product(groups, a, x, r, x_is_zero);
-        for i in 0..x.len() {
-            d[i] = self.inv_diag[i] * (b[i] - r[i]) / theta;
-        }
+        let (d, groups, inv_diag) = (&mut self.d, &self.groups, &self.inv_diag);
+        Self::update(groups, a, x, d, x_is_zero, |i, _, ax| inv_diag[i] * (b[i] - ax) / theta);
         for step in 0..CHEBYSHEV_DEGREE {
             for i in 0..x.len() {
                 x[i] += d[i];
@@ -124,11 +131,8 @@ impl Relaxation {
             if step + 1 == CHEBYSHEV_DEGREE {
                 break;
             }
-            groups.spmv(a, x, r);
             let rho_next = 1.0 / (2.0 * sigma - rho_k);
-            for i in 0..x.len() {
-                d[i] = rho_next * rho_k * d[i] + 2.0 * rho_next / delta * self.inv_diag[i] * (b[i] - r[i]);
-            }
+            groups.spmv_update(a, x, d, |i, di, ax| rho_next * rho_k * di + 2.0 * rho_next / delta * inv_diag[i] * (b[i] - ax));
             rho_k = rho_next;
         }
     }

@@ -39,19 +39,11 @@ fn cycle(a: &Csr, levels: &mut [Level], coarsest: &mut CoarseSolve, b: &[f64], x
     };
     let Level { relax, p, pt, p_groups, pt_groups, galerkin, residual, coarse_b, coarse_x } = level;
     relax.pre(a, b, x, pre, x_is_zero);
-    relax.groups.spmv(a, x, residual);
-    for (r, bi) in residual.iter_mut().zip(b) {
-        *r = bi - *r;
-    }
+    relax.groups.spmv_update(a, x, residual, |i, _, ax| b[i] - ax);
     pt_groups.spmv(pt, residual, coarse_b);
     coarse_x.fill(0.0);
     cycle(&galerkin.coarse, deeper, coarsest, coarse_b, coarse_x, pre, post, true);
-    let mut correction = std::mem::take(residual);
-    p_groups.spmv(p, coarse_x, &mut correction);
-    for (xi, c) in x.iter_mut().zip(&correction) {
-        *xi += c;
-    }
-    *residual = correction;
+    p_groups.spmv_update(p, coarse_x, x, |_, xi, correction| xi + correction);
     relax.post(a, b, x, post);
 }
 

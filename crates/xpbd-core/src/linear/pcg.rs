@@ -178,9 +178,14 @@ impl Krylov {
         mut done: impl FnMut(&[f64], &[f64]) -> bool,
     ) -> (usize, bool) {
         let Krylov { r, z, p, ap } = self;
-        apply(x, ap);
-        for i in 0..r.len() {
-            r[i] = b[i] - ap[i];
+        // From x = 0 (every MGPBD solve) r = b exactly, without a product.
+        if x.iter().all(|&v| v == 0.0) {
+            r.copy_from_slice(b);
+        } else {
+            apply(x, ap);
+            for i in 0..r.len() {
+                r[i] = b[i] - ap[i];
+            }
         }
         precond(r, z);
         p.copy_from_slice(z);

@@ -22,6 +22,9 @@ use rayon::prelude::*;
 /// Marks pinned vertices in [`PrimalPattern::free_index`].
 pub const PINNED: u32 = u32::MAX;
 
+/// Rows per parallel task of [`PrimalPattern::dual_residual`].
+const DUAL_CHUNK_ROWS: usize = 512;
+
 pub struct PrimalPattern {
     /// Free index of each vertex, [`PINNED`] for inverse mass 0.
     pub free_index: Vec<u32>,
@@ -170,6 +173,33 @@ impl PrimalPattern {
                 scale(u) * g.dot(&Vec3::new(y[3 * u], y[3 * u + 1], y[3 * u + 2]))
             })
             .sum()
+    }
+
+    /// `‖J W y‖`: the dual residual for K's residual `y` and W per free vertex (`w`). Rows in parallel chunks of
+    /// [`DUAL_CHUNK_ROWS`], each entry summed as [`PrimalPattern::row_product`] does, the squares summed in row
+    /// order within a chunk and the chunks' sums (`chunk_sums`, a buffer) in chunk order: the same value on any
+    /// number of threads.
+    pub fn dual_residual(&self, grads: &[[Vec3; 4]], w: &[f64], y: &[f64], chunk_sums: &mut Vec<f64>) -> f64 {
+        let rows = self.row_free.len();
+        (0..rows.div_ceil(DUAL_CHUNK_ROWS))
+            .into_par_iter()
+            .map(|c| {
+                let rows = c * DUAL_CHUNK_ROWS..((c + 1) * DUAL_CHUNK_ROWS).min(rows);
+                let mut squares = 0.0;
+                for (free, g) in self.row_free[rows.clone()].iter().zip(&grads[rows]) {
+                    let mut s = -0.0;
+                    for (&u, g) in free.iter().zip(g) {
+                        if u != PINNED {
+                            let u = u as usize;
+                            s += w[u] * g.dot(&Vec3::new(y[3 * u], y[3 * u + 1], y[3 * u + 2]));
+                        }
+                    }
+                    squares += s * s;
+                }
+                squares
+            })
+            .collect_into_vec(chunk_sums);
+        chunk_sums.iter().sum::<f64>().sqrt()
     }
 
     /// Positions of the free vertices, in free-index order (for the rigid-body near kernel).

@@ -27,8 +27,8 @@ pub struct PrimalSolver {
     y: Vec<f64>,
     /// The iterate with the lowest dual residual so far.
     best: Vec<f64>,
-    /// Squared entries of the dual residual, one per row (summed in row order).
-    dual_squares: Vec<f64>,
+    /// Partial sums of the dual residual's squares (`PrimalPattern::dual_residual`).
+    dual_chunks: Vec<f64>,
     /// W per free vertex.
     inv_mass_free: Vec<f64>,
 }
@@ -46,7 +46,7 @@ impl PrimalSolver {
             rhs: vec![0.0; n],
             y: vec![0.0; n],
             best: vec![0.0; n],
-            dual_squares: Vec::new(),
+            dual_chunks: Vec::new(),
             inv_mass_free: Vec::new(),
         }
     }
@@ -84,7 +84,7 @@ impl PrimalSolver {
     /// Solves `A Δλ = b` from Δλ = 0 until `‖b − A Δλ‖ ≤ tol ‖b‖` (the dual residual, `J W` times
     /// K's residual) or `max_iter` PCG iterations on K; J is the rows' gradients on the pattern's vertices.
     pub fn solve(&mut self, grads: &[[Vec3; 4]], inv_mass: &[f64], b: &[f64], dlambda: &mut [f64], tol: f64, max_iter: usize) -> SolveStats {
-        let PrimalSolver { pattern, k, pcg, inv_alpha, rhs, y, best, dual_squares, inv_mass_free } = self;
+        let PrimalSolver { pattern, k, pcg, inv_alpha, rhs, y, best, dual_chunks, inv_mass_free } = self;
         let b_norm = norm(b);
         if b_norm == 0.0 {
             dlambda.fill(0.0);
@@ -98,12 +98,8 @@ impl PrimalSolver {
             pattern.transpose_product(grads, inv_alpha, b, rhs);
             inv_mass_free.clear();
             inv_mass_free.extend(pattern.free_vertices.iter().map(|&v| inv_mass[v as usize]));
-            let w = |u: usize| inv_mass_free[u];
             (iterations, _) = pcg.iterate(k, rhs, y, max_iter, |r, y| {
-                // Rows in parallel, the sum in row order: the same value as a serial loop.
-                dual_squares.resize(b.len(), 0.0);
-                dual_squares.par_iter_mut().enumerate().for_each(|(row, d)| *d = pattern.row_product(row, grads, w, r).powi(2));
-                let dual = dual_squares.iter().sum::<f64>().sqrt();
+                let dual = pattern.dual_residual(grads, inv_mass_free, r, dual_chunks);
                 if dual < lowest {
                     lowest = dual;
                     best.copy_from_slice(y);

@@ -234,13 +234,31 @@ impl Rows {
     /// C, and ∇C when `grads` is given, of every row at positions `x`, in parallel. The polar
     /// decomposition of an element with component rows is computed once, into `polars` (a buffer
     /// kept between calls), and shared by its nine rows: the SVD dominated the outer loop otherwise.
+    /// Rows go in pairs, and the two neo-Hookean rows of an element that form a pair share its F.
     pub fn evaluate_all(&self, model: &Model, x: &[Vec3], polars: &mut Vec<Polar>, c: &mut [f64], grads: Option<&mut [[Vec3; 4]]>) {
         self.slot_row.par_iter().map(|&i| Polar::new(&self.deformation_gradient(model, i as usize, x))).collect_into_vec(polars);
         let polars = &polars[..];
-        let row = |i: usize| self.evaluate_with(model, i, x, (self.polar_slot[i] != NO_SLOT).then(|| &polars[self.polar_slot[i] as usize]));
+        let pair = |first: usize, count: usize| -> [(f64, [Vec3; 4]); 2] {
+            if count == 2 && self.kind[first] == RowKind::Hydrostatic && self.kind[first + 1] == RowKind::Deviatoric {
+                // An element's two rows are consecutive (`Rows::new`).
+                debug_assert_eq!((self.group[first], self.element[first]), (self.group[first + 1], self.element[first + 1]));
+                let f = self.deformation_gradient(model, first, x);
+                return [self.tet_row(model, first, &f, None), self.tet_row(model, first + 1, &f, None)];
+            }
+            let row = |i: usize| self.evaluate_with(model, i, x, (self.polar_slot[i] != NO_SLOT).then(|| &polars[self.polar_slot[i] as usize]));
+            [row(first), if count == 2 { row(first + 1) } else { (0.0, [Vec3::zeros(); 4]) }]
+        };
         match grads {
-            Some(grads) => c.par_iter_mut().zip(grads).enumerate().for_each(|(i, (c, g))| (*c, *g) = row(i)),
-            None => c.par_iter_mut().enumerate().for_each(|(i, c)| *c = row(i).0),
+            Some(grads) => c.par_chunks_mut(2).zip(grads.par_chunks_mut(2)).enumerate().for_each(|(k, (c, g))| {
+                for (j, (cj, gj)) in pair(2 * k, c.len()).into_iter().zip(c.iter_mut().zip(g)) {
+                    (*cj, *gj) = (j.0, j.1);
+                }
+            }),
+            None => c.par_chunks_mut(2).enumerate().for_each(|(k, c)| {
+                for (j, cj) in pair(2 * k, c.len()).into_iter().zip(c) {
+                    *cj = j.0;
+                }
+            }),
         }
     }
 
@@ -272,23 +290,26 @@ impl Rows {
                 let c = &model.cloth_groups[g];
                 bending::bending(&gather(x, &c.hinges[e]), c.rest_angle[e])
             }
-            kind => {
-                let t = &model.tet_groups[g];
-                let f = self.deformation_gradient(model, i, x);
-                let (c, p) = match kind {
-                    RowKind::Arap => arap::arap(&f),
-                    RowKind::ArapComponent => {
-                        let k = self.component[i] as usize;
-                        match polar {
-                            Some(polar) => polar.component(&f, k, self.exact_rotation),
-                            None => arap::component(&f, k, self.exact_rotation),
-                        }
-                    }
-                    RowKind::Hydrostatic => neohookean::hydrostatic(&f, neohookean::gamma(&t.lame)),
-                    _ => neohookean::deviatoric(&f),
-                };
-                (c, node_gradients(&p, &t.rest[e].dm_inv))
-            }
+            _ => self.tet_row(model, i, &self.deformation_gradient(model, i, x), polar),
         }
+    }
+
+    /// (C, ∇C) of the tet row `i` whose element has the deformation gradient `f`.
+    #[inline]
+    fn tet_row(&self, model: &Model, i: usize, f: &Matrix3<f64>, polar: Option<&Polar>) -> (f64, [Vec3; 4]) {
+        let t = &model.tet_groups[self.group[i] as usize];
+        let (c, p) = match self.kind[i] {
+            RowKind::Arap => arap::arap(f),
+            RowKind::ArapComponent => {
+                let k = self.component[i] as usize;
+                match polar {
+                    Some(polar) => polar.component(f, k, self.exact_rotation),
+                    None => arap::component(f, k, self.exact_rotation),
+                }
+            }
+            RowKind::Hydrostatic => neohookean::hydrostatic(f, neohookean::gamma(&t.lame)),
+            _ => neohookean::deviatoric(f),
+        };
+        (c, node_gradients(&p, &t.rest[self.element[i] as usize].dm_inv))
     }
 }

@@ -17,12 +17,18 @@ pub type Csr = sprs::CsMat<f64>;
 
 /// The diagonal of `a` (zero where no diagonal entry is stored).
 pub fn diagonal(a: &Csr) -> Vec<f64> {
-    let (indptr, indices, data) = (a.indptr(), a.indices(), a.data());
+    diagonal_positions(a).iter().map(|k| k.map_or(0.0, |k| a.data()[k])).collect()
+}
+
+/// Where each row's diagonal entry sits in `a.data()` (`None` where none is stored): the diagonal of new values
+/// on the same pattern is then read without a search.
+pub fn diagonal_positions(a: &Csr) -> Vec<Option<usize>> {
+    let (indptr, indices) = (a.indptr(), a.indices());
     let indptr = indptr.raw_storage();
     (0..a.rows())
         .map(|i| {
             let row = indptr[i]..indptr[i + 1];
-            indices[row.clone()].binary_search(&i).map_or(0.0, |k| data[row.start + k])
+            indices[row.clone()].binary_search(&i).ok().map(|k| row.start + k)
         })
         .collect()
 }
