@@ -176,7 +176,7 @@ impl PrimalPattern {
     }
 
     /// `‖J W y‖`: the dual residual for K's residual `y` and W per free vertex (`w`). Rows in parallel chunks of
-    /// [`DUAL_CHUNK_ROWS`], each entry summed as [`PrimalPattern::row_product`] does, the squares summed in row
+    /// [`DUAL_CHUNK_ROWS`], each entry a [`PrimalPattern::row_product`], the squares summed in row
     /// order within a chunk and the chunks' sums (`chunk_sums`, a buffer) in chunk order: the same value on any
     /// number of threads.
     pub fn dual_residual(&self, grads: &[[Vec3; 4]], w: &[f64], y: &[f64], chunk_sums: &mut Vec<f64>) -> f64 {
@@ -184,17 +184,9 @@ impl PrimalPattern {
         (0..rows.div_ceil(DUAL_CHUNK_ROWS))
             .into_par_iter()
             .map(|c| {
-                let rows = c * DUAL_CHUNK_ROWS..((c + 1) * DUAL_CHUNK_ROWS).min(rows);
                 let mut squares = 0.0;
-                for (free, g) in self.row_free[rows.clone()].iter().zip(&grads[rows]) {
-                    let mut s = -0.0;
-                    for (&u, g) in free.iter().zip(g) {
-                        if u != PINNED {
-                            let u = u as usize;
-                            s += w[u] * g.dot(&Vec3::new(y[3 * u], y[3 * u + 1], y[3 * u + 2]));
-                        }
-                    }
-                    squares += s * s;
+                for r in c * DUAL_CHUNK_ROWS..((c + 1) * DUAL_CHUNK_ROWS).min(rows) {
+                    squares += self.row_product(r, grads, |u| w[u], y).powi(2);
                 }
                 squares
             })
