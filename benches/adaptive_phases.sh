@@ -43,7 +43,8 @@ TOML
 done
 for rep in $(seq "$repeat"); do
     for kind in implicit adaptive; do
-        "$x" run "$out/$kind.toml" --out "$out/$kind/$rep" --quiet "${threads[@]}" 2> "$out/$kind.log"
+        mkdir -p "$out/$kind"
+        "$x" run "$out/$kind.toml" --out "$out/$kind/$rep" --quiet "${threads[@]}" 2> "$out/$kind/$rep.log"
     done
 done
 python3 - "$out" "$repeat" <<'PY'
