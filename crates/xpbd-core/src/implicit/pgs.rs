@@ -13,8 +13,11 @@
 //! elastic and rigid again every four steps. Without γ a rigid body's tangential impulses, which any balanced
 //! set satisfies, stay at their warm start: the elastic body's (the thesis's warm-start requirement, §3.3.3).
 //!
-//! H = J A⁻¹ Jᵀ is applied either as a dense matrix ([`DenseDelassus`]) or through Y = A⁻¹ Jᵀ and the running
-//! velocity change Δẋ = Y λ ([`MappedDelassus`]), whichever is smaller: m² against n·m for m rows and n DOFs.
+//! H = J A⁻¹ Jᵀ = ZᵀZ is applied through the forward-substituted columns Z = L⁻¹ P Jᵀ of the step's Cholesky
+//! factor and the running w = Z λ ([`FactoredDelassus`]): a row's product is Z_iᵀ w, over the rows its column
+//! reaches, and H is never formed (m² entries, each a sum over the reach of two columns).
+
+use crate::sparse::forward_columns::ForwardColumns;
 
 /// H as the iteration reads it.
 pub trait Delassus {
@@ -26,63 +29,35 @@ pub trait Delassus {
     fn changed(&mut self, i: usize, delta: f64);
 }
 
-/// H stored dense, row-major (m × m).
-pub struct DenseDelassus<'a> {
-    h: &'a [f64],
-    m: usize,
-}
-
-impl<'a> DenseDelassus<'a> {
-    pub fn new(h: &'a [f64], m: usize) -> Self {
-        debug_assert_eq!(h.len(), m * m);
-        DenseDelassus { h, m }
-    }
-}
-
-impl Delassus for DenseDelassus<'_> {
-    fn diagonal(&self, i: usize) -> f64 {
-        self.h[i * self.m + i]
-    }
-    fn product(&self, i: usize, lambda: &[f64]) -> f64 {
-        self.h[i * self.m..(i + 1) * self.m].iter().zip(lambda).map(|(a, l)| a * l).sum()
-    }
-    fn changed(&mut self, _: usize, _: f64) {}
-}
-
-/// H = J Y with the rows of J sparse, Y = A⁻¹ Jᵀ dense (n × m, column-major), and the velocity change
-/// Δẋ = Y λ kept up to date.
-pub struct MappedDelassus<'a> {
-    rows: &'a [Vec<(usize, f64)>],
-    y: &'a [f64],
-    n: usize,
+/// H = ZᵀZ, with w = Z λ kept up to date.
+pub struct FactoredDelassus<'a> {
+    z: &'a ForwardColumns,
     diagonal: Vec<f64>,
-    /// Δẋ = Y λ.
-    pub velocity: Vec<f64>,
+    /// w = Z λ, in the factor's order: A⁻¹ Jᵀ λ = Pᵀ L⁻ᵀ w.
+    pub w: Vec<f64>,
 }
 
-impl<'a> MappedDelassus<'a> {
-    /// With Δẋ = Y λ for the warm start `lambda`.
-    pub fn new(rows: &'a [Vec<(usize, f64)>], y: &'a [f64], n: usize, lambda: &[f64]) -> Self {
-        let column = |i: usize| &y[i * n..(i + 1) * n];
-        let diagonal = rows.iter().enumerate().map(|(i, r)| r.iter().map(|&(d, c)| c * column(i)[d]).sum()).collect();
-        let mut velocity = vec![0.0; n];
+impl<'a> FactoredDelassus<'a> {
+    /// With w = Z λ for the warm start `lambda`.
+    pub fn new(z: &'a ForwardColumns, lambda: &[f64]) -> Self {
+        let mut w = vec![0.0; z.rows()];
         for (i, &l) in lambda.iter().enumerate().filter(|(_, l)| **l != 0.0) {
-            velocity.iter_mut().zip(column(i)).for_each(|(v, yi)| *v += yi * l);
+            z.add_to(i, l, &mut w);
         }
-        MappedDelassus { rows, y, n, diagonal, velocity }
+        let diagonal = (0..z.columns()).map(|i| z.squared_norm(i)).collect();
+        FactoredDelassus { z, diagonal, w }
     }
 }
 
-impl Delassus for MappedDelassus<'_> {
+impl Delassus for FactoredDelassus<'_> {
     fn diagonal(&self, i: usize) -> f64 {
         self.diagonal[i]
     }
     fn product(&self, i: usize, _: &[f64]) -> f64 {
-        self.rows[i].iter().map(|&(d, c)| c * self.velocity[d]).sum()
+        self.z.dot(i, &self.w)
     }
     fn changed(&mut self, i: usize, delta: f64) {
-        let column = &self.y[i * self.n..(i + 1) * self.n];
-        self.velocity.iter_mut().zip(column).for_each(|(v, yi)| *v += yi * delta);
+        self.z.add_to(i, delta, &mut self.w);
     }
 }
 
@@ -127,6 +102,24 @@ pub fn solve(h: &mut impl Delassus, b: &[f64], mu: &[f64], compliance: f64, swee
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sparse::cholesky::tests::grid_with_body;
+    use crate::sparse::cholesky::Cholesky;
+
+    /// H stored dense, row-major (m × m): the reference the factored form is checked against.
+    struct DenseDelassus<'a> {
+        h: &'a [f64],
+        m: usize,
+    }
+
+    impl Delassus for DenseDelassus<'_> {
+        fn diagonal(&self, i: usize) -> f64 {
+            self.h[i * self.m + i]
+        }
+        fn product(&self, i: usize, lambda: &[f64]) -> f64 {
+            self.h[i * self.m..(i + 1) * self.m].iter().zip(lambda).map(|(a, l)| a * l).sum()
+        }
+        fn changed(&mut self, _: usize, _: f64) {}
+    }
 
     /// One contact on a free point mass m: H = I/m. Pressed in (b_n = k_b Φ < 0, at rest) it settles at
     /// λ_n = −b_n/(1/m + γ); a sliding velocity below μλ_n/m is stopped exactly (no compliance on the tangents),
@@ -136,13 +129,13 @@ mod tests {
         let (m, gamma) = (2.0, 1e-3);
         let h = [1.0 / m, 0.0, 0.0, 0.0, 1.0 / m, 0.0, 0.0, 0.0, 1.0 / m];
         let mut l = [0.0; 3];
-        solve(&mut DenseDelassus::new(&h, 3), &[-0.5, 0.0, 0.0], &[0.3], gamma, 3, 0.0, &mut l);
+        solve(&mut DenseDelassus { h: &h, m: 3 }, &[-0.5, 0.0, 0.0], &[0.3], gamma, 3, 0.0, &mut l);
         assert!((l[0] - 0.5 / (1.0 / m + gamma)).abs() < 1e-12);
         let mut stick = [0.0; 3];
-        solve(&mut DenseDelassus::new(&h, 3), &[-0.5, 0.01, 0.0], &[0.3], gamma, 3, 0.0, &mut stick);
+        solve(&mut DenseDelassus { h: &h, m: 3 }, &[-0.5, 0.01, 0.0], &[0.3], gamma, 3, 0.0, &mut stick);
         assert!((stick[1] + 0.01 * m).abs() < 1e-12, "{stick:?}");
         let mut slide = [0.0; 3];
-        solve(&mut DenseDelassus::new(&h, 3), &[-0.5, 5.0, 0.0], &[0.3], gamma, 3, 0.0, &mut slide);
+        solve(&mut DenseDelassus { h: &h, m: 3 }, &[-0.5, 5.0, 0.0], &[0.3], gamma, 3, 0.0, &mut slide);
         assert!((slide[1] + 0.3 * slide[0]).abs() < 1e-12, "{slide:?}");
     }
 
@@ -151,48 +144,44 @@ mod tests {
     fn separating_contacts_let_go() {
         let h = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
         let mut l = [3.0, 1.0, -1.0];
-        solve(&mut DenseDelassus::new(&h, 3), &[0.2, 0.0, 0.0], &[0.5], 1e-3, 2, 0.0, &mut l);
+        solve(&mut DenseDelassus { h: &h, m: 3 }, &[0.2, 0.0, 0.0], &[0.5], 1e-3, 2, 0.0, &mut l);
         assert_eq!(l, [0.0; 3]);
     }
 
-    /// The mapped form iterates exactly as the dense one: two contacts sharing the DOFs of a 4-DOF system
-    /// with A = diag(1, 2, 3, 4), J with two nonzeros per row; and its Δẋ is Y λ.
+    /// The factored form iterates as the dense one (to round-off: its products sum in another order) on a
+    /// Cholesky-factored grid system with a rigid body's node, for rows of one or several DOFs; and
+    /// Pᵀ L⁻ᵀ w is A⁻¹ Jᵀ λ.
     #[test]
-    fn mapped_and_dense_forms_agree() {
-        let a = [1.0, 2.0, 3.0, 4.0];
-        let rows: Vec<Vec<(usize, f64)>> = vec![
-            vec![(0, 1.0), (1, 0.5)],
-            vec![(1, 1.0), (2, -0.3)],
-            vec![(2, 1.0), (3, 0.2)],
-            vec![(0, -0.4), (3, 1.0)],
-            vec![(1, 0.7), (3, 0.1)],
-            vec![(0, 0.2), (2, 0.9)],
-        ];
-        let (n, m) = (4, rows.len());
-        let mut y = vec![0.0; n * m];
-        for (i, r) in rows.iter().enumerate() {
-            for &(d, c) in r {
-                y[i * n + d] += c / a[d];
+    fn factored_and_dense_forms_agree() {
+        let (a, starts) = grid_with_body(4);
+        let n = a.rows();
+        let mut chol = Cholesky::blocked(starts);
+        chol.try_factor(&a, false).unwrap();
+        let rows: Vec<Vec<(usize, f64)>> = (0..12).map(|i| vec![(17 * i % n, 1.0), ((5 * i + 3) % n, 0.3 * i as f64 - 1.0), (n - 1 - i % 6, 0.2)]).collect();
+        let m = rows.len();
+        let mut y = faer::Mat::<f64>::zeros(n, m);
+        for (j, row) in rows.iter().enumerate() {
+            for &(d, c) in row {
+                y[(d, j)] += c;
             }
         }
-        let mut h = vec![0.0; m * m];
-        for i in 0..m {
-            for j in 0..m {
-                h[i * m + j] = rows[i].iter().map(|&(d, c)| c * y[j * n + d]).sum();
-            }
+        assert!(chol.solve_columns(y.as_mut()));
+        let h: Vec<f64> = (0..m * m).map(|k| rows[k / m].iter().map(|&(d, c)| c * y[(d, k % m)]).sum()).collect();
+        let b: Vec<f64> = (0..m).map(|i| if i % 3 == 0 { -0.3 + 0.05 * i as f64 } else { 0.1 * (i % 5) as f64 - 0.2 }).collect();
+        let mu = [0.4, 0.2, 0.6, 0.3];
+        let (mut dense, mut factored) = (vec![0.01; m], vec![0.01; m]);
+        solve(&mut DenseDelassus { h: &h, m }, &b, &mu, 1e-3, 30, 0.0, &mut dense);
+        let z = chol.forward_columns(&rows).unwrap();
+        let mut op = FactoredDelassus::new(&z, &factored);
+        solve(&mut op, &b, &mu, 1e-3, 30, 0.0, &mut factored);
+        assert!(dense.iter().any(|l| *l > 0.05), "some contact pushes: {dense:?}");
+        for (d, f) in dense.iter().zip(&factored) {
+            assert!((d - f).abs() < 1e-10, "{dense:?} vs {factored:?}");
         }
-        let b = [-0.3, 0.1, -0.05, -0.2, 0.4, 0.0];
-        let (mut dense, mut mapped) = ([0.01; 6], [0.01; 6]);
-        let sweeps = solve(&mut DenseDelassus::new(&h, m), &b, &[0.4, 0.2], 1e-3, 30, 0.0, &mut dense);
-        let mut op = MappedDelassus::new(&rows, &y, n, &mapped);
-        solve(&mut op, &b, &[0.4, 0.2], 1e-3, 30, 0.0, &mut mapped);
-        assert_eq!(sweeps, 30);
-        for (d, p) in dense.iter().zip(&mapped) {
-            assert!((d - p).abs() < 1e-12, "{dense:?} vs {mapped:?}");
-        }
-        for d in 0..n {
-            let expected: f64 = (0..m).map(|i| y[i * n + d] * mapped[i]).sum();
-            assert!((op.velocity[d] - expected).abs() < 1e-12);
+        let dv = chol.backward(&op.w).unwrap();
+        for (d, v) in dv.iter().enumerate() {
+            let expected: f64 = (0..m).map(|i| y[(d, i)] * factored[i]).sum();
+            assert!((v - expected).abs() < 1e-12, "Δẋ[{d}] = {v}, A⁻¹Jᵀλ = {expected}");
         }
     }
 }

@@ -9,7 +9,8 @@ use super::fill_order;
 use super::Csr;
 use faer::dyn_stack::{MemBuffer, MemStack};
 use faer::perm::PermRef;
-use faer::sparse::linalg::cholesky::{factorize_symbolic_cholesky, CholeskySymbolicParams, LltRef, SymbolicCholesky, SymmetricOrdering};
+use faer::sparse::linalg::cholesky::supernodal::SupernodalLltRef;
+use faer::sparse::linalg::cholesky::{factorize_symbolic_cholesky, CholeskySymbolicParams, LltRef, SymbolicCholesky, SymbolicCholeskyRaw, SymmetricOrdering};
 use faer::sparse::linalg::SupernodalThreshold;
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
 use faer::{Conj, Side};
@@ -123,6 +124,14 @@ impl Cholesky {
         true
     }
 
+    /// The last factor when it is supernodal with a fill-reducing order (a blocked one), and where each row of
+    /// the matrix went in that order.
+    pub(super) fn supernodal(&self) -> Option<(SupernodalLltRef<'_, usize, f64>, &[usize])> {
+        let (symbolic, values) = (self.symbolic.as_ref()?, self.factor.as_ref()?);
+        let SymbolicCholeskyRaw::Supernodal(raw) = symbolic.raw() else { return None };
+        Some((SupernodalLltRef::new(raw, values), symbolic.perm()?.arrays().1))
+    }
+
     /// `x = A⁻¹ b` with the last factor; `false`, with x unchanged, when there is none.
     pub fn solve(&self, b: &[f64], x: &mut [f64]) -> bool {
         let mut rhs = faer::Mat::from_fn(b.len(), 1, |i, _| b[i]);
@@ -137,7 +146,7 @@ impl Cholesky {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::sparse::spmv;
     use sprs::TriMat;
@@ -145,7 +154,7 @@ mod tests {
     /// A symmetric positive definite matrix in nodes: an m×m×m grid of 3-DOF nodes coupled to their grid
     /// neighbours by −0.1·(a fixed symmetric 3×3 block), then one 6-DOF node coupled to the first `m²` grid nodes
     /// (a rigid body on one face); diagonally dominant by a margin of 1. Returns it and its node starts.
-    fn grid_with_body(m: usize) -> (Csr, Vec<usize>) {
+    pub(crate) fn grid_with_body(m: usize) -> (Csr, Vec<usize>) {
         let grid = m * m * m;
         let n = 3 * grid + 6;
         let coupling = [[1.0, 0.2, -0.3], [0.2, 0.8, 0.1], [-0.3, 0.1, 1.2]];

@@ -5,6 +5,7 @@
 pub mod cholesky;
 pub mod curtis_reid;
 pub mod fill_order;
+pub mod forward_columns;
 pub mod incomplete_cholesky;
 pub mod lagged_cholesky;
 pub mod matrix_market;

@@ -1,7 +1,7 @@
 //! Frictional contact of the implicit solvers (thesis "Adaptive methods for elastic deformation", §3.3.3):
 //! the contact issue's detection gives vertex–collider and surface-pair contacts; each has three rows
 //! (normal and two tangents) in the reduced coordinates, J_A = J G; the Delassus operator H = J_A A_A⁻¹ J_Aᵀ
-//! comes from the step's factorisation; compliant projected Gauss-Seidel ([`pgs::solve`]) finds the
+//! comes from the step's factorisation, as ZᵀZ with Z = L⁻¹ P J_Aᵀ (`sparse::forward_columns`); compliant projected Gauss-Seidel ([`pgs::solve`]) finds the
 //! impulses, warm-started from the contacts of the previous step; Δẋ_A = A_A⁻¹ J_Aᵀ λ.
 //! Stabilisation: b_n = J_A ẋ_A + k_b Φ with k_b = `baumgarte`/h while penetrating (Φ < 0), and + Φ/h while
 //! apart, so a contact closes its gap within the step but never pulls.
@@ -19,7 +19,7 @@ use super::system::System;
 use std::collections::HashMap;
 use xpbd_core::collider::Collider;
 use xpbd_core::contact::ContactSet;
-use xpbd_core::implicit::pgs::{self, DenseDelassus, MappedDelassus};
+use xpbd_core::implicit::pgs::{self, FactoredDelassus};
 
 use xpbd_core::implicit::settings::ImplicitSettings;
 use xpbd_core::mesh::Vec3;
@@ -241,35 +241,8 @@ impl Contacts {
         }
         let start = std::time::Instant::now();
         let rows = self.rows(sys, x, bodies);
-        let (m, n) = (rows.len(), sys.dofs.len());
-        // Y = A⁻¹ J_Aᵀ in column blocks: kept whole when n < m (few DOFs, e.g. rigid bodies), else reduced to
-        // H = J_A Y block by block.
-        let keep_y = n < m;
-        let mut y_all = if keep_y { vec![0.0; n * m] } else { Vec::new() };
-        let mut hmat = if keep_y { Vec::new() } else { vec![0.0; m * m] };
-        const BLOCK: usize = 64;
-        for first in (0..m).step_by(BLOCK) {
-            let cols = BLOCK.min(m - first);
-            let mut y = faer::Mat::<f64>::zeros(n, cols);
-            for (j, row) in rows[first..first + cols].iter().enumerate() {
-                for &(d, c) in row {
-                    y[(d, j)] += c;
-                }
-            }
-            sys.solve_columns(y.as_mut());
-            if keep_y {
-                for j in 0..cols {
-                    y_all[(first + j) * n..(first + j + 1) * n].copy_from_slice(y.col_as_slice(j));
-                }
-            } else {
-                for (i, row) in rows.iter().enumerate() {
-                    for j in 0..cols {
-                        hmat[i * m + first + j] = row.iter().map(|&(d, c)| c * y[(d, j)]).sum();
-                    }
-                }
-            }
-        }
-        let mut b = vec![0.0; m];
+        let z = sys.forward_columns(&rows);
+        let mut b = vec![0.0; rows.len()];
         for (ci, c) in self.list.iter().enumerate() {
             for k in 0..3 {
                 let i = 3 * ci + k;
@@ -279,20 +252,9 @@ impl Contacts {
         }
         let mu: Vec<f64> = self.list.iter().map(|c| c.mu).collect();
         let (gamma, sweeps) = (settings.contact_compliance, settings.pgs_iterations);
-        let dv = if keep_y {
-            let mut op = MappedDelassus::new(&rows, &y_all, n, &self.lambda);
-            self.sweeps = pgs::solve(&mut op, &b, &mu, gamma, sweeps, PGS_TOLERANCE, &mut self.lambda);
-            op.velocity
-        } else {
-            self.sweeps = pgs::solve(&mut DenseDelassus::new(&hmat, m), &b, &mu, gamma, sweeps, PGS_TOLERANCE, &mut self.lambda);
-            let mut jt_lambda = vec![0.0; n];
-            for (row, &l) in rows.iter().zip(&self.lambda) {
-                for &(d, c) in row {
-                    jt_lambda[d] += c * l;
-                }
-            }
-            sys.solve_factored(&jt_lambda)
-        };
+        let mut op = FactoredDelassus::new(&z, &self.lambda);
+        self.sweeps = pgs::solve(&mut op, &b, &mu, gamma, sweeps, PGS_TOLERANCE, &mut self.lambda);
+        let dv = sys.backward(&op.w);
         va.iter_mut().zip(&dv).for_each(|(a, d)| *a += d);
         // Every contact of this step, pushing or not, is an old one at the next (the oracle approximates only
         // contacts that were not there).

@@ -5,12 +5,13 @@
 //! S A_A S (`sparse::scaled_pcg`). The preconditioner is kept from step to step (as the thesis keeps the
 //! oracle's) and rebuilt when a solve takes more than [`REFRESH_GROWTH`] times the iterations of the first solve
 //! after the last rebuild, or missed its tolerance. A PCG solve that misses its tolerance within its iteration
-//! cap falls back to the factor (counted in [`PcgCounts::fallbacks`]). Contact needs A_A⁻¹ on the Delassus
-//! columns, so a PCG step with contacts factorises as well ([`LinearSolver::factor_for_columns`]).
+//! cap falls back to the factor (counted in [`PcgCounts::fallbacks`]). Contact needs the factor for the Delassus
+//! operator, so a PCG step with contacts factorises as well ([`LinearSolver::factor_for_columns`]).
 
 use xpbd_core::implicit::settings::{ImplicitSettings, LinearSolve, PcgPreconditioner};
 use xpbd_core::linear::SolveStats;
 use xpbd_core::sparse::cholesky::Cholesky;
+use xpbd_core::sparse::forward_columns::ForwardColumns;
 use xpbd_core::sparse::lagged_cholesky::LaggedCholeskyPcg;
 use xpbd_core::sparse::scaled_pcg::ScaledPcg;
 use xpbd_core::sparse::Csr;
@@ -127,11 +128,15 @@ impl LinearSolver {
         }
     }
 
-    /// A⁻¹ B for the columns of `b` (n × k, column-major), in place; needs the factor.
-    pub fn solve_columns(&self, b: faer::MatMut<'_, f64>) {
+    /// Z = L⁻¹ P Jᵀ for sparse rows J; needs the factor.
+    pub fn forward_columns(&self, rows: &[Vec<(usize, f64)>]) -> ForwardColumns {
         debug_assert!(self.factored, "factor_for_columns runs before the contact solve");
-        let solved = self.cholesky.solve_columns(b);
-        debug_assert!(solved, "a factor exists");
+        self.cholesky.forward_columns(rows).expect("a blocked factor exists and is supernodal")
+    }
+
+    /// Pᵀ L⁻ᵀ w (A⁻¹ Jᵀ λ for w = Z λ); needs the factor.
+    pub fn backward(&self, w: &[f64]) -> Vec<f64> {
+        self.cholesky.backward(w).expect("a blocked factor exists and is supernodal")
     }
 
     /// The numeric Cholesky factorisation, with the symbolic one of the first kept (a `LinearSolver` lives as

@@ -15,6 +15,7 @@ use xpbd_core::implicit::dofs::{gamma, Dofs, VertexDof};
 use xpbd_core::implicit::pattern::BlockPattern;
 use xpbd_core::implicit::settings::ImplicitSettings;
 use xpbd_core::mesh::Vec3;
+use xpbd_core::sparse::forward_columns::ForwardColumns;
 
 /// A soft attachment as a spring of stiffness k toward x(t) = origin + velocity·t.
 #[derive(Clone, Copy, Debug)]
@@ -276,18 +277,18 @@ impl System {
         self.linear.solve(&self.pattern.matrix, b, counts)
     }
 
-    /// Factorises the last assembly for [`System::solve_columns`] if the solve did not.
+    /// Factorises the last assembly for [`System::forward_columns`] if the solve did not.
     pub fn factor_for_columns(&mut self) -> Result<(), String> {
         self.linear.factor_for_columns(&self.pattern.matrix)
     }
 
-    /// x = A_A⁻¹ b by the factor of [`System::factor_for_columns`].
-    pub fn solve_factored(&self, b: &[f64]) -> Vec<f64> {
-        self.linear.solve_factored(b)
+    /// Z = L⁻¹ P J_Aᵀ for sparse rows J_A (H = ZᵀZ), after [`System::factor_for_columns`].
+    pub fn forward_columns(&self, rows: &[Vec<(usize, f64)>]) -> ForwardColumns {
+        self.linear.forward_columns(rows)
     }
 
-    /// A_A⁻¹ B for the columns of `b` (n × k, column-major), in place, after [`System::factor_for_columns`].
-    pub fn solve_columns(&self, b: faer::MatMut<'_, f64>) {
-        self.linear.solve_columns(b);
+    /// A_A⁻¹ J_Aᵀ λ = Pᵀ L⁻ᵀ w from w = Z λ, after [`System::factor_for_columns`].
+    pub fn backward(&self, w: &[f64]) -> Vec<f64> {
+        self.linear.backward(w)
     }
 }
