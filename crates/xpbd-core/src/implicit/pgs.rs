@@ -75,9 +75,10 @@ pub fn solve(h: &mut impl Delassus, b: &[f64], mu: &[f64], compliance: f64, swee
                 let new = if k == 0 {
                     ((d * lambda[i] - (h.product(i, lambda) + b[i])) / (d + compliance)).max(0.0)
                 } else {
-                    // H_ii = 0: the row moves nothing (no free DOF), so it carries nothing.
+                    // H_ii = 0: the row moves nothing (no free DOF), so it carries nothing. A zero bound (the
+                    // contact does not push, or has no friction) clamps to 0 whatever the product: skip it.
                     let bound = mu_c * lambda[3 * c];
-                    if d > 0.0 {
+                    if d > 0.0 && bound > 0.0 {
                         (lambda[i] - (h.product(i, lambda) + b[i]) / d).clamp(-bound, bound)
                     } else {
                         0.0
