@@ -1,8 +1,9 @@
 //! Frictional contact of the implicit solvers (thesis "Adaptive methods for elastic deformation", §3.3.3):
 //! the contact issue's detection gives vertex–collider and surface-pair contacts; each has three rows
 //! (normal and two tangents) in the reduced coordinates, J_A = J G; the Delassus operator H = J_A A_A⁻¹ J_Aᵀ
-//! comes from the step's factorisation, as ZᵀZ with Z = L⁻¹ P J_Aᵀ (`sparse::forward_columns`); compliant projected Gauss-Seidel ([`pgs::solve`]) finds the
-//! impulses, warm-started from the contacts of the previous step; Δẋ_A = A_A⁻¹ J_Aᵀ λ.
+//! comes from the step's factorisation, as ZᵀZ with Z = L⁻¹ P J_Aᵀ (`sparse::forward_columns`); compliant
+//! projected Gauss-Seidel ([`pgs::solve`]) finds the impulses, warm-started from the contacts of the previous
+//! step; Δẋ_A = A_A⁻¹ J_Aᵀ λ.
 //! Stabilisation: b_n = J_A ẋ_A + k_b Φ with k_b = `baumgarte`/h while penetrating (Φ < 0), and + Φ/h while
 //! apart, so a contact closes its gap within the step but never pulls.
 //!
