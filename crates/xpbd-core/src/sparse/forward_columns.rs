@@ -8,13 +8,12 @@
 //! a scene of many (a pile of pills) touches that body's part of the factor, a contact on a large body the path
 //! from its vertex to the root (about 1.7k of the 23.7k rows of a 31k-tet bunny's system). The forward
 //! substitution runs over blocks of columns in the order of their first pivot, so that a block's columns lie
-//! in the same subtrees, and skips a supernode whose rows are zero in every column of the block (its update
-//! would be zero).
+//! in the same subtrees, and visits only the supernodes on the paths from the block's DOFs to the root.
 
 use super::cholesky::Cholesky;
 use faer::linalg::matmul::matmul;
 use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
-use faer::{Accum, Conj, Mat, Par};
+use faer::{Accum, Conj, Mat, MatMut, Par};
 use rayon::prelude::*;
 
 /// Columns per forward substitution: enough for the dense kernels to pay, few enough that a block's reach stays
@@ -95,41 +94,67 @@ impl Cholesky {
         let first_pivot = |i: usize| rows[i].iter().map(|&(d, _)| position[d]).min().unwrap_or(n);
         let mut order: Vec<usize> = (0..m).collect();
         order.sort_by_key(|&i| first_pivot(i));
-        let blocks: Vec<Vec<(usize, Column)>> = order
-            .par_chunks(BLOCK)
-            .map(|block| {
-                let mut z = Mat::<f64>::zeros(n, block.len());
-                for (j, &i) in block.iter().enumerate() {
-                    for &(d, c) in &rows[i] {
-                        z[(position[d], j)] += c;
-                    }
+        // The supernode of each row: a block starts at its right-hand sides' supernodes, and a supernode it
+        // reaches passes its update on to its parent (the supernode of its first row below), so the block visits
+        // exactly the paths from its columns' DOFs to the root.
+        let mut supernode_of = vec![0; n];
+        for s in 0..supernodes {
+            let node = llt.supernode(s);
+            supernode_of[node.start()..node.start() + node.val().ncols()].fill(s);
+        }
+        // One block of columns in `z` (zero on entry, left zero), marking what it reaches in `reached` (all
+        // false on entry, left so): its columns' segments.
+        let forward = |block: &[usize], mut z: MatMut<'_, f64>, reached: &mut [bool]| -> Vec<(usize, Column)> {
+            for (j, &i) in block.iter().enumerate() {
+                for &(d, c) in &rows[i] {
+                    z[(position[d], j)] += c;
+                    reached[supernode_of[position[d]]] = true;
                 }
-                let mut columns: Vec<Column> = vec![Vec::new(); block.len()];
-                for s in 0..supernodes {
-                    let node = llt.supernode(s);
-                    let (start, below) = (node.start(), node.pattern());
-                    let (top, bottom) = node.val().split_at_row(node.val().ncols());
-                    let size = top.ncols();
-                    let nonzero = |z: &Mat<f64>, j: usize| z.col(j).subrows(start, size).iter().any(|v| *v != 0.0);
-                    if !(0..block.len()).any(|j| nonzero(&z, j)) {
-                        continue;
-                    }
-                    let mut x = z.as_mut().subrows_mut(start, size);
-                    solve_lower_triangular_in_place(top, x.as_mut(), Par::Seq);
-                    if !below.is_empty() {
-                        let mut update = Mat::<f64>::zeros(below.len(), block.len());
-                        matmul(update.as_mut(), Accum::Replace, bottom, x.as_ref(), 1.0, Par::Seq);
-                        for j in 0..block.len() {
-                            for (k, &r) in below.iter().enumerate() {
-                                z[(r, j)] -= update[(k, j)];
-                            }
+            }
+            let mut columns: Vec<Column> = vec![Vec::new(); block.len()];
+            for s in 0..supernodes {
+                if !std::mem::take(&mut reached[s]) {
+                    continue;
+                }
+                let node = llt.supernode(s);
+                let (start, below) = (node.start(), node.pattern());
+                let (top, bottom) = node.val().split_at_row(node.val().ncols());
+                let size = top.ncols();
+                let mut x = z.as_mut().subrows_mut(start, size);
+                solve_lower_triangular_in_place(top, x.as_mut(), Par::Seq);
+                if let Some(&parent_row) = below.first() {
+                    reached[supernode_of[parent_row]] = true;
+                    let mut update = Mat::<f64>::zeros(below.len(), block.len());
+                    matmul(update.as_mut(), Accum::Replace, bottom, x.as_ref(), 1.0, Par::Seq);
+                    for j in 0..block.len() {
+                        for (k, &r) in below.iter().enumerate() {
+                            z[(r, j)] -= update[(k, j)];
                         }
                     }
-                    for (j, column) in columns.iter_mut().enumerate().filter(|(j, _)| nonzero(&z, *j)) {
-                        column.push((start, z.col(j).subrows(start, size).iter().copied().collect()));
+                }
+                for (j, column) in columns.iter_mut().enumerate() {
+                    let values = z.as_ref().col(j).subrows(start, size);
+                    if values.iter().any(|v| *v != 0.0) {
+                        column.push((start, values.iter().copied().collect()));
                     }
                 }
-                block.iter().copied().zip(columns).collect()
+                z.as_mut().subrows_mut(start, size).fill(0.0);
+            }
+            block.iter().copied().zip(columns).collect()
+        };
+        // Tasks of at least two blocks, each with one buffer: a few tasks per thread, and no n × 32 allocation
+        // per block.
+        let block_list: Vec<&[usize]> = order.chunks(BLOCK).collect();
+        let per_task = block_list.len().div_ceil(4 * rayon::current_num_threads()).max(2);
+        let blocks: Vec<Vec<(usize, Column)>> = block_list
+            .par_chunks(per_task)
+            .map(|task| {
+                let (mut buffer, mut reached) = (Mat::<f64>::zeros(n, BLOCK), vec![false; supernodes]);
+                let mut out = Vec::new();
+                for block in task {
+                    out.extend(forward(block, buffer.as_mut().subcols_mut(0, block.len()), &mut reached));
+                }
+                out
             })
             .collect();
         let mut by_row: Vec<Column> = vec![Vec::new(); m];
