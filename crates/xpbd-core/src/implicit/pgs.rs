@@ -105,6 +105,7 @@ mod tests {
     use super::*;
     use crate::sparse::cholesky::tests::grid_with_body;
     use crate::sparse::cholesky::Cholesky;
+    use crate::sparse::forward_columns::tests::solved_reference;
 
     /// H stored dense, row-major (m × m): the reference the factored form is checked against.
     struct DenseDelassus<'a> {
@@ -160,14 +161,7 @@ mod tests {
         chol.try_factor(&a, false).unwrap();
         let rows: Vec<Vec<(usize, f64)>> = (0..12).map(|i| vec![(17 * i % n, 1.0), ((5 * i + 3) % n, 0.3 * i as f64 - 1.0), (n - 1 - i % 6, 0.2)]).collect();
         let m = rows.len();
-        let mut y = faer::Mat::<f64>::zeros(n, m);
-        for (j, row) in rows.iter().enumerate() {
-            for &(d, c) in row {
-                y[(d, j)] += c;
-            }
-        }
-        assert!(chol.solve_columns(y.as_mut()));
-        let h: Vec<f64> = (0..m * m).map(|k| rows[k / m].iter().map(|&(d, c)| c * y[(d, k % m)]).sum()).collect();
+        let (y, h) = solved_reference(&chol, &rows, n);
         let b: Vec<f64> = (0..m).map(|i| if i % 3 == 0 { -0.3 + 0.05 * i as f64 } else { 0.1 * (i % 5) as f64 - 0.2 }).collect();
         let mu = [0.4, 0.2, 0.6, 0.3];
         let (mut dense, mut factored) = (vec![0.01; m], vec![0.01; m]);

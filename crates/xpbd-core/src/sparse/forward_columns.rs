@@ -185,9 +185,23 @@ impl Cholesky {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::sparse::cholesky::tests::grid_with_body;
+
+    /// The reference from full solves with `chol`'s factor: Y = A⁻¹Jᵀ (n × m) and H = J Y (row-major).
+    pub(crate) fn solved_reference(chol: &Cholesky, rows: &[Vec<(usize, f64)>], n: usize) -> (Mat<f64>, Vec<f64>) {
+        let m = rows.len();
+        let mut y = Mat::<f64>::zeros(n, m);
+        for (j, row) in rows.iter().enumerate() {
+            for &(d, c) in row {
+                y[(d, j)] += c;
+            }
+        }
+        assert!(chol.solve_columns(y.as_mut()));
+        let h = (0..m * m).map(|k| rows[k / m].iter().map(|&(d, c)| c * y[(d, k % m)]).sum()).collect();
+        (y, h)
+    }
 
     /// ZᵀZ equals J·(A⁻¹Jᵀ) from full solves, entry by entry to round-off, and Pᵀ L⁻ᵀ (Zλ) equals A⁻¹Jᵀλ, for
     /// rows of one DOF, of several nodes (the rigid body's among them), an empty row, and more rows than a block,
@@ -214,19 +228,13 @@ mod tests {
         let m = rows.len();
         assert_eq!((z.rows(), z.columns()), (n, m));
         assert!(z.stored() < n * m, "{} of {}", z.stored(), n * m);
-        let mut y = Mat::<f64>::zeros(n, m);
-        for (j, row) in rows.iter().enumerate() {
-            for &(d, c) in row {
-                y[(d, j)] += c;
-            }
-        }
-        assert!(chol.solve_columns(y.as_mut()));
+        let (y, h) = solved_reference(&chol, &rows, n);
         let (mut scale, mut diff) = (0.0f64, 0.0f64);
         for j in 0..m {
             let mut zj = vec![0.0; n];
             z.add_to(j, 1.0, &mut zj);
-            for (i, row) in rows.iter().enumerate() {
-                let reference: f64 = row.iter().map(|&(d, c)| c * y[(d, j)]).sum();
+            for i in 0..m {
+                let reference = h[i * m + j];
                 scale = scale.max(reference.abs());
                 diff = diff.max((z.dot(i, &zj) - reference).abs());
             }
